@@ -1,0 +1,19 @@
+/** Opaque handle returned by {@link Clock.setTimer}. */
+export type TimerHandle = unknown;
+
+/**
+ * The source of time for every policy: a monotonic reading in milliseconds and a way to
+ * schedule callbacks. Policies never call `performance.now()` or `setTimeout` directly, so a
+ * {@link ManualClock} from `breakwater/testing` can drive them without real sleeps.
+ */
+export interface Clock {
+  /** Monotonic milliseconds; only differences between readings are meaningful. */
+  now(): number;
+  /**
+   * Calls `callback` once, `ms` milliseconds from now. A timer made with `keepAlive: false`
+   * does not keep a Node.js process running (it is `unref`'d where the platform allows).
+   */
+  setTimer(callback: () => void, ms: number, keepAlive?: boolean): TimerHandle;
+  /** Cancels a timer made by {@link Clock.setTimer}; unknown or fired handles are ignored. */
+  clearTimer(handle: TimerHandle): void;
+}

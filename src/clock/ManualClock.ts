@@ -1,0 +1,121 @@
+import type { Clock, TimerHandle } from './Clock.js';
+
+class ManualTimer {
+  constructor(
+    readonly due: number,
+    readonly seq: number,
+    readonly callback: () => void,
+  ) {}
+  cancelled = false;
+}
+
+/**
+ * A clock that only moves when told to. Timers fire in order of due time (then creation
+ * order), each seeing `now()` equal to its due time, so tests of time-dependent behaviour are
+ * exact and never sleep.
+ *
+ * @example
+ * ```ts
+ * const clock = new ManualClock();
+ * const breaker = circuitBreaker({ clock, breakDuration: 1000 });
+ * // ... trip it ...
+ * clock.advance(1000); // the breaker is now half-open
+ * ```
+ */
+export class ManualClock implements Clock {
+  #now: number;
+  #seq = 0;
+  #timers: ManualTimer[] = [];
+
+  /** @param start the initial reading in ms (default 0). */
+  constructor(start = 0) {
+    this.#now = start;
+  }
+
+  now(): number {
+    return this.#now;
+  }
+
+  setTimer(callback: () => void, ms: number): TimerHandle {
+    const timer = new ManualTimer(this.#now + Math.max(0, ms), this.#seq++, callback);
+    this.#timers.push(timer);
+    return timer;
+  }
+
+  clearTimer(handle: TimerHandle): void {
+    if (handle instanceof ManualTimer) {
+      handle.cancelled = true;
+      const i = this.#timers.indexOf(handle);
+      if (i >= 0) this.#timers.splice(i, 1);
+    }
+  }
+
+  /** Number of timers scheduled and not yet fired or cancelled. */
+  get pendingTimers(): number {
+    return this.#timers.length;
+  }
+
+  /** Moves time forward by `ms`, firing every timer that falls due, in order. */
+  advance(ms: number): void {
+    const target = this.#now + ms;
+    for (let timer = this.#nextDue(target); timer; timer = this.#nextDue(target)) {
+      this.#now = timer.due;
+      timer.callback();
+    }
+    this.#now = target;
+  }
+
+  /**
+   * Like {@link advance}, but lets promise continuations run after each timer fires, so
+   * chains of async work scheduled by timers (a retry after its delay, say) progress as they
+   * would in real time. Also drains pending continuations before returning.
+   */
+  async advanceAsync(ms: number): Promise<void> {
+    const target = this.#now + ms;
+    await flushMicrotasks();
+    for (let timer = this.#nextDue(target); timer; timer = this.#nextDue(target)) {
+      this.#now = timer.due;
+      timer.callback();
+      await flushMicrotasks();
+    }
+    this.#now = target;
+    await flushMicrotasks();
+  }
+
+  /** Fires timers until none is left (or `limit` have fired), advancing time to each. */
+  async runAll(limit = 10_000): Promise<void> {
+    for (let n = 0; n < limit; n++) {
+      await flushMicrotasks();
+      const next = this.#nextDue(Number.POSITIVE_INFINITY);
+      if (!next) return;
+      this.#now = next.due;
+      next.callback();
+    }
+    throw new Error(
+      `ManualClock.runAll: more than ${limit} timers fired; is a timer re-arming itself?`,
+    );
+  }
+
+  #nextDue(limit: number): ManualTimer | undefined {
+    let best: ManualTimer | undefined;
+    let index = -1;
+    const timers = this.#timers;
+    for (let i = 0; i < timers.length; i++) {
+      const t = timers[i]!;
+      if (t.due > limit) continue;
+      if (!best || t.due < best.due || (t.due === best.due && t.seq < best.seq)) {
+        best = t;
+        index = i;
+      }
+    }
+    if (best) timers.splice(index, 1);
+    return best;
+  }
+}
+
+/** Resolves after the current chain of promise continuations has run. */
+export function flushMicrotasks(rounds = 20): Promise<void> {
+  let p = Promise.resolve();
+  for (let i = 0; i < rounds; i++) p = p.then(() => {});
+  return p;
+}

@@ -1,0 +1,52 @@
+import { BreakwaterError } from './BreakwaterError.js';
+import { ErrorCode } from './codes.js';
+
+/**
+ * Thrown when a policy is constructed with an invalid option. It names the option, the value
+ * it got and what was expected, e.g.
+ * `Expected \`breakDuration\` to be a number of ms in [1, 2147483647], got -5`.
+ */
+export class OptionsError extends BreakwaterError {
+  static override readonly codes: readonly string[] = [ErrorCode.InvalidOption];
+  /** Dotted path of the offending option, e.g. `halfOpen.maxWait`. */
+  readonly option: string;
+  /** The value that was rejected. */
+  readonly value: unknown;
+  /** A description of the valid values. */
+  readonly expected: string;
+
+  constructor(option: string, value: unknown, expected: string) {
+    super(
+      ErrorCode.InvalidOption,
+      `Expected \`${option}\` to be ${expected}, got ${describe(value)}`,
+    );
+    this.option = option;
+    this.value = value;
+    this.expected = expected;
+  }
+}
+
+Object.defineProperty(OptionsError.prototype, 'name', { value: 'OptionsError', writable: true });
+
+/**
+ * Thrown when an API is used in a way it cannot serve, for example `executeSync` on a
+ * pipeline holding a policy that has to wait.
+ */
+export class UsageError extends BreakwaterError {
+  static override readonly codes: readonly string[] = [ErrorCode.Usage];
+  constructor(message: string) {
+    super(ErrorCode.Usage, message);
+  }
+}
+
+Object.defineProperty(UsageError.prototype, 'name', { value: 'UsageError', writable: true });
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'symbol') return value.toString();
+  if (Array.isArray(value)) return 'an array';
+  if (value !== null && typeof value === 'object') return 'an object';
+  return String(value);
+}

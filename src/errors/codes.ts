@@ -1,0 +1,12 @@
+/** Stable codes carried by every error breakwater throws; safe to match on in logs and code. */
+export const ErrorCode = {
+  CircuitOpen: 'ERR_BREAKWATER_CIRCUIT_OPEN',
+  CircuitIsolated: 'ERR_BREAKWATER_CIRCUIT_ISOLATED',
+  BulkheadFull: 'ERR_BREAKWATER_BULKHEAD_FULL',
+  Timeout: 'ERR_BREAKWATER_TIMEOUT',
+  InvalidOption: 'ERR_BREAKWATER_INVALID_OPTION',
+  Usage: 'ERR_BREAKWATER_USAGE',
+} as const;
+
+/** One of the {@link ErrorCode} values. */
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -1,0 +1,58 @@
+/** Removes the listener it was returned for. Calling it twice is harmless. */
+export type Disposer = () => void;
+
+/** Receives errors thrown by event listeners; see {@link setListenerErrorHandler}. */
+let listenerErrorHandler: (error: unknown) => void = (error) => {
+  console.error('breakwater: an event listener threw', error);
+};
+
+/**
+ * Sets where errors thrown by event listeners go (default: `console.error`). A throwing
+ * listener never breaks the call that emitted the event, nor the other listeners.
+ */
+export function setListenerErrorHandler(handler: (error: unknown) => void): void {
+  listenerErrorHandler = handler;
+}
+
+/**
+ * The listeners of one event. The array is replaced, never mutated, on subscribe and
+ * unsubscribe, so emitting needs no copy and a listener may unsubscribe while being called.
+ * Emitters check `size` first so an event nobody listens to costs one branch.
+ */
+export class Listeners<E> {
+  private list: ReadonlyArray<(event: E) => void> = [];
+
+  get size(): number {
+    return this.list.length;
+  }
+
+  add(listener: (event: E) => void): Disposer {
+    this.list = [...this.list, listener];
+    let live = true;
+    return () => {
+      if (!live) return;
+      live = false;
+      const i = this.list.indexOf(listener);
+      if (i >= 0) this.list = [...this.list.slice(0, i), ...this.list.slice(i + 1)];
+    };
+  }
+
+  emit(event: E): void {
+    const list = this.list;
+    for (let i = 0; i < list.length; i++) {
+      try {
+        list[i]!(event);
+      } catch (error) {
+        try {
+          listenerErrorHandler(error);
+        } catch {
+          // The error handler itself failed; nothing sensible is left to do.
+        }
+      }
+    }
+  }
+
+  clear(): void {
+    this.list = [];
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * breakwater: circuit breakers, retries, timeouts, bulkheads and fallbacks, composed into one
+ * flat pipeline with a per-call cost close to a bare call.
+ * @packageDocumentation
+ */
+export const VERSION = '0.1.0';
+
+export type { Clock, TimerHandle } from './clock/Clock.js';
+export { systemClock } from './clock/systemClock.js';
+
+export { BreakwaterError } from './errors/BreakwaterError.js';
+export { ErrorCode } from './errors/codes.js';
+export { OptionsError, UsageError } from './errors/OptionsError.js';
+export {
+  isPolicyRejection,
+  type PolicyKind,
+  PolicyRejectedError,
+} from './errors/PolicyRejectedError.js';
+export { type Disposer, setListenerErrorHandler } from './events/Listeners.js';
+
+export type { ExecuteOptions, ExecutionContext } from './pipeline/context.js';
+export { Pipeline, type Policy, pipeline } from './pipeline/Pipeline.js';
+export { PipelineBuilder } from './pipeline/PipelineBuilder.js';
+export type {
+  ExecutionResult,
+  Failure as ExecutionFailure,
+  Success as ExecutionSuccess,
+} from './pipeline/result.js';
+export { Bulkhead } from './policies/bulkhead/Bulkhead.js';
+export {
+  BulkheadRejectedError,
+  type BulkheadRejection,
+  isBulkheadRejectedError,
+} from './policies/bulkhead/errors.js';
+export type { BulkheadRejectedEvent } from './policies/bulkhead/events.js';
+export { type BulkheadOptions, bulkheadDefaults } from './policies/bulkhead/options.js';
+export {
+  CircuitBreaker,
+  type CircuitBreakerStats,
+} from './policies/circuit-breaker/CircuitBreaker.js';
+export {
+  BrokenCircuitError,
+  IsolatedCircuitError,
+  isBrokenCircuitError,
+} from './policies/circuit-breaker/errors.js';
+export type {
+  CallOutcomeEvent,
+  RejectedEvent as CircuitRejectedEvent,
+  StateChangeEvent,
+  TransitionReason,
+} from './policies/circuit-breaker/events.js';
+export {
+  type BreakBackoffOptions,
+  type CircuitBreakerOptions,
+  type ConsecutiveWindowOptions,
+  type CountWindowOptions,
+  circuitBreakerDefaults,
+  type HalfOpenOptions,
+  type TimeWindowOptions,
+  type WindowOptions,
+} from './policies/circuit-breaker/options.js';
+export type { CircuitBreakerSnapshot } from './policies/circuit-breaker/snapshot.js';
+export { CircuitState } from './policies/circuit-breaker/state.js';
+export { bulkhead, circuitBreaker, fallback, retry, timeout } from './policies/factories.js';
+export type { FallbackEvent } from './policies/fallback/events.js';
+export { FallbackPolicy } from './policies/fallback/FallbackPolicy.js';
+export type { Failure as FallbackFailure, FallbackOptions } from './policies/fallback/options.js';
+export type { GiveUpEvent, RetryEvent } from './policies/retry/events.js';
+export {
+  type AttemptFailure,
+  type BackoffKind,
+  type JitterKind,
+  type RetryOptions,
+  retryDefaults,
+} from './policies/retry/options.js';
+export { RetryPolicy } from './policies/retry/RetryPolicy.js';
+export { isTimeoutError, TimeoutError } from './policies/timeout/errors.js';
+export type { TimeoutEvent } from './policies/timeout/events.js';
+export {
+  type TimeoutOptions,
+  type TimeoutStrategy,
+  timeoutDefaults,
+} from './policies/timeout/options.js';
+export { TimeoutPolicy } from './policies/timeout/TimeoutPolicy.js';

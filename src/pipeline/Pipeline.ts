@@ -1,0 +1,333 @@
+import type { Clock } from '../clock/Clock.js';
+import { systemClock } from '../clock/systemClock.js';
+import { OptionsError, UsageError } from '../errors/OptionsError.js';
+import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
+import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
+import { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
+import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
+import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
+import { type ExecuteOptions, type ExecutionContext, SharedContext } from './context.js';
+import { Execution, type PipelineCore, type Step, SYNC } from './Execution.js';
+import { type Gate, NO_TIME, Outcome, StepKind } from './protocol.js';
+import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
+
+/** Any policy a pipeline can hold. */
+export type Policy = CircuitBreaker | Bulkhead | RetryPolicy | TimeoutPolicy | FallbackPolicy;
+
+/** Handlers for the promise of an async call through a gates-only pipeline, per token set. */
+interface GateHandlers {
+  readonly tokens: number[];
+  readonly ok: (value: unknown) => unknown;
+  readonly err: (error: unknown) => never;
+  readonly tryOk: (value: unknown) => ExecutionResult<unknown>;
+  readonly tryErr: (error: unknown) => Failure;
+}
+
+/**
+ * Policies composed outer-to-inner in the order given, run by one flat executor. Build one with
+ * {@link pipeline} or {@link PipelineBuilder}; policies are reusable objects, so one breaker may
+ * guard several pipelines.
+ *
+ * @example
+ * ```ts
+ * const p = pipeline(
+ *   retry({ maxAttempts: 3 }),
+ *   new CircuitBreaker({ window: { kind: 'consecutive', threshold: 5 } }),
+ *   timeout(1_000),
+ *   bulkhead({ maxConcurrent: 10 }),
+ * );
+ * const body = await p.execute(({ signal }) => fetch(url, { signal }).then((r) => r.text()));
+ * ```
+ */
+export class Pipeline {
+  /** The policies, outermost first. */
+  readonly policies: readonly Policy[];
+  private readonly core: PipelineCore;
+  /** Only gates that never wait or time calls: the allocation-light path applies. */
+  private readonly gatesOnly: boolean;
+  /** Only gates that never wait, and fallbacks: `executeSync` is allowed. */
+  private readonly syncCapable: boolean;
+  private readonly gates: readonly Gate[];
+  private readonly shared = new SharedContext();
+  private handlers: GateHandlers | undefined = undefined;
+  private readonly tokens: number[];
+  private readonly rejectionErrors: (Error | undefined)[];
+  private readonly rejectionResults: (Promise<Failure> | undefined)[];
+  private syncDepth = 0;
+  private syncTokens: number[] = [];
+
+  constructor(policies: readonly Policy[]) {
+    policies.forEach((p, i) => {
+      if (!isPolicy(p)) throw new OptionsError(`policies[${i}]`, p, 'a breakwater policy');
+    });
+    this.policies = Object.freeze([...policies]);
+    const steps = this.policies as readonly Step[];
+    let needsTime = false;
+    let deferred = false;
+    let ownSignal = false;
+    let waits = false;
+    let clock: Clock = systemClock;
+    for (const s of steps) {
+      if ('clock' in s && s.clock !== systemClock && clock === systemClock) clock = s.clock;
+      if (s instanceof CircuitBreaker) needsTime ||= s.needsDuration;
+      else if (s instanceof Bulkhead) {
+        needsTime ||= s.needsQueueTime;
+        waits ||= s.mayWait;
+      } else if (s instanceof TimeoutPolicy) {
+        needsTime = true;
+        ownSignal = true;
+        deferred ||= s.aggressive;
+      } else if (s instanceof RetryPolicy) {
+        needsTime ||= s.needsTime;
+        waits = true;
+      }
+    }
+    this.core = {
+      steps,
+      clock,
+      needsTime,
+      deferred,
+      ownSignal,
+      listensToCaller: waits || ownSignal || deferred,
+    };
+    this.gates = steps.filter((s): s is CircuitBreaker | Bulkhead => s.stepKind === StepKind.Gate);
+    this.gatesOnly = this.gates.length === steps.length && !needsTime && !waits;
+    this.syncCapable = steps.every(
+      (s) => s.stepKind === StepKind.Fallback || (s.stepKind === StepKind.Gate && !s.mayWait),
+    );
+    this.tokens = new Array(this.gates.length).fill(0);
+    this.rejectionErrors = new Array(this.gates.length).fill(undefined);
+    this.rejectionResults = new Array(this.gates.length).fill(undefined);
+  }
+
+  /**
+   * Runs `fn` through the policies. Resolves with its value; rejects with its error or with a
+   * `PolicyRejectedError` when a policy refuses the call.
+   */
+  execute<T>(
+    fn: (context: ExecutionContext) => T | PromiseLike<T>,
+    options?: ExecuteOptions,
+  ): Promise<T> {
+    const signal = options?.signal;
+    if (this.gatesOnly && signal === undefined) return this.executeGates(fn, false) as Promise<T>;
+    const exec = new Execution(this.core, fn, signal, false);
+    const next = exec.run();
+    if (next !== SYNC) return next as Promise<T>;
+    return exec.ok ? Promise.resolve(exec.value as T) : Promise.reject(exec.value);
+  }
+
+  /**
+   * Like {@link execute}, but never rejects: resolves with `{ ok: true, value }` or
+   * `{ ok: false, error, rejected }`. A refusal by a breaker or bulkhead is returned without
+   * throwing or allocating.
+   */
+  tryExecute<T>(
+    fn: (context: ExecutionContext) => T | PromiseLike<T>,
+    options?: ExecuteOptions,
+  ): Promise<ExecutionResult<T>> {
+    const signal = options?.signal;
+    if (this.gatesOnly && signal === undefined)
+      return this.executeGates(fn, true) as Promise<ExecutionResult<T>>;
+    const exec = new Execution(this.core, fn, signal, true);
+    const next = exec.run();
+    if (next !== SYNC) return next as Promise<ExecutionResult<T>>;
+    return Promise.resolve(exec.ok ? success(exec.value as T) : failure(exec.value));
+  }
+
+  /**
+   * Runs a synchronous `fn` through a pipeline of policies that never wait (circuit breakers,
+   * bulkheads without a queue, fallbacks), returning its value or throwing, with no promise and
+   * no allocation. If `fn` returns a promise anyway, outcomes are recorded when it settles and
+   * the promise is returned. Throws {@link UsageError} for a pipeline that may wait.
+   */
+  executeSync<T>(fn: (context: ExecutionContext) => T): T {
+    if (!this.syncCapable) {
+      throw new UsageError(
+        'executeSync needs a pipeline whose policies never wait (circuit breakers, bulkheads without a queue, fallbacks); use execute',
+      );
+    }
+    const steps = this.core.steps;
+    const n = steps.length;
+    // Nested executeSync calls on one pipeline get their own span of the token array.
+    const base = this.syncDepth++ * n;
+    const tokens = this.syncTokens;
+    try {
+      for (let i = 0; i < n; i++) {
+        const step = steps[i]!;
+        if (step.stepKind !== StepKind.Gate) continue;
+        const token = step.acquire(NO_TIME);
+        if (token < 0) return this.unwindSync(i - 1, false, step.rejection(), base) as T;
+        tokens[base + i] = token;
+      }
+      let result: unknown;
+      try {
+        result = fn(this.shared);
+      } catch (error) {
+        return this.unwindSync(n - 1, false, error, base) as T;
+      }
+      if (isThenable(result)) return this.trackLate(result, base) as T;
+      return this.unwindSync(n - 1, true, result, base) as T;
+    } finally {
+      this.syncDepth--;
+    }
+  }
+
+  private unwindSync(from: number, ok: boolean, value: unknown, base: number): unknown {
+    const steps = this.core.steps;
+    const tokens = this.syncTokens;
+    for (let i = from; i >= 0; i--) {
+      const step = steps[i]!;
+      if (step.stepKind === StepKind.Gate) {
+        step.release(
+          tokens[base + i]!,
+          ok ? step.classifyResult(value) : step.classifyError(value),
+          Number.NaN,
+          value,
+        );
+      } else if (step.stepKind === StepKind.Fallback && step.applies(!ok, value)) {
+        try {
+          value = step.produce(!ok, value);
+          ok = true;
+        } catch (error) {
+          value = error;
+          ok = false;
+        }
+      }
+    }
+    if (ok) return value;
+    throw value;
+  }
+
+  /** executeSync got a promise: settle the gates when it does. */
+  private trackLate(promise: PromiseLike<unknown>, base: number): Promise<unknown> {
+    const n = this.core.steps.length;
+    const saved = this.syncTokens.slice(base, base + n);
+    return Promise.resolve(promise).then(
+      (value) => this.unwindSaved(saved, true, value),
+      (error) => this.unwindSaved(saved, false, error),
+    );
+  }
+
+  private unwindSaved(saved: number[], ok: boolean, value: unknown): unknown {
+    const depth = this.syncDepth++;
+    const base = depth * saved.length;
+    for (let i = 0; i < saved.length; i++) this.syncTokens[base + i] = saved[i]!;
+    try {
+      return this.unwindSync(saved.length - 1, ok, value, base);
+    } finally {
+      this.syncDepth--;
+    }
+  }
+
+  /**
+   * The path for pipelines of gates that never wait and need no time: no per-call record and no
+   * per-call closures. The promise handlers depend only on the tokens (breaker generations),
+   * which change only on state transitions, so they are built once per token set.
+   */
+  private executeGates(
+    fn: (context: ExecutionContext) => unknown,
+    tryMode: boolean,
+  ): Promise<unknown> {
+    const gates = this.gates;
+    const tokens = this.tokens;
+    for (let i = 0; i < gates.length; i++) {
+      const gate = gates[i]!;
+      const token = gate.acquire(NO_TIME);
+      if (token < 0) {
+        for (let j = i - 1; j >= 0; j--) gates[j]!.release(tokens[j]!, Outcome.Ignored, Number.NaN);
+        return tryMode ? this.rejectedResult(i) : Promise.reject(gate.rejection());
+      }
+      tokens[i] = token;
+    }
+    let h = this.handlers;
+    if (h === undefined || !sameTokens(h.tokens, tokens))
+      h = this.handlers = this.makeHandlers(tokens.slice());
+    let result: unknown;
+    try {
+      result = fn(this.shared);
+    } catch (error) {
+      try {
+        h.err(error);
+      } catch {
+        // h.err rethrows by design.
+      }
+      return tryMode ? Promise.resolve(failure(error)) : Promise.reject(error);
+    }
+    if (isThenable(result)) {
+      return Promise.resolve(tryMode ? result.then(h.tryOk, h.tryErr) : result.then(h.ok, h.err));
+    }
+    return Promise.resolve(tryMode ? h.tryOk(result) : h.ok(result));
+  }
+
+  private makeHandlers(tokens: number[]): GateHandlers {
+    const gates = this.gates;
+    const onOk = (value: unknown): void => {
+      for (let i = gates.length - 1; i >= 0; i--) {
+        const g = gates[i]!;
+        g.release(tokens[i]!, g.classifyResult(value), Number.NaN, value);
+      }
+    };
+    const onErr = (error: unknown): void => {
+      for (let i = gates.length - 1; i >= 0; i--) {
+        const g = gates[i]!;
+        g.release(tokens[i]!, g.classifyError(error), Number.NaN, error);
+      }
+    };
+    return {
+      tokens,
+      ok: (value) => {
+        onOk(value);
+        return value;
+      },
+      err: (error) => {
+        onErr(error);
+        throw error;
+      },
+      tryOk: (value) => {
+        onOk(value);
+        return success(value);
+      },
+      tryErr: (error) => {
+        onErr(error);
+        return failure(error);
+      },
+    };
+  }
+
+  /** One resolved promise per refusing gate (per error, in debug mode), reused for every refusal. */
+  private rejectedResult(i: number): Promise<Failure> {
+    const error = this.gates[i]!.rejection();
+    if (this.rejectionErrors[i] === error) return this.rejectionResults[i]!;
+    const result = Promise.resolve(failure(error));
+    this.rejectionErrors[i] = error;
+    this.rejectionResults[i] = result;
+    return result;
+  }
+}
+
+function sameTokens(a: number[], b: number[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function isPolicy(p: unknown): p is Policy {
+  return (
+    p instanceof CircuitBreaker ||
+    p instanceof Bulkhead ||
+    p instanceof RetryPolicy ||
+    p instanceof TimeoutPolicy ||
+    p instanceof FallbackPolicy
+  );
+}
+
+/**
+ * Composes policies outer-to-inner in the order given into one {@link Pipeline}.
+ *
+ * @example
+ * ```ts
+ * const p = pipeline(fallback({ value: null }), retry(), breaker, timeout(500));
+ * ```
+ */
+export function pipeline(...policies: Policy[]): Pipeline {
+  return new Pipeline(policies);
+}

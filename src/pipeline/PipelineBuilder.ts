@@ -1,0 +1,61 @@
+import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
+import type { BulkheadOptions } from '../policies/bulkhead/options.js';
+import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
+import type { CircuitBreakerOptions } from '../policies/circuit-breaker/options.js';
+import { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
+import type { FallbackOptions } from '../policies/fallback/options.js';
+import type { RetryOptions } from '../policies/retry/options.js';
+import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
+import type { TimeoutOptions } from '../policies/timeout/options.js';
+import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
+import { Pipeline, type Policy } from './Pipeline.js';
+
+/**
+ * Builds a {@link Pipeline} step by step; each call adds a policy inside the ones before it
+ * (outer-to-inner in the order written). Each method takes options (a new policy) or an
+ * existing policy object (shared with other pipelines).
+ *
+ * @example
+ * ```ts
+ * const p = new PipelineBuilder()
+ *   .retry({ maxAttempts: 3 })        // outermost: retries everything below
+ *   .circuitBreaker(paymentsBreaker)  // shared breaker instance
+ *   .timeout(1_000)                   // per attempt
+ *   .bulkhead({ maxConcurrent: 10 })  // innermost
+ *   .build();
+ * ```
+ */
+export class PipelineBuilder {
+  private readonly list: Policy[] = [];
+
+  /** Adds any policy object. */
+  add(policy: Policy): this {
+    this.list.push(policy);
+    return this;
+  }
+
+  retry(options?: RetryOptions | RetryPolicy): this {
+    return this.add(options instanceof RetryPolicy ? options : new RetryPolicy(options));
+  }
+
+  circuitBreaker(options?: CircuitBreakerOptions | CircuitBreaker): this {
+    return this.add(options instanceof CircuitBreaker ? options : new CircuitBreaker(options));
+  }
+
+  timeout(options: number | TimeoutOptions | TimeoutPolicy): this {
+    return this.add(options instanceof TimeoutPolicy ? options : new TimeoutPolicy(options));
+  }
+
+  bulkhead(options?: number | BulkheadOptions | Bulkhead): this {
+    return this.add(options instanceof Bulkhead ? options : new Bulkhead(options));
+  }
+
+  fallback<T>(options: FallbackOptions<T> | FallbackPolicy<T>): this {
+    return this.add(options instanceof FallbackPolicy ? options : new FallbackPolicy(options));
+  }
+
+  /** The pipeline of the policies added so far. */
+  build(): Pipeline {
+    return new Pipeline(this.list);
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The primitive protocol between the executor and the policies. Policies answer with numbers,
+ * never by throwing, so a rejection costs a branch rather than an exception.
+ */
+
+/** Step kinds the executor switches on. */
+export const StepKind = { Gate: 0, Retry: 1, Timeout: 2, Fallback: 3 } as const;
+export type StepKind = (typeof StepKind)[keyof typeof StepKind];
+
+/** Outcome codes handed to {@link Gate.release}. */
+export const Outcome = {
+  /** The call succeeded (or failed in a way the policy does not count). */
+  Success: 0,
+  /** The call failed in a way the policy counts. */
+  Failure: 1,
+  /** The call never reached the dependency or was cancelled by its caller: not counted. */
+  Ignored: 2,
+} as const;
+export type Outcome = (typeof Outcome)[keyof typeof Outcome];
+
+/** Returned by {@link Gate.acquire} when the call is refused. */
+export const REJECTED = -1;
+/** Returned by {@link Gate.acquire} when the call must wait for a permit (a bulkhead queue). */
+export const WAIT = -2;
+
+/** Marker for "the time was not read"; gates that need it read their own clock. */
+export const NO_TIME = -1;
+
+/**
+ * A policy that admits or refuses calls: circuit breaker, bulkhead (and later rate limiter,
+ * adaptive limit, load shedder).
+ */
+export interface Gate {
+  readonly stepKind: typeof StepKind.Gate;
+  /** True when `release` needs the call's duration (slow-call thresholds, latency). */
+  readonly needsDuration: boolean;
+  /** True when `acquire` can answer {@link WAIT}. */
+  readonly mayWait: boolean;
+  /**
+   * Admits (a token >= 0), refuses ({@link REJECTED}) or asks to wait ({@link WAIT}).
+   * `now` is the pipeline's clock reading, or {@link NO_TIME}.
+   */
+  acquire(now: number): number;
+  /**
+   * Returns the permit taken by `acquire` with how the call ended; `elapsed` is NaN when the
+   * pipeline did not time the call; `detail` is the error or value, for events.
+   */
+  release(token: number, outcome: Outcome, elapsed: number, detail?: unknown): void;
+  /** How a failed call counts for this gate. */
+  classifyError(error: unknown): Outcome;
+  /** How a successful call's value counts for this gate. */
+  classifyResult(value: unknown): Outcome;
+  /** The error a refused call rejects with (preallocated unless the policy is in debug mode). */
+  rejection(): Error;
+}

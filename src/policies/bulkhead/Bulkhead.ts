@@ -1,0 +1,160 @@
+import type { Clock } from '../../clock/Clock.js';
+import { stackless } from '../../errors/BreakwaterError.js';
+import { type Disposer, Listeners } from '../../events/Listeners.js';
+import { type Gate, NO_TIME, Outcome, REJECTED, StepKind, WAIT } from '../../pipeline/protocol.js';
+import { DeadlineQueue } from '../timeout/DeadlineQueue.js';
+import { BulkheadRejectedError, type BulkheadRejection } from './errors.js';
+import type { BulkheadRejectedEvent } from './events.js';
+import {
+  type BulkheadOptions,
+  type ResolvedBulkheadOptions,
+  resolveBulkheadOptions,
+} from './options.js';
+
+/** @internal What a bulkhead needs from an execution waiting in its queue. */
+export interface QueuedExecution {
+  /** True while the execution still waits in the queue at `step` under `stamp`. */
+  queueLive(step: number, stamp: number): boolean;
+  /** A slot was given to the execution waiting at `step`. */
+  queueAdmitted(step: number): void;
+  /** The execution waiting at `step` is refused (queue timeout). */
+  queueRejected(step: number, error: Error): void;
+}
+
+/**
+ * Caps the calls in flight at once, optionally with a bounded FIFO queue of waiting calls.
+ * Queued calls leave the queue when their signal aborts or their queue timeout passes; all
+ * queue timeouts share one timer.
+ *
+ * @example
+ * ```ts
+ * const pool = new Bulkhead({ maxConcurrent: 8, maxQueue: 100, queueTimeout: 1_000 });
+ * await pool.execute(() => db.query(sql));
+ * ```
+ */
+export class Bulkhead implements Gate {
+  readonly stepKind = StepKind.Gate;
+  readonly needsDuration = false;
+  readonly name: string;
+  /** True when calls may wait in a queue. */
+  readonly mayWait: boolean;
+  /** @internal True when queued calls need the time (a finite queue timeout). */
+  readonly needsQueueTime: boolean;
+  private readonly o: ResolvedBulkheadOptions;
+  /** The clock this policy reads. */
+  readonly clock: Clock;
+  private active = 0;
+  private queued = 0;
+  private readonly queue: DeadlineQueue<QueuedExecution>;
+  private readonly fullError: BulkheadRejectedError;
+  private readonly timeoutError: BulkheadRejectedError;
+  /** @internal */ readonly rejected = new Listeners<BulkheadRejectedEvent>();
+
+  constructor(options?: number | BulkheadOptions) {
+    const o = resolveBulkheadOptions(options);
+    this.o = o;
+    this.name = o.name;
+    this.clock = o.clock;
+    this.mayWait = o.maxQueue > 0;
+    this.needsQueueTime = this.mayWait && o.queueTimeout !== Number.POSITIVE_INFINITY;
+    this.fullError = stackless(() => new BulkheadRejectedError(o.name, 'full', o.maxConcurrent));
+    this.timeoutError = stackless(
+      () => new BulkheadRejectedError(o.name, 'queue-timeout', o.maxConcurrent),
+    );
+    this.queue = new DeadlineQueue<QueuedExecution>(
+      o.clock,
+      o.queueTimeout,
+      (exec, stamp, step) => exec.queueLive(step, stamp),
+      (exec, _stamp, step) => {
+        this.queued--;
+        this.emitRejected('queue-timeout');
+        exec.queueRejected(step, this.error('queue-timeout'));
+      },
+    );
+  }
+
+  /** Calls in flight now. */
+  get inFlight(): number {
+    return this.active;
+  }
+
+  /** Calls waiting in the queue now. */
+  get queueLength(): number {
+    return this.queued;
+  }
+
+  /** The `maxConcurrent` option. */
+  get maxConcurrent(): number {
+    return this.o.maxConcurrent;
+  }
+
+  /** Calls `listener` when the bulkhead refuses a call. */
+  onRejected(listener: (event: BulkheadRejectedEvent) => void): Disposer {
+    return this.rejected.add(listener);
+  }
+
+  /** @internal */
+  acquire(): number {
+    if (this.active < this.o.maxConcurrent) {
+      this.active++;
+      return 0;
+    }
+    if (this.queued < this.o.maxQueue) return WAIT;
+    this.emitRejected('full');
+    return REJECTED;
+  }
+
+  /** @internal Puts `exec` in the queue at pipeline step `step`; returns its stamp. */
+  enqueue(exec: QueuedExecution, step: number, now: number): number {
+    this.queued++;
+    return this.queue.add(
+      exec,
+      step,
+      this.needsQueueTime && now === NO_TIME ? this.clock.now() : now,
+    );
+  }
+
+  /** @internal A queued execution gave up (its signal aborted). */
+  leave(): void {
+    this.queued--;
+    this.queue.prune();
+  }
+
+  /** @internal */
+  release(): void {
+    this.active--;
+    while (this.queued > 0 && this.active < this.o.maxConcurrent) {
+      const exec = this.queue.takeFirstLive();
+      if (exec === undefined) break;
+      this.queued--;
+      this.active++;
+      exec.queueAdmitted(this.queue.takenTag);
+    }
+  }
+
+  /** @internal */
+  classifyError(): Outcome {
+    return Outcome.Success;
+  }
+
+  /** @internal */
+  classifyResult(): Outcome {
+    return Outcome.Success;
+  }
+
+  /** @internal */
+  rejection(): BulkheadRejectedError {
+    return this.error('full');
+  }
+
+  private error(reason: BulkheadRejection): BulkheadRejectedError {
+    if (this.o.debug) return new BulkheadRejectedError(this.name, reason, this.o.maxConcurrent);
+    return reason === 'full' ? this.fullError : this.timeoutError;
+  }
+
+  private emitRejected(reason: BulkheadRejection): void {
+    if (this.rejected.size !== 0) {
+      this.rejected.emit({ reason, inFlight: this.active, queued: this.queued });
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import { ErrorCode } from '../../errors/codes.js';
+import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
+
+/** Why a bulkhead refused a call. */
+export type BulkheadRejection = 'full' | 'queue-timeout';
+
+/** The bulkhead was full (and its queue too), or the call waited in the queue too long. */
+export class BulkheadRejectedError extends PolicyRejectedError {
+  static override readonly codes: readonly string[] = [ErrorCode.BulkheadFull];
+  readonly reason: BulkheadRejection;
+  /** The bulkhead's `maxConcurrent`. */
+  readonly maxConcurrent: number;
+
+  /** @internal */
+  constructor(policyName: string, reason: BulkheadRejection, maxConcurrent: number) {
+    super(
+      ErrorCode.BulkheadFull,
+      reason === 'full'
+        ? `Bulkhead "${policyName}" is full (${maxConcurrent} in flight)`
+        : `Bulkhead "${policyName}": the call waited in the queue past its queue timeout`,
+      'bulkhead',
+      policyName,
+    );
+    this.reason = reason;
+    this.maxConcurrent = maxConcurrent;
+  }
+}
+
+Object.defineProperty(BulkheadRejectedError.prototype, 'name', {
+  value: 'BulkheadRejectedError',
+  writable: true,
+});
+
+/** True when `error` is a {@link BulkheadRejectedError} from any copy of breakwater. */
+export function isBulkheadRejectedError(error: unknown): error is BulkheadRejectedError {
+  return error instanceof BulkheadRejectedError;
+}

@@ -1,0 +1,439 @@
+import type { Clock } from '../../clock/Clock.js';
+import { stackless } from '../../errors/BreakwaterError.js';
+import { OptionsError } from '../../errors/OptionsError.js';
+import { type Disposer, Listeners } from '../../events/Listeners.js';
+import { type Gate, NO_TIME, Outcome, REJECTED, StepKind } from '../../pipeline/protocol.js';
+import { isCountedError } from '../shared/classify.js';
+import { BrokenCircuitError, IsolatedCircuitError } from './errors.js';
+import type {
+  CallOutcomeEvent,
+  RejectedEvent,
+  StateChangeEvent,
+  TransitionReason,
+} from './events.js';
+import {
+  type CircuitBreakerOptions,
+  type ResolvedBreakerOptions,
+  resolveBreakerOptions,
+} from './options.js';
+import type { CircuitBreakerSnapshot } from './snapshot.js';
+import {
+  type CircuitState,
+  S_CLOSED,
+  S_DISABLED,
+  S_FORCED_OPEN,
+  S_HALF_OPEN,
+  S_METRICS_ONLY,
+  S_OPEN,
+  STATE_NAMES,
+} from './state.js';
+import { ConsecutiveWindow } from './windows/ConsecutiveWindow.js';
+import { CountWindow } from './windows/CountWindow.js';
+import type { HealthWindow } from './windows/HealthWindow.js';
+import { TimeWindow } from './windows/TimeWindow.js';
+
+/** Counters of a breaker since it was made, for health endpoints and tests. */
+export interface CircuitBreakerStats {
+  readonly state: CircuitState;
+  readonly generation: number;
+  readonly successes: number;
+  readonly failures: number;
+  readonly rejections: number;
+  readonly ignored: number;
+  readonly callsInWindow: number;
+  readonly failuresInWindow: number;
+  readonly slowCallsInWindow: number;
+  readonly probesInFlight: number;
+}
+
+/**
+ * A circuit breaker: stops calling a dependency that keeps failing, then lets a few probe calls
+ * test whether it has recovered. Use it alone (`breaker.execute(fn)`) or in a pipeline; one
+ * breaker may guard several pipelines.
+ *
+ * Transitions out of open and half-open are computed from the clock when the breaker is next
+ * used or read, so an idle breaker holds no timer. Every admission carries the breaker's
+ * generation; a call admitted before a transition never moves the state after it.
+ *
+ * @example
+ * ```ts
+ * const breaker = new CircuitBreaker({
+ *   window: { kind: 'count', size: 20, minimumCalls: 10 },
+ *   failureRateThreshold: 0.5,
+ *   breakDuration: 10_000,
+ * });
+ * const user = await breaker.execute(({ signal }) => fetch(url, { signal }));
+ * ```
+ */
+export class CircuitBreaker implements Gate {
+  readonly stepKind = StepKind.Gate;
+  readonly mayWait = false;
+  /** True when calls must be timed (slow-call tracking is on). */
+  readonly needsDuration: boolean;
+  /** The instance name given in the options. */
+  readonly name: string;
+
+  private readonly o: ResolvedBreakerOptions;
+  /** The clock this policy reads. */
+  readonly clock: Clock;
+  private readonly window: HealthWindow;
+  private readonly needsNow: boolean;
+  private s = S_CLOSED;
+  private gen = 0;
+  private openUntil = 0;
+  private halfOpenDeadline = 0;
+  private consecutiveOpens = 0;
+  private probesStarted = 0;
+  private probesInFlight = 0;
+  private probeSuccesses = 0;
+  private probeFailures = 0;
+  private isolations = 0;
+  private readonly openError: BrokenCircuitError;
+  private readonly isolatedError: IsolatedCircuitError;
+  private nSuccesses = 0;
+  private nFailures = 0;
+  private nRejections = 0;
+  private nIgnored = 0;
+
+  /** @internal */ readonly stateChanged = new Listeners<StateChangeEvent>();
+  /** @internal */ readonly succeeded = new Listeners<CallOutcomeEvent>();
+  /** @internal */ readonly failed = new Listeners<CallOutcomeEvent>();
+  /** @internal */ readonly rejected = new Listeners<RejectedEvent>();
+
+  constructor(options?: CircuitBreakerOptions) {
+    const o = resolveBreakerOptions(options);
+    this.o = o;
+    this.name = o.name;
+    this.clock = o.clock;
+    const trackSlow = o.slowCallDuration !== Number.POSITIVE_INFINITY;
+    this.needsDuration = trackSlow;
+    this.needsNow = o.windowKind === 'time';
+    const thresholds = {
+      minimumCalls: o.minimumCalls,
+      failureRateThreshold: o.failureRateThreshold,
+      slowCallRateThreshold: o.slowCallRateThreshold,
+      trackSlow,
+    };
+    this.window =
+      o.windowKind === 'consecutive'
+        ? new ConsecutiveWindow(o.threshold, trackSlow)
+        : o.windowKind === 'count'
+          ? new CountWindow(o.size, thresholds)
+          : new TimeWindow(o.duration, o.buckets, thresholds);
+    this.openError = stackless(() => new BrokenCircuitError(o.name, this.clock, 0));
+    this.isolatedError = stackless(() => new IsolatedCircuitError(o.name, this.clock));
+    if (o.initialState !== undefined) this.restore(o.initialState);
+  }
+
+  /** The current state, with any transition due by now applied first. */
+  get state(): CircuitState {
+    if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(this.clock.now());
+    return STATE_NAMES[this.s]!;
+  }
+
+  /** The generation: it grows by one on every transition. */
+  get generation(): number {
+    return this.gen;
+  }
+
+  /** Counters since construction, plus what the window holds now. */
+  stats(): CircuitBreakerStats {
+    const state = this.state;
+    if (this.s === S_CLOSED || this.s === S_METRICS_ONLY) this.window.judge(this.clock.now());
+    return {
+      state,
+      generation: this.gen,
+      successes: this.nSuccesses,
+      failures: this.nFailures,
+      rejections: this.nRejections,
+      ignored: this.nIgnored,
+      callsInWindow: this.window.calls,
+      failuresInWindow: this.window.failures,
+      slowCallsInWindow: this.window.slowCalls,
+      probesInFlight: this.probesInFlight,
+    };
+  }
+
+  // ---- events -------------------------------------------------------------------------------
+
+  /** Calls `listener` on every state change. Returns a function that unsubscribes it. */
+  onStateChange(listener: (event: StateChangeEvent) => void): Disposer {
+    return this.stateChanged.add(listener);
+  }
+  /** Calls `listener` when an admitted call succeeds. */
+  onSuccess(listener: (event: CallOutcomeEvent) => void): Disposer {
+    return this.succeeded.add(listener);
+  }
+  /** Calls `listener` when an admitted call fails (as judged by `handle`/`handleResult`). */
+  onFailure(listener: (event: CallOutcomeEvent) => void): Disposer {
+    return this.failed.add(listener);
+  }
+  /** Calls `listener` when the breaker refuses a call. */
+  onRejected(listener: (event: RejectedEvent) => void): Disposer {
+    return this.rejected.add(listener);
+  }
+
+  // ---- the gate protocol ----------------------------------------------------------------------
+
+  /** @internal */
+  acquire(now: number): number {
+    const s = this.s;
+    if (s === S_CLOSED || s === S_DISABLED || s === S_METRICS_ONLY) return this.gen;
+    return this.acquireSlow(now === NO_TIME ? this.clock.now() : now);
+  }
+
+  private acquireSlow(now: number): number {
+    if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(now);
+    if (this.s === S_HALF_OPEN) {
+      if (this.probesStarted < this.o.probes && this.probesInFlight < this.o.maxConcurrentProbes) {
+        this.probesStarted++;
+        this.probesInFlight++;
+        return this.gen;
+      }
+    } else if (this.s !== S_OPEN && this.s !== S_FORCED_OPEN) {
+      return this.gen;
+    }
+    this.nRejections++;
+    if (this.rejected.size !== 0) {
+      this.rejected.emit({ error: this.rejection(), state: STATE_NAMES[this.s]! });
+    }
+    return REJECTED;
+  }
+
+  /** @internal */
+  release(token: number, outcome: Outcome, elapsed: number, detail?: unknown): void {
+    if (outcome === Outcome.Ignored) {
+      this.nIgnored++;
+      if (token === this.gen && this.s === S_HALF_OPEN) {
+        // The probe told us nothing: give its slot back.
+        this.probesInFlight--;
+        this.probesStarted--;
+      }
+      return;
+    }
+    const failure = outcome === Outcome.Failure;
+    const slow = elapsed >= this.o.slowCallDuration;
+    if (failure) this.nFailures++;
+    else this.nSuccesses++;
+    const list = failure ? this.failed : this.succeeded;
+    if (list.size !== 0) list.emit({ detail, elapsed, slow });
+    if (token !== this.gen) return;
+    const s = this.s;
+    if (s === S_CLOSED || s === S_METRICS_ONLY) {
+      const now = this.needsNow ? this.clock.now() : 0;
+      if (this.window.record(failure, slow, now) && s === S_CLOSED) {
+        const reason = this.window.judge(now);
+        if (reason !== undefined) this.open(this.needsNow ? now : this.clock.now(), reason, true);
+      }
+    } else if (s === S_HALF_OPEN) {
+      this.probesInFlight--;
+      if (failure || slow) this.probeFailures++;
+      else this.probeSuccesses++;
+      this.judgeProbes();
+    }
+  }
+
+  /** @internal */
+  classifyError(error: unknown): Outcome {
+    if (!isCountedError(error)) return Outcome.Ignored;
+    return this.o.handle(error) ? Outcome.Failure : Outcome.Success;
+  }
+
+  /** @internal */
+  classifyResult(value: unknown): Outcome {
+    const h = this.o.handleResult;
+    return h?.(value) ? Outcome.Failure : Outcome.Success;
+  }
+
+  /** @internal The error a refused call rejects with. */
+  rejection(): BrokenCircuitError {
+    if (this.s === S_FORCED_OPEN) {
+      return this.o.debug ? new IsolatedCircuitError(this.name, this.clock) : this.isolatedError;
+    }
+    if (this.o.debug) return new BrokenCircuitError(this.name, this.clock, this.openUntil);
+    return this.openError;
+  }
+
+  // ---- manual control ---------------------------------------------------------------------------
+
+  /**
+   * Holds the breaker open until every returned disposer has been called, then closes it.
+   * Calls are refused with {@link IsolatedCircuitError} meanwhile.
+   */
+  isolate(): Disposer {
+    this.isolations++;
+    if (this.s !== S_FORCED_OPEN) this.moveTo(S_FORCED_OPEN, 'manual');
+    let live = true;
+    return () => {
+      if (!live) return;
+      live = false;
+      if (--this.isolations === 0 && this.s === S_FORCED_OPEN) this.close('manual');
+    };
+  }
+
+  /** Refuses every call until `reset()` (or another manual transition). */
+  forceOpen(): void {
+    if (this.s !== S_FORCED_OPEN) this.moveTo(S_FORCED_OPEN, 'manual');
+  }
+
+  /** Closes the breaker and clears its window and backoff, whatever its state. */
+  reset(): void {
+    this.isolations = 0;
+    this.close('manual');
+  }
+
+  /** Opens the breaker now, as if its thresholds had been crossed. */
+  trip(): void {
+    this.open(this.clock.now(), 'manual', false);
+  }
+
+  /** Lets every call through and records nothing until `reset()`. */
+  disable(): void {
+    if (this.s !== S_DISABLED) this.moveTo(S_DISABLED, 'manual');
+  }
+
+  /** Records outcomes but never opens, until `reset()`: for trying out thresholds. */
+  metricsOnly(): void {
+    if (this.s === S_METRICS_ONLY) return;
+    this.window.reset();
+    this.moveTo(S_METRICS_ONLY, 'manual');
+  }
+
+  // ---- export and restore -------------------------------------------------------------------------
+
+  /** The breaker's state as plain data; pass it back as `initialState` to restore it. */
+  toJSON(): CircuitBreakerSnapshot {
+    const now = this.clock.now();
+    this.settleTime(now);
+    return {
+      version: 1,
+      state: STATE_NAMES[this.s]!,
+      openRemaining: this.s === S_OPEN ? Math.max(0, this.openUntil - now) : 0,
+      consecutiveOpens: this.consecutiveOpens,
+      window: this.window.toSnapshot(now),
+    };
+  }
+
+  private restore(snapshot: CircuitBreakerSnapshot): void {
+    if (
+      typeof snapshot !== 'object' ||
+      snapshot === null ||
+      snapshot.version !== 1 ||
+      !STATE_NAMES.includes(snapshot.state) ||
+      typeof snapshot.openRemaining !== 'number' ||
+      !(snapshot.openRemaining >= 0) ||
+      typeof snapshot.window !== 'object' ||
+      snapshot.window === null ||
+      snapshot.window.kind !== this.o.windowKind
+    ) {
+      throw new OptionsError(
+        'initialState',
+        snapshot,
+        `a snapshot from toJSON() of a breaker with a ${this.o.windowKind} window`,
+      );
+    }
+    const now = this.clock.now();
+    this.consecutiveOpens = Math.max(0, Math.floor(snapshot.consecutiveOpens) || 0);
+    this.window.restore(snapshot.window, now);
+    const target = STATE_NAMES.indexOf(snapshot.state);
+    if (target === S_OPEN || target === S_HALF_OPEN) {
+      // A half-open breaker's probes belonged to the old process: start a fresh open period.
+      this.s = S_OPEN;
+      this.gen++;
+      this.openUntil = now + (target === S_OPEN ? snapshot.openRemaining : 0);
+      this.openError.openUntil = this.openUntil;
+    } else if (target !== S_CLOSED) {
+      this.s = target;
+      this.gen++;
+    }
+  }
+
+  // ---- transitions -------------------------------------------------------------------------------
+
+  /** Applies the time-driven transitions: open -> half-open, half-open -> open on max wait. */
+  private settleTime(now: number): void {
+    if (this.s === S_OPEN && now >= this.openUntil) {
+      this.s = S_HALF_OPEN;
+      this.gen++;
+      this.probesStarted = 0;
+      this.probesInFlight = 0;
+      this.probeSuccesses = 0;
+      this.probeFailures = 0;
+      this.halfOpenDeadline = this.openUntil + this.o.halfOpenMaxWait;
+      this.openError.openUntil = this.openUntil;
+      this.emitChange(S_OPEN, S_HALF_OPEN, 'break-elapsed');
+    }
+    if (this.s === S_HALF_OPEN && now >= this.halfOpenDeadline) {
+      this.open(this.halfOpenDeadline, 'half-open-timeout', false);
+      // Catch up if even the new open period has elapsed.
+      if (now >= this.openUntil) this.settleTime(now);
+    }
+  }
+
+  private judgeProbes(): void {
+    const o = this.o;
+    const needed = Math.ceil(o.probes * o.successRatio - 1e-9);
+    if (this.probeSuccesses >= needed) {
+      this.close('probes-succeeded');
+    } else if (this.probeFailures > o.probes - needed) {
+      this.open(this.clock.now(), 'probes-failed', false);
+    }
+  }
+
+  private open(now: number, reason: TransitionReason, fromWindow: boolean): void {
+    const from = this.s;
+    const o = this.o;
+    const length = Math.min(
+      o.backoffMax,
+      o.breakDuration * o.backoffMultiplier ** this.consecutiveOpens,
+    );
+    this.consecutiveOpens++;
+    this.openUntil = now + length;
+    this.openError.openUntil = this.openUntil;
+    this.s = S_OPEN;
+    this.gen++;
+    if (this.stateChanged.size !== 0) {
+      const w = this.window;
+      this.stateChanged.emit({
+        from: STATE_NAMES[from]!,
+        to: STATE_NAMES[S_OPEN]!,
+        reason,
+        generation: this.gen,
+        failureRate: fromWindow && w.calls > 0 ? w.failures / w.calls : Number.NaN,
+        slowCallRate: fromWindow && w.calls > 0 ? w.slowCalls / w.calls : Number.NaN,
+        callsInWindow: fromWindow ? w.calls : 0,
+        breakDuration: length,
+      });
+    }
+    this.window.reset();
+  }
+
+  private close(reason: TransitionReason): void {
+    this.consecutiveOpens = 0;
+    this.window.reset();
+    if (this.s === S_CLOSED) return;
+    this.moveTo(S_CLOSED, reason);
+  }
+
+  private moveTo(to: number, reason: TransitionReason): void {
+    const from = this.s;
+    this.s = to;
+    this.gen++;
+    this.probesInFlight = 0;
+    this.emitChange(from, to, reason);
+  }
+
+  private emitChange(from: number, to: number, reason: TransitionReason): void {
+    if (this.stateChanged.size === 0) return;
+    this.stateChanged.emit({
+      from: STATE_NAMES[from]!,
+      to: STATE_NAMES[to]!,
+      reason,
+      generation: this.gen,
+      failureRate: Number.NaN,
+      slowCallRate: Number.NaN,
+      callsInWindow: 0,
+      breakDuration: 0,
+    });
+  }
+}

@@ -1,0 +1,65 @@
+import type { Clock } from '../../clock/Clock.js';
+import { ErrorCode } from '../../errors/codes.js';
+import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
+
+/**
+ * The circuit is open (or half-open with every probe slot taken): the call was refused without
+ * reaching the dependency. `retryAfter` says how long until the breaker lets a probe through.
+ */
+export class BrokenCircuitError extends PolicyRejectedError {
+  static override readonly codes: readonly string[] = [
+    ErrorCode.CircuitOpen,
+    ErrorCode.CircuitIsolated,
+  ];
+  /** @internal Clock reading at which the open period ends. */
+  openUntil: number;
+  readonly #clock: Clock;
+
+  /** @internal Built by the breaker; not meant to be constructed by users. */
+  constructor(
+    policyName: string,
+    clock: Clock,
+    openUntil: number,
+    code: ErrorCode = ErrorCode.CircuitOpen,
+  ) {
+    super(
+      code,
+      code === ErrorCode.CircuitIsolated
+        ? `Circuit breaker "${policyName}" is isolated (held open by hand)`
+        : `Circuit breaker "${policyName}" is open`,
+      'circuitBreaker',
+      policyName,
+    );
+    this.#clock = clock;
+    this.openUntil = openUntil;
+  }
+
+  /** Milliseconds until the breaker admits a probe (Infinity while isolated), read now. */
+  get retryAfter(): number {
+    return Math.max(0, this.openUntil - this.#clock.now());
+  }
+}
+
+Object.defineProperty(BrokenCircuitError.prototype, 'name', {
+  value: 'BrokenCircuitError',
+  writable: true,
+});
+
+/** The circuit is held open by hand ({@link CircuitBreaker.isolate} or `forceOpen()`). */
+export class IsolatedCircuitError extends BrokenCircuitError {
+  static override readonly codes: readonly string[] = [ErrorCode.CircuitIsolated];
+  /** @internal */
+  constructor(policyName: string, clock: Clock) {
+    super(policyName, clock, Number.POSITIVE_INFINITY, ErrorCode.CircuitIsolated);
+  }
+}
+
+Object.defineProperty(IsolatedCircuitError.prototype, 'name', {
+  value: 'IsolatedCircuitError',
+  writable: true,
+});
+
+/** True when `error` is a {@link BrokenCircuitError} from any copy of breakwater. */
+export function isBrokenCircuitError(error: unknown): error is BrokenCircuitError {
+  return error instanceof BrokenCircuitError;
+}

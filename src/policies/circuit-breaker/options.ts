@@ -1,0 +1,281 @@
+import type { Clock } from '../../clock/Clock.js';
+import { systemClock } from '../../clock/systemClock.js';
+import { OptionsError } from '../../errors/OptionsError.js';
+import {
+  boolean,
+  checkOptionsObject,
+  clockOption,
+  duration,
+  fn,
+  integer,
+  numberIn,
+  oneOf,
+  string,
+} from '../../validation/validate.js';
+import type { CircuitBreakerSnapshot } from './snapshot.js';
+
+/** Opens after `threshold` failures in a row (or slow calls in a row). */
+export interface ConsecutiveWindowOptions {
+  readonly kind: 'consecutive';
+  /** Failures in a row that open the breaker. @default 5 */
+  readonly threshold?: number;
+}
+
+/** Failure and slow-call rates over the last `size` calls. */
+export interface CountWindowOptions {
+  readonly kind: 'count';
+  /** Calls remembered. @default 100 */
+  readonly size?: number;
+  /** Calls needed in the window before a rate is judged. @default the window size */
+  readonly minimumCalls?: number;
+}
+
+/** Failure and slow-call rates over the last `duration` ms, kept in `buckets` slices. */
+export interface TimeWindowOptions {
+  readonly kind: 'time';
+  /** Length of the window in ms. @default 30000 */
+  readonly duration?: number;
+  /** Slices the window is kept in; old slices expire whole. @default 10 */
+  readonly buckets?: number;
+  /** Calls needed in the window before a rate is judged. @default 100 */
+  readonly minimumCalls?: number;
+}
+
+export type WindowOptions = ConsecutiveWindowOptions | CountWindowOptions | TimeWindowOptions;
+
+/** How probe calls are admitted while half-open. */
+export interface HalfOpenOptions {
+  /** Probe calls admitted in one half-open period. @default 1 */
+  readonly probes?: number;
+  /** Probes in flight at once. @default 1 */
+  readonly maxConcurrent?: number;
+  /** Share of the probes that must succeed to close the breaker, in (0, 1]. @default 1 */
+  readonly successRatio?: number;
+  /**
+   * Longest time in ms the breaker stays half-open waiting for probe outcomes before it
+   * re-opens (a probe that hangs cannot keep the breaker half-open for ever). @default 60000
+   */
+  readonly maxWait?: number;
+}
+
+/** Grows the break duration while the breaker keeps re-opening without closing in between. */
+export interface BreakBackoffOptions {
+  /** Factor applied per consecutive opening. @default 2 */
+  readonly multiplier?: number;
+  /** Upper bound on the break duration in ms. @default 300000 */
+  readonly maxDuration?: number;
+}
+
+/** Options of {@link CircuitBreaker}. Every field is optional. */
+export interface CircuitBreakerOptions {
+  /** Name used in errors, events and snapshots. @default "circuitBreaker" */
+  readonly name?: string;
+  /** How outcomes are remembered. @default { kind: 'count', size: 100, minimumCalls: 100 } */
+  readonly window?: WindowOptions;
+  /** Failure rate in (0, 1] at or above which the breaker opens (rate windows). @default 0.5 */
+  readonly failureRateThreshold?: number;
+  /**
+   * Calls taking at least this many ms count as slow. Slow-call tracking is off when unset;
+   * turning it on makes the pipeline read the clock around each call.
+   * @default undefined
+   */
+  readonly slowCallDuration?: number;
+  /** Slow-call rate in (0, 1] at or above which the breaker opens. @default 1 */
+  readonly slowCallRateThreshold?: number;
+  /** How long the breaker stays open before admitting probes, in ms. @default 30000 */
+  readonly breakDuration?: number;
+  /** Grow the break duration on repeated openings. Off when unset. @default undefined */
+  readonly breakBackoff?: BreakBackoffOptions;
+  /** Probe admission while half-open. */
+  readonly halfOpen?: HalfOpenOptions;
+  /**
+   * Which errors count as failures. Errors for which it returns false count as successes.
+   * Rejections by other breakwater policies (except timeouts) and cancellations by the
+   * caller's own signal are never counted either way.
+   * @default every error
+   */
+  readonly handle?: (error: unknown) => boolean;
+  /** Which successful results count as failures (e.g. HTTP 503 responses). @default none */
+  readonly handleResult?: (result: unknown) => boolean;
+  /** State to start from, as produced by `toJSON()` (serverless warm starts). */
+  readonly initialState?: CircuitBreakerSnapshot;
+  /** Clock for time readings and for tests. @default the system clock */
+  readonly clock?: Clock;
+  /**
+   * Reject with a fresh error carrying a stack trace on every refusal instead of one
+   * preallocated, stackless error. Slower; for debugging. @default false
+   */
+  readonly debug?: boolean;
+}
+
+/** @internal Options after defaults and validation. */
+export interface ResolvedBreakerOptions {
+  name: string;
+  windowKind: 'consecutive' | 'count' | 'time';
+  threshold: number;
+  size: number;
+  duration: number;
+  buckets: number;
+  minimumCalls: number;
+  failureRateThreshold: number;
+  slowCallDuration: number;
+  slowCallRateThreshold: number;
+  breakDuration: number;
+  backoffMultiplier: number;
+  backoffMax: number;
+  probes: number;
+  maxConcurrentProbes: number;
+  successRatio: number;
+  halfOpenMaxWait: number;
+  handle: (error: unknown) => boolean;
+  handleResult: ((result: unknown) => boolean) | undefined;
+  initialState: CircuitBreakerSnapshot | undefined;
+  clock: Clock;
+  debug: boolean;
+}
+
+/** Defaults of {@link CircuitBreakerOptions}, exported so tests and docs can pin them. */
+export const circuitBreakerDefaults = Object.freeze({
+  name: 'circuitBreaker',
+  consecutiveThreshold: 5,
+  countSize: 100,
+  timeDuration: 30_000,
+  timeBuckets: 10,
+  timeMinimumCalls: 100,
+  failureRateThreshold: 0.5,
+  slowCallRateThreshold: 1,
+  breakDuration: 30_000,
+  backoffMultiplier: 2,
+  backoffMaxDuration: 300_000,
+  probes: 1,
+  maxConcurrentProbes: 1,
+  successRatio: 1,
+  halfOpenMaxWait: 60_000,
+});
+
+const KEYS = [
+  'name',
+  'window',
+  'failureRateThreshold',
+  'slowCallDuration',
+  'slowCallRateThreshold',
+  'breakDuration',
+  'breakBackoff',
+  'halfOpen',
+  'handle',
+  'handleResult',
+  'initialState',
+  'clock',
+  'debug',
+];
+
+const allErrors = (): boolean => true;
+
+/** @internal Applies defaults and validates; throws {@link OptionsError} on the first bad field. */
+export function resolveBreakerOptions(
+  options: CircuitBreakerOptions | undefined,
+): ResolvedBreakerOptions {
+  const o = checkOptionsObject(options, KEYS, '');
+  const d = circuitBreakerDefaults;
+  const w = checkOptionsObject(
+    o.window,
+    ['kind', 'threshold', 'size', 'minimumCalls', 'duration', 'buckets'],
+    'window',
+  );
+  if (o.window !== undefined && w.kind === undefined) {
+    throw new OptionsError('window.kind', undefined, 'one of "consecutive", "count", "time"');
+  }
+  const windowKind = oneOf(w.kind, 'window.kind', 'count', ['consecutive', 'count', 'time']);
+  const allowed: Record<string, readonly string[]> = {
+    consecutive: ['kind', 'threshold'],
+    count: ['kind', 'size', 'minimumCalls'],
+    time: ['kind', 'duration', 'buckets', 'minimumCalls'],
+  };
+  checkOptionsObject(w, allowed[windowKind]!, 'window');
+  const size = integer(w.size, 'window.size', d.countSize, 1, 1_000_000);
+  const buckets = integer(w.buckets, 'window.buckets', d.timeBuckets, 1, 1000);
+  const windowDuration = duration(w.duration, 'window.duration', d.timeDuration, 1);
+  if (windowKind === 'time' && windowDuration / buckets < 1) {
+    throw new OptionsError(
+      'window.buckets',
+      buckets,
+      `an integer in [1, ${Math.floor(windowDuration)}] (at least 1 ms per bucket)`,
+    );
+  }
+  const minimumCalls =
+    windowKind === 'count'
+      ? integer(w.minimumCalls, 'window.minimumCalls', size, 1, size)
+      : integer(w.minimumCalls, 'window.minimumCalls', d.timeMinimumCalls, 1);
+
+  const slowCallDuration = duration(
+    o.slowCallDuration,
+    'slowCallDuration',
+    Number.POSITIVE_INFINITY,
+    0,
+    true,
+  );
+  const backoff =
+    o.breakBackoff === undefined
+      ? undefined
+      : checkOptionsObject(o.breakBackoff, ['multiplier', 'maxDuration'], 'breakBackoff');
+  const breakDuration = duration(o.breakDuration, 'breakDuration', d.breakDuration, 1);
+  const half = checkOptionsObject(
+    o.halfOpen,
+    ['probes', 'maxConcurrent', 'successRatio', 'maxWait'],
+    'halfOpen',
+  );
+  const probes = integer(half.probes, 'halfOpen.probes', d.probes, 1, 1_000_000);
+  return {
+    name: string(o.name, 'name', d.name),
+    windowKind,
+    threshold: integer(w.threshold, 'window.threshold', d.consecutiveThreshold, 1, 1_000_000),
+    size,
+    duration: windowDuration,
+    buckets,
+    minimumCalls,
+    failureRateThreshold: numberIn(
+      o.failureRateThreshold,
+      'failureRateThreshold',
+      d.failureRateThreshold,
+      0,
+      1,
+      true,
+    ),
+    slowCallDuration,
+    slowCallRateThreshold: numberIn(
+      o.slowCallRateThreshold,
+      'slowCallRateThreshold',
+      d.slowCallRateThreshold,
+      0,
+      1,
+      true,
+    ),
+    breakDuration,
+    backoffMultiplier: backoff
+      ? numberIn(backoff.multiplier, 'breakBackoff.multiplier', d.backoffMultiplier, 1, 1000)
+      : 1,
+    backoffMax: backoff
+      ? duration(
+          backoff.maxDuration,
+          'breakBackoff.maxDuration',
+          Math.max(d.backoffMaxDuration, breakDuration),
+          breakDuration,
+        )
+      : breakDuration,
+    probes,
+    maxConcurrentProbes: integer(
+      half.maxConcurrent,
+      'halfOpen.maxConcurrent',
+      Math.min(d.maxConcurrentProbes, probes),
+      1,
+      probes,
+    ),
+    successRatio: numberIn(half.successRatio, 'halfOpen.successRatio', d.successRatio, 0, 1, true),
+    halfOpenMaxWait: duration(half.maxWait, 'halfOpen.maxWait', d.halfOpenMaxWait, 1),
+    handle: fn(o.handle, 'handle', allErrors),
+    handleResult: fn(o.handleResult, 'handleResult', undefined),
+    initialState: o.initialState as CircuitBreakerSnapshot | undefined,
+    clock: clockOption(o.clock, 'clock', systemClock),
+    debug: boolean(o.debug, 'debug', false),
+  };
+}

@@ -1,0 +1,44 @@
+import type { TransitionReason } from '../events.js';
+import type { HealthWindow, WindowSnapshot } from './HealthWindow.js';
+
+/** @internal Counts failures (and slow calls) in a row; any other outcome resets the run. */
+export class ConsecutiveWindow implements HealthWindow {
+  calls = 0;
+  failures = 0;
+  slowCalls = 0;
+
+  constructor(
+    private readonly threshold: number,
+    private readonly trackSlow: boolean,
+  ) {}
+
+  record(failure: boolean, slow: boolean): boolean {
+    this.calls++;
+    this.failures = failure ? this.failures + 1 : 0;
+    this.slowCalls = slow ? this.slowCalls + 1 : 0;
+    return failure || slow;
+  }
+
+  judge(): TransitionReason | undefined {
+    if (this.failures >= this.threshold) return 'consecutive-failures';
+    if (this.trackSlow && this.slowCalls >= this.threshold) return 'consecutive-slow-calls';
+    return undefined;
+  }
+
+  reset(): void {
+    this.calls = 0;
+    this.failures = 0;
+    this.slowCalls = 0;
+  }
+
+  toSnapshot(): WindowSnapshot {
+    return { kind: 'consecutive', data: [this.failures, this.slowCalls] };
+  }
+
+  restore(snapshot: WindowSnapshot): void {
+    const [failures = 0, slow = 0] = snapshot.data as readonly number[];
+    this.failures = failures;
+    this.slowCalls = slow;
+    this.calls = Math.max(failures, slow);
+  }
+}

@@ -1,0 +1,75 @@
+import type { TransitionReason } from '../events.js';
+import {
+  type HealthWindow,
+  judgeRates,
+  type Thresholds,
+  type WindowSnapshot,
+} from './HealthWindow.js';
+
+const FAILURE = 1;
+const SLOW = 2;
+
+/**
+ * @internal The last `size` outcomes in a ring of bytes, with running counters so judging is
+ * O(1): the outcome falling out of the ring is subtracted as the new one is added.
+ */
+export class CountWindow implements HealthWindow {
+  calls = 0;
+  failures = 0;
+  slowCalls = 0;
+  private readonly ring: Uint8Array;
+  private head = 0;
+
+  constructor(
+    size: number,
+    private readonly t: Thresholds,
+  ) {
+    this.ring = new Uint8Array(size);
+  }
+
+  record(failure: boolean, slow: boolean): boolean {
+    const ring = this.ring;
+    const code = (failure ? FAILURE : 0) | (slow ? SLOW : 0);
+    const full = this.calls === ring.length;
+    if (full) {
+      const old = ring[this.head]!;
+      if (old & FAILURE) this.failures--;
+      if (old & SLOW) this.slowCalls--;
+    } else {
+      this.calls++;
+    }
+    ring[this.head] = code;
+    if (++this.head === ring.length) this.head = 0;
+    if (failure) this.failures++;
+    if (slow) this.slowCalls++;
+    // A success can only lower the rates, except while the window fills: the call that
+    // reaches minimumCalls makes a rate judgeable for the first time.
+    return failure || slow || !full;
+  }
+
+  judge(): TransitionReason | undefined {
+    return judgeRates(this.calls, this.failures, this.slowCalls, this.t);
+  }
+
+  reset(): void {
+    this.calls = 0;
+    this.failures = 0;
+    this.slowCalls = 0;
+    this.head = 0;
+  }
+
+  toSnapshot(): WindowSnapshot {
+    const out: number[] = [];
+    const size = this.ring.length;
+    const start = this.calls === size ? this.head : 0;
+    for (let i = 0; i < this.calls; i++) out.push(this.ring[(start + i) % size]!);
+    return { kind: 'count', data: out };
+  }
+
+  restore(snapshot: WindowSnapshot): void {
+    this.reset();
+    const data = snapshot.data as readonly number[];
+    for (const code of data.slice(-this.ring.length))
+      this.record((code & FAILURE) !== 0, (code & SLOW) !== 0);
+  }
+}

@@ -1,0 +1,48 @@
+import type { TransitionReason } from '../events.js';
+
+/** @internal Thresholds a window judges against. */
+export interface Thresholds {
+  readonly minimumCalls: number;
+  readonly failureRateThreshold: number;
+  readonly slowCallRateThreshold: number;
+  /** False when slow-call tracking is off. */
+  readonly trackSlow: boolean;
+}
+
+/** @internal Plain-data form of a window's contents, for export and restore. */
+export interface WindowSnapshot {
+  readonly kind: 'consecutive' | 'count' | 'time';
+  /** consecutive: [failuresInARow, slowInARow]; count: outcome codes, oldest first; time: per bucket [ageMs, calls, failures, slow], oldest first. */
+  readonly data: readonly number[] | readonly (readonly number[])[];
+}
+
+/**
+ * @internal What a breaker remembers of recent outcomes. Implementations keep numbers in
+ * typed arrays and never allocate per call.
+ */
+export interface HealthWindow {
+  /** Records one outcome; true when a rate may have risen and the window should be judged. */
+  record(failure: boolean, slow: boolean, now: number): boolean;
+  /** The reason to open, judged as of `now`, or undefined to stay closed. */
+  judge(now: number): TransitionReason | undefined;
+  /** Calls, failures and slow calls as of the last `judge`. */
+  readonly calls: number;
+  readonly failures: number;
+  readonly slowCalls: number;
+  reset(): void;
+  toSnapshot(now: number): WindowSnapshot;
+  restore(snapshot: WindowSnapshot, now: number): void;
+}
+
+/** @internal Shared rate judgement of the count and time windows. */
+export function judgeRates(
+  calls: number,
+  failures: number,
+  slowCalls: number,
+  t: Thresholds,
+): TransitionReason | undefined {
+  if (calls < t.minimumCalls || calls === 0) return undefined;
+  if (failures / calls >= t.failureRateThreshold) return 'failure-rate';
+  if (t.trackSlow && slowCalls / calls >= t.slowCallRateThreshold) return 'slow-call-rate';
+  return undefined;
+}

@@ -1,0 +1,119 @@
+import type { TransitionReason } from '../events.js';
+import {
+  type HealthWindow,
+  judgeRates,
+  type Thresholds,
+  type WindowSnapshot,
+} from './HealthWindow.js';
+
+/**
+ * @internal Outcomes of the last `duration` ms in `buckets` slices. Each slice is tagged with
+ * the epoch (time / slice width) it counts; a slice whose tag is stale is cleared when next
+ * touched, so an idle window needs no timer. Totals are running sums corrected for expired
+ * slices when judged.
+ */
+export class TimeWindow implements HealthWindow {
+  calls = 0;
+  failures = 0;
+  slowCalls = 0;
+  private readonly width: number;
+  private readonly epochs: Float64Array;
+  private readonly bCalls: Uint32Array;
+  private readonly bFailures: Uint32Array;
+  private readonly bSlow: Uint32Array;
+
+  constructor(
+    duration: number,
+    private readonly buckets: number,
+    private readonly t: Thresholds,
+  ) {
+    this.width = duration / buckets;
+    this.epochs = new Float64Array(buckets).fill(-1);
+    this.bCalls = new Uint32Array(buckets);
+    this.bFailures = new Uint32Array(buckets);
+    this.bSlow = new Uint32Array(buckets);
+  }
+
+  record(failure: boolean, slow: boolean, now: number): boolean {
+    const epoch = Math.floor(now / this.width);
+    const i = epoch % this.buckets;
+    if (this.epochs[i] !== epoch) this.clear(i, epoch);
+    this.bCalls[i]!++;
+    this.calls++;
+    if (failure) {
+      this.bFailures[i]!++;
+      this.failures++;
+    }
+    if (slow) {
+      this.bSlow[i]!++;
+      this.slowCalls++;
+    }
+    return failure || slow || this.calls <= this.t.minimumCalls;
+  }
+
+  judge(now: number): TransitionReason | undefined {
+    this.expire(now);
+    return judgeRates(this.calls, this.failures, this.slowCalls, this.t);
+  }
+
+  reset(): void {
+    this.epochs.fill(-1);
+    this.bCalls.fill(0);
+    this.bFailures.fill(0);
+    this.bSlow.fill(0);
+    this.calls = 0;
+    this.failures = 0;
+    this.slowCalls = 0;
+  }
+
+  toSnapshot(now: number): WindowSnapshot {
+    this.expire(now);
+    const current = Math.floor(now / this.width);
+    const rows: number[][] = [];
+    for (let age = this.buckets - 1; age >= 0; age--) {
+      const epoch = current - age;
+      const i = ((epoch % this.buckets) + this.buckets) % this.buckets;
+      if (this.epochs[i] === epoch && this.bCalls[i]! > 0) {
+        rows.push([age * this.width, this.bCalls[i]!, this.bFailures[i]!, this.bSlow[i]!]);
+      }
+    }
+    return { kind: 'time', data: rows };
+  }
+
+  restore(snapshot: WindowSnapshot, now: number): void {
+    this.reset();
+    const current = Math.floor(now / this.width);
+    for (const row of snapshot.data as readonly (readonly number[])[]) {
+      const [ageMs = 0, calls = 0, failures = 0, slow = 0] = row;
+      const epoch = current - Math.round(ageMs / this.width);
+      if (epoch <= current - this.buckets || epoch < 0) continue;
+      const i = epoch % this.buckets;
+      if (this.epochs[i] !== epoch) this.clear(i, epoch);
+      this.bCalls[i]! += calls;
+      this.bFailures[i]! += failures;
+      this.bSlow[i]! += slow;
+      this.calls += calls;
+      this.failures += failures;
+      this.slowCalls += slow;
+    }
+  }
+
+  /** Drops slices older than the window from the totals. */
+  private expire(now: number): void {
+    const oldest = Math.floor(now / this.width) - this.buckets;
+    for (let i = 0; i < this.buckets; i++) {
+      const e = this.epochs[i]!;
+      if (e >= 0 && e <= oldest) this.clear(i, -1);
+    }
+  }
+
+  private clear(i: number, epoch: number): void {
+    this.calls -= this.bCalls[i]!;
+    this.failures -= this.bFailures[i]!;
+    this.slowCalls -= this.bSlow[i]!;
+    this.bCalls[i] = 0;
+    this.bFailures[i] = 0;
+    this.bSlow[i] = 0;
+    this.epochs[i] = epoch;
+  }
+}

@@ -1,0 +1,35 @@
+import { Bulkhead } from './bulkhead/Bulkhead.js';
+import type { BulkheadOptions } from './bulkhead/options.js';
+import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
+import type { CircuitBreakerOptions } from './circuit-breaker/options.js';
+import { FallbackPolicy } from './fallback/FallbackPolicy.js';
+import type { FallbackOptions } from './fallback/options.js';
+import type { RetryOptions } from './retry/options.js';
+import { RetryPolicy } from './retry/RetryPolicy.js';
+import type { TimeoutOptions } from './timeout/options.js';
+import { TimeoutPolicy } from './timeout/TimeoutPolicy.js';
+
+/** A new {@link CircuitBreaker}. @example `const breaker = circuitBreaker({ breakDuration: 5_000 });` */
+export function circuitBreaker(options?: CircuitBreakerOptions): CircuitBreaker {
+  return new CircuitBreaker(options);
+}
+
+/** A new {@link RetryPolicy}. @example `const r = retry({ maxAttempts: 5, backoff: 'linear' });` */
+export function retry(options?: RetryOptions): RetryPolicy {
+  return new RetryPolicy(options);
+}
+
+/** A new {@link TimeoutPolicy}: a number is the timeout in ms. @example `timeout(2_000)` */
+export function timeout(options: number | TimeoutOptions): TimeoutPolicy {
+  return new TimeoutPolicy(options);
+}
+
+/** A new {@link Bulkhead}: a number is `maxConcurrent`. @example `bulkhead({ maxConcurrent: 8, maxQueue: 32 })` */
+export function bulkhead(options?: number | BulkheadOptions): Bulkhead {
+  return new Bulkhead(options);
+}
+
+/** A new {@link FallbackPolicy}. @example `fallback({ action: ({ error }) => cached.get(key) })` */
+export function fallback<T>(options: FallbackOptions<T>): FallbackPolicy<T> {
+  return new FallbackPolicy(options);
+}

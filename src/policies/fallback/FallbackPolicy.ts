@@ -1,0 +1,49 @@
+import { type Disposer, Listeners } from '../../events/Listeners.js';
+import { StepKind } from '../../pipeline/protocol.js';
+import type { FallbackEvent } from './events.js';
+import {
+  type FallbackOptions,
+  type ResolvedFallbackOptions,
+  resolveFallbackOptions,
+} from './options.js';
+
+/**
+ * Replaces a failure of the inner part of a pipeline with a value, or with what a function of
+ * the failure returns. Put it first (outermost) to cover every policy's rejections.
+ *
+ * @example
+ * ```ts
+ * const p = pipeline(fallback({ value: [] }), breaker, timeout(500));
+ * const items = await p.execute(() => loadItems()); // [] when the breaker is open
+ * ```
+ */
+export class FallbackPolicy<T = unknown> {
+  readonly stepKind = StepKind.Fallback;
+  readonly name: string;
+  /** @internal */ readonly o: ResolvedFallbackOptions;
+  /** @internal */ readonly used = new Listeners<FallbackEvent>();
+
+  constructor(options: FallbackOptions<T>) {
+    this.o = resolveFallbackOptions(options as FallbackOptions);
+    this.name = this.o.name;
+  }
+
+  /** Calls `listener` each time the fallback replaces a failure. */
+  onFallback(listener: (event: FallbackEvent) => void): Disposer {
+    return this.used.add(listener);
+  }
+
+  /** @internal True when this failure (or result) falls back. */
+  applies(isError: boolean, detail: unknown): boolean {
+    if (isError) return this.o.handle(detail);
+    const h = this.o.handleResult;
+    return h?.(detail) === true;
+  }
+
+  /** @internal Produces the replacement (may throw or return a promise). */
+  produce(isError: boolean, detail: unknown): unknown {
+    const failure = isError ? { error: detail } : { result: detail };
+    if (this.used.size !== 0) this.used.emit(failure);
+    return this.o.action(failure);
+  }
+}

@@ -1,0 +1,5 @@
+/** Emitted when the fallback replaces a failure. */
+export interface FallbackEvent {
+  readonly error?: unknown;
+  readonly result?: unknown;
+}

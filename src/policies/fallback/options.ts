@@ -1,0 +1,50 @@
+import { OptionsError } from '../../errors/OptionsError.js';
+import { checkOptionsObject, fn, string } from '../../validation/validate.js';
+
+/** What the pipeline failed with, handed to a fallback action. */
+export type Failure =
+  | { readonly error: unknown; readonly result?: undefined }
+  | { readonly error?: undefined; readonly result: unknown };
+
+/** Options of {@link FallbackPolicy}: exactly one of `value` and `action`. */
+export interface FallbackOptions<T = unknown> {
+  /** The value used instead of the failure. */
+  readonly value?: T;
+  /** Computes the value used instead of the failure (may return a promise, or throw). */
+  readonly action?: (failure: Failure) => T | PromiseLike<T>;
+  /** Which errors fall back. @default every error, policy rejections included */
+  readonly handle?: (error: unknown) => boolean;
+  /** Which successful results fall back too. @default none */
+  readonly handleResult?: (result: unknown) => boolean;
+  /** Name used in events. @default "fallback" */
+  readonly name?: string;
+}
+
+/** @internal */
+export interface ResolvedFallbackOptions {
+  action: (failure: Failure) => unknown;
+  handle: (error: unknown) => boolean;
+  handleResult: ((result: unknown) => boolean) | undefined;
+  name: string;
+}
+
+/** @internal */
+export function resolveFallbackOptions(options: FallbackOptions): ResolvedFallbackOptions {
+  const o = checkOptionsObject(options, ['value', 'action', 'handle', 'handleResult', 'name'], '');
+  const hasValue = Object.hasOwn(o, 'value');
+  if (hasValue === (o.action !== undefined)) {
+    throw new OptionsError(
+      'value',
+      o.value,
+      'set when `action` is not (give exactly one of `value` and `action`)',
+    );
+  }
+  const action = fn<(failure: Failure) => unknown>(o.action, 'action', undefined);
+  const value = o.value;
+  return {
+    action: action ?? (() => value),
+    handle: fn(o.handle, 'handle', () => true),
+    handleResult: fn(o.handleResult, 'handleResult', undefined),
+    name: string(o.name, 'name', 'fallback'),
+  };
+}

@@ -1,0 +1,98 @@
+import type { Clock } from '../../clock/Clock.js';
+import { type Disposer, Listeners } from '../../events/Listeners.js';
+import { StepKind } from '../../pipeline/protocol.js';
+import { backoffDelay } from './backoff.js';
+import type { GiveUpEvent, RetryEvent } from './events.js';
+import { type ResolvedRetryOptions, type RetryOptions, resolveRetryOptions } from './options.js';
+
+/** @internal `decide` answers this when the failure is final. */
+export const NO_RETRY = -1;
+
+/**
+ * Runs the inner part of a pipeline again when it fails, after a backoff delay that waits on
+ * the clock and stops at once when the caller's signal aborts.
+ *
+ * @example
+ * ```ts
+ * const p = pipeline(retry({ maxAttempts: 4, backoff: 'exponential', delay: 200 }), breaker);
+ * await p.execute(({ attempt }) => callService(attempt));
+ * ```
+ */
+export class RetryPolicy {
+  readonly stepKind = StepKind.Retry;
+  readonly name: string;
+  /** The clock the retry delays wait on. */
+  readonly clock: Clock;
+  /** @internal */ readonly o: ResolvedRetryOptions;
+  /** @internal True when `decide` needs elapsed time (a finite `maxDuration`). */
+  readonly needsTime: boolean;
+  /** @internal */ readonly retried = new Listeners<RetryEvent>();
+  /** @internal */ readonly gaveUp = new Listeners<GiveUpEvent>();
+
+  constructor(options?: RetryOptions) {
+    this.o = resolveRetryOptions(options);
+    this.name = this.o.name;
+    this.clock = this.o.clock;
+    this.needsTime = this.o.maxDuration !== Number.POSITIVE_INFINITY;
+  }
+
+  /** Calls `listener` before each retry, with the attempt number and the delay. */
+  onRetry(listener: (event: RetryEvent) => void): Disposer {
+    return this.retried.add(listener);
+  }
+
+  /** Calls `listener` when retrying stops on a failure. */
+  onGiveUp(listener: (event: GiveUpEvent) => void): Disposer {
+    return this.gaveUp.add(listener);
+  }
+
+  /** @internal True when a successful `value` should be retried. */
+  retriesResult(value: unknown): boolean {
+    const h = this.o.handleResult;
+    return h?.(value) === true;
+  }
+
+  /**
+   * @internal Given a failure of attempt `attempt`, the delay before the next attempt or
+   * {@link NO_RETRY}. `isError` tells whether `detail` is an error or a result.
+   */
+  decide(
+    attempt: number,
+    isError: boolean,
+    detail: unknown,
+    previousDelay: number,
+    elapsed: number,
+    aborted: boolean,
+  ): number {
+    const o = this.o;
+    let reason: GiveUpEvent['reason'] | undefined;
+    if (aborted) reason = 'aborted';
+    else if (isError && !o.handle(detail)) reason = 'not-handled';
+    else if (attempt >= o.maxAttempts) reason = 'max-attempts';
+    let delay = 0;
+    if (reason === undefined) {
+      const pushed = o.retryAfter?.(isError ? { error: detail } : { result: detail });
+      delay =
+        typeof pushed === 'number' && pushed >= 0 && Number.isFinite(pushed)
+          ? pushed
+          : backoffDelay(o, attempt, previousDelay);
+      if (elapsed + delay >= o.maxDuration) reason = 'max-duration';
+    }
+    if (reason !== undefined) {
+      if (this.gaveUp.size !== 0) {
+        this.gaveUp.emit(
+          isError
+            ? { attempts: attempt, error: detail, reason }
+            : { attempts: attempt, result: detail, reason },
+        );
+      }
+      return NO_RETRY;
+    }
+    if (this.retried.size !== 0) {
+      this.retried.emit(
+        isError ? { attempt, delay, error: detail } : { attempt, delay, result: detail },
+      );
+    }
+    return delay;
+  }
+}

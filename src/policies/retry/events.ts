@@ -1,0 +1,19 @@
+/** Emitted before each retry. */
+export interface RetryEvent {
+  /** The attempt that just failed (1 for the first). */
+  readonly attempt: number;
+  /** The delay in ms before the next attempt. */
+  readonly delay: number;
+  /** The error of the failed attempt, if it threw. */
+  readonly error?: unknown;
+  /** The result of the failed attempt, if `handleResult` judged it a failure. */
+  readonly result?: unknown;
+}
+
+/** Emitted when the retry stops with a failure (attempts or time used up, or not retryable). */
+export interface GiveUpEvent {
+  readonly attempts: number;
+  readonly error?: unknown;
+  readonly result?: unknown;
+  readonly reason: 'max-attempts' | 'max-duration' | 'not-handled' | 'aborted';
+}

@@ -1,0 +1,147 @@
+import type { Clock } from '../../clock/Clock.js';
+import { systemClock } from '../../clock/systemClock.js';
+import {
+  checkOptionsObject,
+  clockOption,
+  duration,
+  fn,
+  integer,
+  numberIn,
+  oneOf,
+  string,
+} from '../../validation/validate.js';
+import { isCountedError } from '../shared/classify.js';
+
+/** How the delay grows between attempts. */
+export type BackoffKind = 'constant' | 'linear' | 'exponential' | 'decorrelated';
+/** How the delay is randomised. */
+export type JitterKind = 'none' | 'full' | 'equal' | 'decorrelated';
+
+/** What a failed attempt produced: an error, or a result that `handleResult` called a failure. */
+export type AttemptFailure<T = unknown> =
+  | { readonly error: unknown; readonly result?: undefined }
+  | { readonly error?: undefined; readonly result: T };
+
+/** Options of {@link RetryPolicy}. */
+export interface RetryOptions {
+  /** Attempts in all, the first included; Infinity retries until `maxDuration`. @default 3 */
+  readonly maxAttempts?: number;
+  /** No retry starts later than this many ms after the first attempt began. @default Infinity */
+  readonly maxDuration?: number;
+  /**
+   * - `constant`: `delay` every time;
+   * - `linear`: `delay × n` before the n-th retry;
+   * - `exponential`: `delay × multiplier^(n-1)`;
+   * - `decorrelated`: a random delay in [`delay`, 3 × the previous delay] ("decorrelated jitter"
+   *   backoff), which is random by itself, so `jitter` is not applied on top.
+   *
+   * Every kind is capped at `maxDelay`. @default "exponential"
+   */
+  readonly backoff?: BackoffKind;
+  /** The base delay in ms. @default 100 */
+  readonly delay?: number;
+  /** The largest delay in ms. @default 30000 */
+  readonly maxDelay?: number;
+  /** Growth factor of exponential backoff, in [1, 100]. @default 2 */
+  readonly multiplier?: number;
+  /**
+   * - `none`: the backoff's delay as is;
+   * - `full`: uniform in [0, d];
+   * - `equal`: uniform in [d/2, d];
+   * - `decorrelated`: uniform in [d, 3 × the previous delay], capped at `maxDelay`.
+   * @default "full"
+   */
+  readonly jitter?: JitterKind;
+  /** Source of randomness in [0, 1), for tests. @default Math.random */
+  readonly random?: () => number;
+  /**
+   * Which errors are retried. Refusals by other breakwater policies (an open breaker, a full
+   * bulkhead) are never retried, and neither is anything once the caller's signal aborted.
+   * @default every error
+   */
+  readonly handle?: (error: unknown) => boolean;
+  /** Which successful results are retried (e.g. HTTP 503). @default none */
+  readonly handleResult?: (result: unknown) => boolean;
+  /**
+   * Server pushback: a delay in ms taken from the failure (a Retry-After header, a 429 body),
+   * used instead of the backoff when it returns a number. Return undefined to use the backoff.
+   */
+  readonly retryAfter?: (failure: AttemptFailure) => number | undefined;
+  /** Name used in events. @default "retry" */
+  readonly name?: string;
+  /** @default the system clock */
+  readonly clock?: Clock;
+}
+
+/** Defaults of {@link RetryOptions}. */
+export const retryDefaults = Object.freeze({
+  maxAttempts: 3,
+  maxDuration: Number.POSITIVE_INFINITY,
+  backoff: 'exponential' as BackoffKind,
+  delay: 100,
+  maxDelay: 30_000,
+  multiplier: 2,
+  jitter: 'full' as JitterKind,
+  name: 'retry',
+});
+
+/** @internal */
+export interface ResolvedRetryOptions {
+  maxAttempts: number;
+  maxDuration: number;
+  backoff: BackoffKind;
+  delay: number;
+  maxDelay: number;
+  multiplier: number;
+  jitter: JitterKind;
+  random: () => number;
+  handle: (error: unknown) => boolean;
+  handleResult: ((result: unknown) => boolean) | undefined;
+  retryAfter: ((failure: AttemptFailure) => number | undefined) | undefined;
+  name: string;
+  clock: Clock;
+}
+
+const KEYS = [
+  'maxAttempts',
+  'maxDuration',
+  'backoff',
+  'delay',
+  'maxDelay',
+  'multiplier',
+  'jitter',
+  'random',
+  'handle',
+  'handleResult',
+  'retryAfter',
+  'name',
+  'clock',
+];
+
+/** @internal */
+export function resolveRetryOptions(options: RetryOptions | undefined): ResolvedRetryOptions {
+  const o = checkOptionsObject(options, KEYS, '');
+  const d = retryDefaults;
+  const delay = duration(o.delay, 'delay', d.delay, 0);
+  const userHandle = fn<(error: unknown) => boolean>(o.handle, 'handle', undefined);
+  return {
+    maxAttempts: integer(o.maxAttempts, 'maxAttempts', d.maxAttempts, 1, Number.POSITIVE_INFINITY),
+    maxDuration: duration(o.maxDuration, 'maxDuration', d.maxDuration, 1, true),
+    backoff: oneOf(o.backoff, 'backoff', d.backoff, [
+      'constant',
+      'linear',
+      'exponential',
+      'decorrelated',
+    ]),
+    delay,
+    maxDelay: duration(o.maxDelay, 'maxDelay', Math.max(d.maxDelay, delay), delay),
+    multiplier: numberIn(o.multiplier, 'multiplier', d.multiplier, 1, 100),
+    jitter: oneOf(o.jitter, 'jitter', d.jitter, ['none', 'full', 'equal', 'decorrelated']),
+    random: fn(o.random, 'random', Math.random),
+    handle: userHandle === undefined ? isCountedError : (e) => isCountedError(e) && userHandle(e),
+    handleResult: fn(o.handleResult, 'handleResult', undefined),
+    retryAfter: fn(o.retryAfter, 'retryAfter', undefined),
+    name: string(o.name, 'name', d.name),
+    clock: clockOption(o.clock, 'clock', systemClock),
+  };
+}

@@ -1,0 +1,144 @@
+import type { Clock, TimerHandle } from '../../clock/Clock.js';
+
+/**
+ * @internal Deadlines of one fixed duration, in arrival order. Because every entry waits the
+ * same time (`ms`, which may be Infinity for a plain FIFO), deadlines are non-decreasing in insertion order, so a FIFO plus ONE timer armed
+ * for the head serves any number of waiters: no timer per call.
+ *
+ * Entries are not removed when their waiter finishes early; the owner changes the waiter's
+ * stamp instead, and dead entries are dropped when they reach the head (`prune`) or when the
+ * timer fires. The timer does not keep the process alive: the work it guards does.
+ */
+export class DeadlineQueue<T> {
+  private targets: (T | undefined)[] = new Array(16);
+  private stamps = new Float64Array(16);
+  private deadlines = new Float64Array(16);
+  private tags = new Int32Array(16);
+  private head = 0;
+  private count = 0;
+  private nextStamp = 1;
+  private timer: TimerHandle | undefined;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly ms: number,
+    private readonly isLive: (target: T, stamp: number, tag: number) => boolean,
+    private readonly expire: (target: T, stamp: number, tag: number) => void,
+  ) {}
+
+  /** Entries held, dead ones included. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** True while a timer is armed. */
+  get armed(): boolean {
+    return this.timer !== undefined;
+  }
+
+  /** Adds a waiter whose deadline is `now + ms`; returns its stamp. */
+  add(target: T, tag: number, now: number): number {
+    if (this.count === this.targets.length) this.grow();
+    const mask = this.targets.length - 1;
+    const i = (this.head + this.count) & mask;
+    const stamp = this.nextStamp++;
+    this.targets[i] = target;
+    this.stamps[i] = stamp;
+    this.deadlines[i] = now + this.ms;
+    this.tags[i] = tag;
+    this.count++;
+    if (this.timer === undefined && this.ms !== Number.POSITIVE_INFINITY) this.arm(this.ms);
+    return stamp;
+  }
+
+  /** Drops dead entries from the head, so a queue of finished calls does not grow. */
+  prune(): void {
+    const mask = this.targets.length - 1;
+    while (this.count > 0) {
+      const h = this.head;
+      if (this.isLive(this.targets[h]!, this.stamps[h]!, this.tags[h]!)) return;
+      this.targets[h] = undefined;
+      this.head = (h + 1) & mask;
+      this.count--;
+    }
+  }
+
+  /** Tag of the entry last returned by {@link takeFirstLive}. */
+  takenTag = 0;
+
+  /**
+   * Removes and returns the oldest live entry (dead ones before it are dropped), or undefined.
+   * Its tag is left in {@link takenTag}.
+   */
+  takeFirstLive(): T | undefined {
+    const mask = this.targets.length - 1;
+    while (this.count > 0) {
+      const h = this.head;
+      const target = this.targets[h]!;
+      const live = this.isLive(target, this.stamps[h]!, this.tags[h]!);
+      this.targets[h] = undefined;
+      this.head = (h + 1) & mask;
+      this.count--;
+      if (live) {
+        this.takenTag = this.tags[h]!;
+        return target;
+      }
+    }
+    return undefined;
+  }
+
+  /** Cancels the timer and forgets every entry without expiring them. */
+  clear(): void {
+    if (this.timer !== undefined) this.clock.clearTimer(this.timer);
+    this.timer = undefined;
+    this.targets.fill(undefined);
+    this.head = 0;
+    this.count = 0;
+  }
+
+  private readonly fire = (): void => {
+    this.timer = undefined;
+    const now = this.clock.now();
+    while (this.count > 0) {
+      const mask = this.targets.length - 1;
+      const h = this.head;
+      const target = this.targets[h]!;
+      const stamp = this.stamps[h]!;
+      const tag = this.tags[h]!;
+      const live = this.isLive(target, stamp, tag);
+      if (live && this.deadlines[h]! > now) {
+        this.arm(this.deadlines[h]! - now);
+        return;
+      }
+      this.targets[h] = undefined;
+      this.head = (h + 1) & mask;
+      this.count--;
+      // expire may run user code that adds entries; the loop re-reads the ring each time.
+      if (live) this.expire(target, stamp, tag);
+    }
+  };
+
+  private arm(ms: number): void {
+    this.timer = this.clock.setTimer(this.fire, ms, false);
+  }
+
+  private grow(): void {
+    const n = this.targets.length;
+    const targets: (T | undefined)[] = new Array(n * 2);
+    const stamps = new Float64Array(n * 2);
+    const deadlines = new Float64Array(n * 2);
+    const tags = new Int32Array(n * 2);
+    for (let k = 0; k < this.count; k++) {
+      const i = (this.head + k) & (n - 1);
+      targets[k] = this.targets[i];
+      stamps[k] = this.stamps[i]!;
+      deadlines[k] = this.deadlines[i]!;
+      tags[k] = this.tags[i]!;
+    }
+    this.targets = targets;
+    this.stamps = stamps;
+    this.deadlines = deadlines;
+    this.tags = tags;
+    this.head = 0;
+  }
+}

@@ -1,0 +1,73 @@
+import type { Clock } from '../../clock/Clock.js';
+import { systemClock } from '../../clock/systemClock.js';
+import { OptionsError } from '../../errors/OptionsError.js';
+import {
+  boolean,
+  checkOptionsObject,
+  clockOption,
+  duration,
+  MAX_DURATION_MS,
+  oneOf,
+  string,
+} from '../../validation/validate.js';
+
+/**
+ * - `cooperative`: at the deadline the signal handed to the function is aborted and the
+ *   pipeline waits for the function to settle; if it then rejects, the call fails with
+ *   {@link TimeoutError}; if it returns a value anyway, that value is kept.
+ * - `aggressive`: at the deadline the call fails with {@link TimeoutError} at once and the
+ *   signal is aborted; the abandoned work finishes in the background and its late rejection is
+ *   observed (never unhandled). Policies inside the timeout keep their permits until it does.
+ */
+export type TimeoutStrategy = 'cooperative' | 'aggressive';
+
+/** Options of {@link TimeoutPolicy}. */
+export interface TimeoutOptions {
+  /** The time limit in ms, in [1, 2147483647]. Required. */
+  readonly timeout: number;
+  /** @default "cooperative" */
+  readonly strategy?: TimeoutStrategy;
+  /** Name used in errors and events. @default "timeout" */
+  readonly name?: string;
+  /** @default the system clock */
+  readonly clock?: Clock;
+  /** Fresh errors with stack traces instead of one preallocated error. @default false */
+  readonly debug?: boolean;
+}
+
+/** Defaults of {@link TimeoutOptions}. */
+export const timeoutDefaults = Object.freeze({
+  strategy: 'cooperative' as TimeoutStrategy,
+  name: 'timeout',
+});
+
+/** @internal */
+export interface ResolvedTimeoutOptions {
+  timeout: number;
+  strategy: TimeoutStrategy;
+  name: string;
+  clock: Clock;
+  debug: boolean;
+}
+
+/** @internal */
+export function resolveTimeoutOptions(options: number | TimeoutOptions): ResolvedTimeoutOptions {
+  const o =
+    typeof options === 'number'
+      ? { timeout: options }
+      : checkOptionsObject(options, ['timeout', 'strategy', 'name', 'clock', 'debug'], '');
+  if (o.timeout === undefined) {
+    throw new OptionsError('timeout', undefined, `a number of ms in [1, ${MAX_DURATION_MS}]`);
+  }
+  const timeout = duration(o.timeout, 'timeout', 0, 1);
+  return {
+    timeout,
+    strategy: oneOf(o.strategy, 'strategy', timeoutDefaults.strategy, [
+      'cooperative',
+      'aggressive',
+    ]),
+    name: string(o.name, 'name', timeoutDefaults.name),
+    clock: clockOption(o.clock, 'clock', systemClock),
+    debug: boolean(o.debug, 'debug', false),
+  };
+}

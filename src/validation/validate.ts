@@ -1,0 +1,179 @@
+import { OptionsError } from '../errors/OptionsError.js';
+
+/** The longest duration `setTimeout` honours (2^31 - 1 ms); longer ones would fire at once. */
+export const MAX_DURATION_MS = 2_147_483_647;
+
+/**
+ * Checks that an options argument is a plain object (or undefined) and holds only known keys.
+ * Unknown keys are an error rather than silently ignored: a typo like `breakDurtion` would
+ * otherwise leave the default in force without anyone noticing.
+ */
+export function checkOptionsObject(
+  value: unknown,
+  known: readonly string[],
+  path: string,
+): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new OptionsError(path || 'options', value, 'an options object');
+  }
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) {
+      const suggestion = closest(key, known);
+      throw new OptionsError(
+        join(path, key),
+        (value as Record<string, unknown>)[key],
+        `not set: it is not a known option${suggestion ? ` (did you mean \`${suggestion}\`?)` : ''}; known options are ${known.map((k) => `\`${k}\``).join(', ')}`,
+      );
+    }
+  }
+  return value as Record<string, unknown>;
+}
+
+export function join(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
+}
+
+/** A duration in ms: finite, within [min, 2^31-1], or `Infinity` where `allowInfinity`. */
+export function duration(
+  value: unknown,
+  path: string,
+  fallback: number,
+  min = 0,
+  allowInfinity = false,
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value === 'number' && !Number.isNaN(value)) {
+    if (value === Number.POSITIVE_INFINITY && allowInfinity) return value;
+    if (Number.isFinite(value) && value >= min && value <= MAX_DURATION_MS) return value;
+  }
+  throw new OptionsError(
+    path,
+    value,
+    `a number of ms in [${min}, ${MAX_DURATION_MS}]${allowInfinity ? ' or Infinity' : ''}`,
+  );
+}
+
+/** An integer within [min, max] (`max` may be Infinity, in which case Infinity is allowed). */
+export function integer(
+  value: unknown,
+  path: string,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value === 'number') {
+    if (value === Number.POSITIVE_INFINITY && max === Number.POSITIVE_INFINITY) return value;
+    if (Number.isInteger(value) && value >= min && value <= max) return value;
+  }
+  throw new OptionsError(path, value, `an integer in [${min}, ${max}]`);
+}
+
+/** A number in (min, max] when `openMin`, else [min, max]. */
+export function numberIn(
+  value: unknown,
+  path: string,
+  fallback: number,
+  min: number,
+  max: number,
+  openMin = false,
+): number {
+  if (value === undefined) return fallback;
+  if (
+    typeof value === 'number' &&
+    Number.isFinite(value) &&
+    (openMin ? value > min : value >= min) &&
+    value <= max
+  ) {
+    return value;
+  }
+  throw new OptionsError(path, value, `a number in ${openMin ? '(' : '['}${min}, ${max}]`);
+}
+
+export function boolean(value: unknown, path: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value === 'boolean') return value;
+  throw new OptionsError(path, value, 'a boolean');
+}
+
+export function string(value: unknown, path: string, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value === 'string' && value.length > 0) return value;
+  throw new OptionsError(path, value, 'a non-empty string');
+}
+
+export function oneOf<T extends string>(
+  value: unknown,
+  path: string,
+  fallback: T,
+  allowed: readonly T[],
+): T {
+  if (value === undefined) return fallback;
+  if (typeof value === 'string' && (allowed as readonly string[]).includes(value))
+    return value as T;
+  throw new OptionsError(path, value, `one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`);
+}
+
+export function fn<F extends (...args: never[]) => unknown>(
+  value: unknown,
+  path: string,
+  fallback: F,
+): F;
+export function fn<F extends (...args: never[]) => unknown>(
+  value: unknown,
+  path: string,
+  fallback: undefined,
+): F | undefined;
+export function fn<F extends (...args: never[]) => unknown>(
+  value: unknown,
+  path: string,
+  fallback: F | undefined,
+): F | undefined {
+  if (value === undefined) return fallback;
+  if (typeof value === 'function') return value as F;
+  throw new OptionsError(path, value, 'a function');
+}
+
+/** Accepts anything with the members a {@link Clock} needs. */
+export function clockOption<C>(value: unknown, path: string, fallback: C): C {
+  if (value === undefined) return fallback;
+  const c = value as Record<string, unknown>;
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof c.now === 'function' &&
+    typeof c.setTimer === 'function' &&
+    typeof c.clearTimer === 'function'
+  ) {
+    return value as C;
+  }
+  throw new OptionsError(path, value, 'a Clock (an object with now, setTimer and clearTimer)');
+}
+
+/** The known key closest to `key` by edit distance, when it is close enough to be a typo. */
+function closest(key: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(key.length / 3)) + 1;
+  for (const candidate of known) {
+    const d = editDistance(key.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
+    }
+    prev = cur;
+  }
+  return prev[b.length]!;
+}

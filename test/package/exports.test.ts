@@ -1,0 +1,122 @@
+/**
+ * Smoke test of the BUILT package (dist/), loaded by its own name through package.json
+ * `exports` (self-reference), the way consumers load it. It builds nothing: `npm test` runs
+ * `npm run build` before Vitest. Build entries are listed once, in tsdown.config.ts.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { entries, outputName } from '../../tsdown.config';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
+  name: string;
+  version: string;
+  exports: Record<string, unknown>;
+};
+const require = createRequire(import.meta.url);
+const subpaths = Object.keys(entries);
+
+/** What package.json `exports[subpath]` must be for a build entry. */
+function expectedExport(subpath: string) {
+  const base = `./dist/${outputName(subpath)}`;
+  return {
+    import: { types: `${base}.d.ts`, default: `${base}.js` },
+    require: { types: `${base}.d.cts`, default: `${base}.cjs` },
+  };
+}
+
+function specifier(subpath: string): string {
+  return subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`;
+}
+
+beforeAll(() => {
+  const missing = subpaths
+    .flatMap((s) => Object.values(expectedExport(s)).flatMap((c) => Object.values(c)))
+    .filter((file) => !existsSync(`${root}${file}`));
+  if (missing.length > 0) {
+    throw new Error(
+      `The package is not built (missing ${missing.join(', ')}): run npm run build first ` +
+        '(npm test does this before running Vitest).',
+    );
+  }
+});
+
+describe('package.json exports', () => {
+  it('has an import/require block for every build entry in tsdown.config.ts', () => {
+    for (const subpath of subpaths) {
+      expect(pkg.exports[subpath], `exports["${subpath}"]`).toEqual(expectedExport(subpath));
+    }
+  });
+
+  it('exports nothing that is not built', () => {
+    const extra = Object.keys(pkg.exports).filter(
+      (k) => k !== './package.json' && !subpaths.includes(k),
+    );
+    expect(extra).toEqual([]);
+  });
+});
+
+describe.each(subpaths)('entry %s', (subpath) => {
+  const spec = specifier(subpath);
+
+  it(`require('${spec}') loads the CommonJS build`, () => {
+    const resolved = require.resolve(spec);
+    expect(resolved.endsWith(`${outputName(subpath)}.cjs`)).toBe(true);
+    const mod = require(spec) as Record<string, unknown>;
+    if (subpath === '.') expect(mod.VERSION).toBe(pkg.version);
+  });
+
+  it(`import('${spec}') loads the ESM build`, async () => {
+    const mod = (await import(/* @vite-ignore */ spec)) as Record<string, unknown>;
+    if (subpath === '.') expect(mod.VERSION).toBe(pkg.version);
+  });
+});
+
+it('plain Node (outside Vitest) loads every entry through import and require, with the same exports', async () => {
+  // Vitest resolves `import()` itself; this checks Node's own ESM and CJS loaders.
+  const script = `
+    import { createRequire } from 'node:module';
+    const require = createRequire(process.cwd() + '/');
+    const out = {};
+    for (const spec of JSON.parse(process.argv[1])) {
+      const esm = await import(spec);
+      const cjs = require(spec);
+      const names = (m) => Object.keys(m).filter((k) => k !== '__esModule' && k !== 'default').sort();
+      out[spec] = {
+        esm: names(esm), cjs: names(cjs),
+        esmFile: import.meta.resolve(spec), cjsFile: require.resolve(spec),
+        esmVersion: esm.VERSION, cjsVersion: cjs.VERSION,
+      };
+    }
+    console.log(JSON.stringify(out));
+  `;
+  const specs = subpaths.map(specifier);
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--input-type=module', '--eval', script, JSON.stringify(specs)],
+    { cwd: root },
+  );
+  const out = JSON.parse(stdout) as Record<
+    string,
+    {
+      esm: string[];
+      cjs: string[];
+      esmFile: string;
+      cjsFile: string;
+      esmVersion: unknown;
+      cjsVersion: unknown;
+    }
+  >;
+  for (const subpath of subpaths) {
+    const r = out[specifier(subpath)];
+    expect(r.esmFile.endsWith(`/dist/${outputName(subpath)}.js`), r.esmFile).toBe(true);
+    expect(r.cjsFile.endsWith(`/dist/${outputName(subpath)}.cjs`), r.cjsFile).toBe(true);
+    expect(r.cjs, `${specifier(subpath)}: CJS and ESM export the same names`).toEqual(r.esm);
+  }
+  expect(out[pkg.name].esmVersion).toBe(pkg.version);
+  expect(out[pkg.name].cjsVersion).toBe(pkg.version);
+});

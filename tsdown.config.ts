@@ -1,0 +1,41 @@
+import type { UserConfig } from 'tsdown';
+
+/**
+ * Public entry points of the package: the single place to list them.
+ *
+ * Key = subpath in package.json `exports`, value = source file.
+ * Adding an entry here builds `dist/<name>/index.{js,cjs,d.ts,d.cts}`; the matching
+ * `exports` block must then be added to package.json (test/package/exports.test.ts
+ * fails until it is, and checks that the built entry loads through `import` and `require`).
+ */
+export const entries = {
+  '.': 'src/index.ts',
+  './testing': 'src/testing/index.ts',
+} as const satisfies Record<string, string>;
+
+/** `'.'` -> `index`, `'./testing'` -> `testing/index` (output path under dist/, no extension). */
+export function outputName(subpath: string): string {
+  return subpath === '.' ? 'index' : `${subpath.slice(2)}/index`;
+}
+
+export default {
+  entry: Object.fromEntries(
+    Object.entries(entries).map(([subpath, file]) => [outputName(subpath), file]),
+  ),
+  format: ['esm', 'cjs'],
+  // With "type": "module": ESM -> .js/.d.ts, CJS -> .cjs/.d.cts.
+  fixedExtension: false,
+  platform: 'neutral',
+  target: 'es2022',
+  dts: true,
+  // No source maps: output is unminified and readable (with `//#region src/...` markers), and
+  // tsdown 0.21 + sourcemap leaves a dangling `//# sourceMappingURL=*.d.ts.map` in the .d.ts files.
+  sourcemap: false,
+  clean: true,
+  checks: {
+    // CommonJS output is deliberate (dual package): no "CJS is legacy" notice.
+    legacyCjs: false,
+    // Rolldown's "significant time in plugin" notes are noise for a build this small.
+    pluginTimings: false,
+  },
+} satisfies UserConfig;
