@@ -15,8 +15,15 @@ export type Step = CircuitBreaker | Bulkhead | RetryPolicy | TimeoutPolicy | Fal
 export interface PipelineCore {
   readonly steps: readonly Step[];
   readonly clock: Clock;
-  /** Some step needs the time: one reading per edge is shared by all of them. */
-  readonly needsTime: boolean;
+  /** Some step needs the time a call starts: one reading is shared by all of them. */
+  readonly needsStartTime: boolean;
+  /** Some step needs the time a call ends (to time it). */
+  readonly needsEndTime: boolean;
+  /**
+   * A double-typed array of the right length, copied for each execution: a copy keeps the
+   * element kind, so storing times never converts the array.
+   */
+  readonly slotTemplate: readonly number[];
   /** An aggressive timeout may settle the call before the function does. */
   readonly deferred: boolean;
   /** A timeout may abort the function's signal, so the function gets a signal of its own. */
@@ -29,8 +36,10 @@ export interface PipelineCore {
 export const SYNC: unique symbol = Symbol('sync') as never;
 type Next = typeof SYNC | Promise<unknown>;
 
-/** Slots per step in `slots`: a token or stamp, a time, and one spare (a retry's last delay). */
-const W = 3;
+/** Slots per step in `slots`: a token or stamp, and a time. The last slot is the attempt's start. */
+const W = 2;
+/** `cutAt` when nothing was cut: a small integer, so the field never holds a boxed double. */
+const UNCUT = 0x3fffffff;
 /** A timeout slot holding this has seen its deadline pass. */
 const PASSED = -2;
 
@@ -41,7 +50,27 @@ interface Abandoned {
   readonly slots: number[];
 }
 
-let capturing: Execution | undefined;
+/**
+ * State only the slower paths need (waits, deadlines, cancellation, abandoned attempts). Kept
+ * out of {@link Execution} so the record every call allocates stays small.
+ */
+class Detour {
+  waitResolve: (() => void) | undefined = undefined;
+  waitReject: ((reason: unknown) => void) | undefined = undefined;
+  outerResolve: ((value: unknown) => void) | undefined = undefined;
+  outerReject: ((reason: unknown) => void) | undefined = undefined;
+  waitTimer: TimerHandle | undefined = undefined;
+  /** The step the execution waits at (a retry delay or a bulkhead queue), or -1. */
+  waitStep = -1;
+  abandoned: Abandoned[] | undefined = undefined;
+  abortReason: unknown = undefined;
+  lastDelay = 0;
+  callerAborted = false;
+  /** Index of the outermost step whose deadline passed (-1 after a caller abort). */
+  cutAt = UNCUT;
+}
+
+let capturing: Detour | undefined;
 function captureWait(resolve: () => void, reject: (reason: unknown) => void): void {
   capturing!.waitResolve = resolve;
   capturing!.waitReject = reject;
@@ -61,23 +90,13 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
   attempt = 1;
   ok = false;
   value: unknown = undefined;
-  waitResolve: (() => void) | undefined = undefined;
-  waitReject: ((reason: unknown) => void) | undefined = undefined;
-  outerResolve: ((value: unknown) => void) | undefined = undefined;
-  outerReject: ((reason: unknown) => void) | undefined = undefined;
 
   private readonly slots: number[];
   private controller: AbortController | undefined = undefined;
-  private abortReason: unknown = undefined;
-  private callerAborted = false;
-  /** Index of the outermost step whose deadline passed (or -1 after a caller abort). */
-  private cutAt = Number.POSITIVE_INFINITY;
-  private waitStep = -1;
-  private waitTimer: TimerHandle | undefined = undefined;
   private inFlight = false;
   private seq = 0;
-  private abandoned: Abandoned[] | undefined = undefined;
   private done = false;
+  private detour: Detour | undefined = undefined;
 
   constructor(
     private readonly core: PipelineCore,
@@ -85,7 +104,17 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
     private readonly callerSignal: AbortSignal | undefined,
     private readonly tryMode: boolean,
   ) {
-    this.slots = new Array(core.steps.length * W);
+    this.slots = core.slotTemplate.slice();
+  }
+
+  /** The side record, made on first need. */
+  private get d(): Detour {
+    let d = this.detour;
+    if (d === undefined) {
+      d = new Detour();
+      this.detour = d;
+    }
+    return d;
   }
 
   get signal(): AbortSignal {
@@ -94,7 +123,8 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
       if (!this.core.ownSignal) return this.callerSignal ?? neverAbortedSignal();
       c = new AbortController();
       this.controller = c;
-      if (this.abortReason !== undefined) c.abort(this.abortReason);
+      const reason = this.detour?.abortReason;
+      if (reason !== undefined) c.abort(reason);
     }
     return c.signal;
   }
@@ -114,11 +144,11 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
     }
     let outer: Promise<unknown> | undefined;
     if (core.deferred) {
-      capturing = this;
+      capturing = this.d;
       outer = new Promise(captureOuter);
       capturing = undefined;
     }
-    const next = this.enter(0, core.needsTime ? core.clock.now() : NO_TIME);
+    const next = this.enter(0, core.needsStartTime ? core.clock.now() : NO_TIME);
     if (outer === undefined) {
       if (next === SYNC) this.cleanup();
       return next;
@@ -139,7 +169,6 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
           const token = step.acquire(now);
           if (token >= 0) {
             slots[i * W] = token;
-            slots[i * W + 1] = now;
             break;
           }
           if (token === WAIT) return this.waitInQueue(step as Bulkhead, i, now);
@@ -148,7 +177,6 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
         case StepKind.Retry:
           slots[i * W] = 1;
           slots[i * W + 1] = now;
-          slots[i * W + 2] = 0;
           this.attempt = 1;
           break;
         case StepKind.Timeout:
@@ -156,6 +184,7 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
           break;
       }
     }
+    slots[steps.length * W] = now;
     return this.call();
   }
 
@@ -165,29 +194,32 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
     try {
       result = this.fn(this);
     } catch (error) {
-      return this.unwind(
-        core.steps.length - 1,
-        false,
-        error,
-        core.needsTime ? core.clock.now() : NO_TIME,
-      );
+      return this.unwind(core.steps.length - 1, false, error, this.endTime());
     }
     if (isThenable(result)) {
       this.inFlight = true;
-      const seq = this.seq;
-      return Promise.resolve(
-        result.then(
-          (value) => this.resume(seq, true, value),
-          (error) => this.resume(seq, false, error),
-        ),
-      );
+      if (this.core.deferred) {
+        // Attempts may be abandoned and overlap: each handler pair remembers its attempt.
+        const seq = this.seq;
+        return Promise.resolve(
+          result.then(
+            (value) => this.resume(seq, true, value),
+            (error) => this.resume(seq, false, error),
+          ),
+        );
+      }
+      // Bound methods cost less memory than a pair of closures sharing a context.
+      return Promise.resolve(result.then(this.resumeOk.bind(this), this.resumeErr.bind(this)));
     }
-    return this.unwind(
-      core.steps.length - 1,
-      true,
-      result,
-      core.needsTime ? core.clock.now() : NO_TIME,
-    );
+    return this.unwind(core.steps.length - 1, true, result, this.endTime());
+  }
+
+  private resumeOk(value: unknown): unknown {
+    return this.resume(this.seq, true, value);
+  }
+
+  private resumeErr(error: unknown): unknown {
+    return this.resume(this.seq, false, error);
   }
 
   private resume(seq: number, ok: boolean, value: unknown): unknown {
@@ -197,9 +229,7 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
     }
     this.inFlight = false;
     const core = this.core;
-    return this.finishOrChain(
-      this.unwind(core.steps.length - 1, ok, value, core.needsTime ? core.clock.now() : NO_TIME),
-    );
+    return this.finishOrChain(this.unwind(core.steps.length - 1, ok, value, this.endTime()));
   }
 
   // ---- the way out ---------------------------------------------------------------------------
@@ -212,12 +242,12 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
       switch (step.stepKind) {
         case StepKind.Gate: {
           const outcome =
-            !ok && this.callerAborted && value === this.callerSignal!.reason
+            !ok && this.detour?.callerAborted === true && value === this.callerSignal!.reason
               ? Outcome.Ignored
               : ok
                 ? step.classifyResult(value)
                 : step.classifyError(value);
-          const since = slots[i * W + 1]!;
+          const since = slots[steps.length * W]!;
           step.release(
             slots[i * W]!,
             outcome,
@@ -236,18 +266,20 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
         case StepKind.Retry: {
           if (ok && !step.retriesResult(value)) break;
           const attempt = slots[i * W]!;
-          const started = slots[i * W + 1]!;
+          const t = now === NO_TIME && step.needsTime ? this.core.clock.now() : now;
+          const first = slots[i * W + 1]!;
+          const elapsed = t === NO_TIME || first === NO_TIME ? 0 : t - first;
           const delay = step.decide(
             attempt,
             !ok,
             value,
-            slots[i * W + 2]!,
-            now === NO_TIME ? 0 : now - started,
-            this.cutAt <= i,
+            this.d.lastDelay,
+            elapsed,
+            this.d.cutAt <= i,
           );
           if (delay === NO_RETRY) break;
           slots[i * W] = attempt + 1;
-          slots[i * W + 2] = delay;
+          this.d.lastDelay = delay;
           return this.sleep(i, delay);
         }
         case StepKind.Fallback: {
@@ -283,14 +315,14 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
   // ---- waiting: retry delays and bulkhead queues ---------------------------------------------
 
   private sleep(step: number, delay: number): Next {
-    if (!this.callerAborted) {
+    if (!this.d.callerAborted) {
       // The next attempt gets a fresh signal if an inner timeout aborted the last one.
-      this.abortReason = undefined;
+      this.d.abortReason = undefined;
       this.controller = undefined;
     }
     const wait = this.startWait(step);
-    this.waitTimer = this.core.clock.setTimer(() => {
-      this.waitTimer = undefined;
+    this.d.waitTimer = this.core.clock.setTimer(() => {
+      this.d.waitTimer = undefined;
       this.endWait()();
     }, delay);
     return wait.then(
@@ -316,8 +348,8 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
   }
 
   private startWait(step: number): Promise<void> {
-    this.waitStep = step;
-    capturing = this;
+    this.d.waitStep = step;
+    capturing = this.d;
     const wait = new Promise<void>(captureWait);
     capturing = undefined;
     return wait;
@@ -325,41 +357,41 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
 
   /** Ends the current wait; returns its resolve function (reject is `waitReject`). */
   private endWait(): () => void {
-    const resolve = this.waitResolve!;
-    this.waitStep = -1;
+    const resolve = this.d.waitResolve!;
+    this.d.waitStep = -1;
     return resolve;
   }
 
   private cancelWait(reason: unknown): void {
-    const step = this.waitStep;
+    const step = this.d.waitStep;
     const s = this.core.steps[step]!;
     if (s.stepKind === StepKind.Gate) {
       this.slots[step * W] = 0;
       (s as Bulkhead).leave();
-    } else if (this.waitTimer !== undefined) {
-      this.core.clock.clearTimer(this.waitTimer);
-      this.waitTimer = undefined;
+    } else if (this.d.waitTimer !== undefined) {
+      this.core.clock.clearTimer(this.d.waitTimer);
+      this.d.waitTimer = undefined;
     }
-    this.waitStep = -1;
-    this.waitReject!(reason);
+    this.d.waitStep = -1;
+    this.d.waitReject!(reason);
   }
 
   /** @internal */
   queueLive(step: number, stamp: number): boolean {
-    return this.waitStep === step && this.slots[step * W] === stamp;
+    return this.d.waitStep === step && this.slots[step * W] === stamp;
   }
 
   /** @internal */
   queueAdmitted(step: number): void {
-    if (this.waitStep === step) this.endWait()();
+    if (this.d.waitStep === step) this.endWait()();
   }
 
   /** @internal */
   queueRejected(step: number, error: Error): void {
-    if (this.waitStep !== step) return;
+    if (this.d.waitStep !== step) return;
     this.slots[step * W] = 0;
-    this.waitStep = -1;
-    this.waitReject!(error);
+    this.d.waitStep = -1;
+    this.d.waitReject!(error);
   }
 
   // ---- deadlines and cancellation ------------------------------------------------------------
@@ -372,10 +404,10 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
   /** @internal */
   deadlinePassed(step: number, policy: TimeoutPolicy): void {
     this.slots[step * W] = PASSED;
-    if (step < this.cutAt) this.cutAt = step;
+    if (step < this.d.cutAt) this.d.cutAt = step;
     const error = policy.rejection();
     this.abortAttempt(error);
-    if (this.waitStep > step) this.cancelWait(error);
+    if (this.d.waitStep > step) this.cancelWait(error);
     else if (policy.aggressive && this.inFlight) this.abandon(step, error);
   }
 
@@ -383,15 +415,15 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
   handleEvent(): void {
     if (this.done) return;
     const reason = this.callerSignal!.reason;
-    this.callerAborted = true;
-    this.cutAt = -1;
+    this.d.callerAborted = true;
+    this.d.cutAt = -1;
     this.abortAttempt(reason);
-    if (this.waitStep >= 0) this.cancelWait(reason);
+    if (this.d.waitStep >= 0) this.cancelWait(reason);
     else if (this.core.deferred && this.inFlight) this.abandon(-1, reason);
   }
 
   private abortAttempt(reason: unknown): void {
-    this.abortReason = reason;
+    this.d.abortReason = reason;
     const c = this.controller;
     if (c !== undefined && !c.signal.aborted) c.abort(reason);
   }
@@ -402,15 +434,15 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
    * outward go on now, possibly with a new attempt.
    */
   private abandon(step: number, error: unknown): void {
-    (this.abandoned ??= []).push({ seq: this.seq, step, slots: this.slots.slice() });
+    (this.d.abandoned ??= []).push({ seq: this.seq, step, slots: this.slots.slice() });
     const slots = this.slots;
     // Invalidate the inner deadlines; they belong to the abandoned attempt.
     for (let j = (step + 1) * W; j < slots.length; j += W) slots[j] = 0;
     this.seq++;
     this.inFlight = false;
-    if (!this.callerAborted) {
+    if (!this.d.callerAborted) {
       this.controller = undefined;
-      this.abortReason = undefined;
+      this.d.abortReason = undefined;
     }
     const next = step < 0 ? this.failNow(error) : this.unwind(step, false, error, this.time());
     this.finishOrChain(next);
@@ -423,17 +455,17 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
   }
 
   private finishAbandoned(seq: number, ok: boolean, value: unknown): void {
-    const list = this.abandoned!;
+    const list = this.d.abandoned!;
     const k = list.findIndex((a) => a.seq === seq);
     const record = list[k]!;
     list.splice(k, 1);
     const steps = this.core.steps;
-    const now = this.time();
+    const now = this.endTime();
     for (let i = steps.length - 1; i > record.step; i--) {
       const step = steps[i]!;
       if (step.stepKind === StepKind.Gate) {
         const outcome = ok ? step.classifyResult(value) : step.classifyError(value);
-        const since = record.slots[i * W + 1]!;
+        const since = record.slots[steps.length * W]!;
         step.release(
           record.slots[i * W]!,
           outcome,
@@ -468,9 +500,9 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
   private settle(): void {
     if (this.done) return;
     this.cleanup();
-    if (this.tryMode) this.outerResolve!(this.ok ? success(this.value) : failure(this.value));
-    else if (this.ok) this.outerResolve!(this.value);
-    else this.outerReject!(this.value);
+    if (this.tryMode) this.d.outerResolve!(this.ok ? success(this.value) : failure(this.value));
+    else if (this.ok) this.d.outerResolve!(this.value);
+    else this.d.outerReject!(this.value);
   }
 
   private cleanup(): void {
@@ -481,6 +513,10 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
   }
 
   private time(): number {
-    return this.core.needsTime ? this.core.clock.now() : NO_TIME;
+    return this.core.needsStartTime ? this.core.clock.now() : NO_TIME;
+  }
+
+  private endTime(): number {
+    return this.core.needsEndTime ? this.core.clock.now() : NO_TIME;
   }
 }

@@ -62,36 +62,42 @@ export class Pipeline {
     });
     this.policies = Object.freeze([...policies]);
     const steps = this.policies as readonly Step[];
-    let needsTime = false;
+    let needsStartTime = false;
+    let needsEndTime = false;
     let deferred = false;
     let ownSignal = false;
     let waits = false;
     let clock: Clock = systemClock;
     for (const s of steps) {
       if ('clock' in s && s.clock !== systemClock && clock === systemClock) clock = s.clock;
-      if (s instanceof CircuitBreaker) needsTime ||= s.needsDuration;
-      else if (s instanceof Bulkhead) {
-        needsTime ||= s.needsQueueTime;
+      if (s instanceof CircuitBreaker) {
+        needsStartTime ||= s.needsDuration;
+        needsEndTime ||= s.needsDuration;
+      } else if (s instanceof Bulkhead) {
+        needsStartTime ||= s.needsQueueTime;
         waits ||= s.mayWait;
       } else if (s instanceof TimeoutPolicy) {
-        needsTime = true;
+        needsStartTime = true;
         ownSignal = true;
         deferred ||= s.aggressive;
       } else if (s instanceof RetryPolicy) {
-        needsTime ||= s.needsTime;
+        needsStartTime ||= s.needsTime;
         waits = true;
       }
     }
     this.core = {
       steps,
       clock,
-      needsTime,
+      needsStartTime,
+      needsEndTime,
+      // Filled with a fraction so the array's elements are unboxed doubles from the start.
+      slotTemplate: new Array(steps.length * 2 + 1).fill(0.5),
       deferred,
       ownSignal,
       listensToCaller: waits || ownSignal || deferred,
     };
     this.gates = steps.filter((s): s is CircuitBreaker | Bulkhead => s.stepKind === StepKind.Gate);
-    this.gatesOnly = this.gates.length === steps.length && !needsTime && !waits;
+    this.gatesOnly = this.gates.length === steps.length && !needsStartTime && !waits;
     this.syncCapable = steps.every(
       (s) => s.stepKind === StepKind.Fallback || (s.stepKind === StepKind.Gate && !s.mayWait),
     );
