@@ -321,8 +321,11 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
       this.controller = undefined;
     }
     const wait = this.startWait(step);
+    const retry = this.core.steps[step] as RetryPolicy;
+    retry.sleeping.add(this);
     this.d.waitTimer = this.core.clock.setTimer(() => {
       this.d.waitTimer = undefined;
+      retry.sleeping.delete(this);
       this.endWait()();
     }, delay);
     return wait.then(
@@ -371,9 +374,15 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
     } else if (this.d.waitTimer !== undefined) {
       this.core.clock.clearTimer(this.d.waitTimer);
       this.d.waitTimer = undefined;
+      (s as RetryPolicy).sleeping.delete(this);
     }
     this.d.waitStep = -1;
     this.d.waitReject!(reason);
+  }
+
+  /** @internal The policy it waits on was disposed: stop waiting and fail with `reason`. */
+  abortWait(reason: unknown): void {
+    if (this.d.waitStep >= 0) this.cancelWait(reason);
   }
 
   /** @internal */

@@ -107,6 +107,15 @@ export class Pipeline {
   }
 
   /**
+   * Disposes every policy of the pipeline: pending retry delays and bulkhead queue waits end
+   * with a `UsageError`, timeout timers are cancelled and listeners removed, so no timer is
+   * left behind. Policies shared with other pipelines are disposed for those too.
+   */
+  dispose(): void {
+    for (const policy of this.policies) policy.dispose();
+  }
+
+  /**
    * Runs `fn` through the policies. Resolves with its value; rejects with its error or with a
    * `PolicyRejectedError` when a policy refuses the call.
    */

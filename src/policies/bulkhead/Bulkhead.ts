@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock/Clock.js';
 import { stackless } from '../../errors/BreakwaterError.js';
+import { UsageError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { type Gate, NO_TIME, Outcome, REJECTED, StepKind, WAIT } from '../../pipeline/protocol.js';
 import { DeadlineQueue } from '../timeout/DeadlineQueue.js';
@@ -130,6 +131,24 @@ export class Bulkhead implements Gate {
       this.active++;
       exec.queueAdmitted(this.queue.takenTag);
     }
+  }
+
+  /**
+   * Refuses every queued call (they fail with a {@link UsageError}), cancels the queue timer
+   * and removes all listeners. Calls in flight finish normally.
+   */
+  dispose(): void {
+    const error = new UsageError(`Bulkhead "${this.name}" was disposed`);
+    for (
+      let exec = this.queue.takeFirstLive();
+      exec !== undefined;
+      exec = this.queue.takeFirstLive()
+    ) {
+      this.queued--;
+      exec.queueRejected(this.queue.takenTag, error);
+    }
+    this.queue.clear();
+    this.rejected.clear();
   }
 
   /** @internal */

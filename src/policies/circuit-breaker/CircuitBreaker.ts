@@ -173,6 +173,14 @@ export class CircuitBreaker implements Gate {
     return this.rejected.add(listener);
   }
 
+  /** Removes all listeners. A breaker holds no timer, so nothing else needs releasing. */
+  dispose(): void {
+    this.stateChanged.clear();
+    this.succeeded.clear();
+    this.failed.clear();
+    this.rejected.clear();
+  }
+
   // ---- the gate protocol ----------------------------------------------------------------------
 
   /** @internal */

@@ -33,6 +33,11 @@ export class FallbackPolicy<T = unknown> {
     return this.used.add(listener);
   }
 
+  /** Removes all listeners. */
+  dispose(): void {
+    this.used.clear();
+  }
+
   /** @internal True when this failure (or result) falls back. */
   applies(isError: boolean, detail: unknown): boolean {
     if (isError) return this.o.handle(detail);

@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock/Clock.js';
+import { UsageError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { StepKind } from '../../pipeline/protocol.js';
 import { backoffDelay } from './backoff.js';
@@ -26,6 +27,8 @@ export class RetryPolicy {
   /** @internal */ readonly o: ResolvedRetryOptions;
   /** @internal True when `decide` needs elapsed time (a finite `maxDuration`). */
   readonly needsTime: boolean;
+  /** @internal Executions waiting out a delay of this policy. */
+  readonly sleeping = new Set<{ abortWait(reason: unknown): void }>();
   /** @internal */ readonly retried = new Listeners<RetryEvent>();
   /** @internal */ readonly gaveUp = new Listeners<GiveUpEvent>();
 
@@ -44,6 +47,18 @@ export class RetryPolicy {
   /** Calls `listener` when retrying stops on a failure. */
   onGiveUp(listener: (event: GiveUpEvent) => void): Disposer {
     return this.gaveUp.add(listener);
+  }
+
+  /**
+   * Cancels every pending retry delay (those executions fail with a {@link UsageError}) and
+   * removes all listeners. The policy stays usable.
+   */
+  dispose(): void {
+    const error = new UsageError(`Retry policy "${this.name}" was disposed`);
+    for (const exec of [...this.sleeping]) exec.abortWait(error);
+    this.sleeping.clear();
+    this.retried.clear();
+    this.gaveUp.clear();
   }
 
   /** @internal True when a successful `value` should be retried. */

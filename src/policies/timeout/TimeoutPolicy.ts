@@ -90,8 +90,12 @@ export class TimeoutPolicy {
     return this.queue.size;
   }
 
-  /** Forgets every pending deadline and cancels the timer; in-flight calls no longer time out. */
+  /**
+   * Forgets every pending deadline, cancels the timer and removes all listeners; calls in
+   * flight no longer time out.
+   */
   dispose(): void {
     this.queue.clear();
+    this.timedOut.clear();
   }
 }
