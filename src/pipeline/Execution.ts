@@ -11,6 +11,9 @@ import { failure, isThenable, success } from './result.js';
 /** @internal A policy as the executor sees it. */
 export type Step = CircuitBreaker | Bulkhead | RetryPolicy | TimeoutPolicy | FallbackPolicy;
 
+/** @internal Marks a step that keeps no per-call number. */
+export const NO_SLOT = -1;
+
 /** @internal What an execution needs from its pipeline, computed once when it is built. */
 export interface PipelineCore {
   readonly steps: readonly Step[];
@@ -20,10 +23,16 @@ export interface PipelineCore {
   /** Some step needs the time a call ends (to time it). */
   readonly needsEndTime: boolean;
   /**
-   * A double-typed array of the right length, copied for each execution: a copy keeps the
-   * element kind, so storing times never converts the array.
+   * Per step, the slot holding its per-call number (a breaker's generation, a timeout's or a
+   * queue's stamp, a retry's attempt count), or {@link NO_SLOT}.
    */
-  readonly slotTemplate: readonly number[];
+  readonly slotOf: readonly number[];
+  /** Per step, a second slot (a retry's start time when it has a max duration), or NO_SLOT. */
+  readonly timeSlotOf: readonly number[];
+  /** The slot holding the attempt's start time, or NO_SLOT when no gate times calls. */
+  readonly startedSlot: number;
+  /** Slots in all; the first four live in fields, the rest in an array. */
+  readonly slotCount: number;
   /** An aggressive timeout may settle the call before the function does. */
   readonly deferred: boolean;
   /** A timeout may abort the function's signal, so the function gets a signal of its own. */
@@ -36,12 +45,15 @@ export interface PipelineCore {
 export const SYNC: unique symbol = Symbol('sync') as never;
 type Next = typeof SYNC | Promise<unknown>;
 
-/** Slots per step in `slots`: a token or stamp, and a time. The last slot is the attempt's start. */
-const W = 2;
-/** `cutAt` when nothing was cut: a small integer, so the field never holds a boxed double. */
-const UNCUT = 0x3fffffff;
 /** A timeout slot holding this has seen its deadline pass. */
 const PASSED = -2;
+/** `cutAt` when nothing was cut: a small integer, so the field never holds a boxed double. */
+const UNCUT = 0x3fffffff;
+
+const F_OK = 1;
+const F_DONE = 2;
+const F_TRY = 4;
+const F_IN_FLIGHT = 8;
 
 /** An attempt abandoned by an aggressive timeout, still holding permits of the inner steps. */
 interface Abandoned {
@@ -62,6 +74,8 @@ class Detour {
   waitTimer: TimerHandle | undefined = undefined;
   /** The step the execution waits at (a retry delay or a bulkhead queue), or -1. */
   waitStep = -1;
+  /** Attempts abandoned so far; an attempt's handlers carry its number. */
+  seq = 0;
   abandoned: Abandoned[] | undefined = undefined;
   abortReason: unknown = undefined;
   lastDelay = 0;
@@ -85,36 +99,36 @@ function captureOuter(resolve: (value: unknown) => void, reject: (reason: unknow
  * (`enter`) and inner-to-outer on the way out (`unwind`), in loops rather than nested async
  * wrappers, so an async call costs one promise reaction however many policies there are.
  * The execution is also the context handed to the function, so no second object is needed.
+ *
+ * The record is kept small because every call allocates one: per-step numbers live in four
+ * fields (an array only for larger pipelines), flags share one integer, and what only waits,
+ * deadlines and cancellation need lives in a {@link Detour} made on first use.
  */
 export class Execution implements ExecutionContext, TimedExecution, QueuedExecution {
   attempt = 1;
-  ok = false;
   value: unknown = undefined;
-
-  private readonly slots: number[];
+  private flags: number;
+  private s0 = 0;
+  private s1 = 0;
+  private s2 = 0;
+  private s3 = 0;
+  private readonly more: number[] | undefined;
   private controller: AbortController | undefined = undefined;
-  private inFlight = false;
-  private seq = 0;
-  private done = false;
   private detour: Detour | undefined = undefined;
 
   constructor(
     private readonly core: PipelineCore,
     private readonly fn: (context: ExecutionContext) => unknown,
     private readonly callerSignal: AbortSignal | undefined,
-    private readonly tryMode: boolean,
+    tryMode: boolean,
   ) {
-    this.slots = core.slotTemplate.slice();
+    this.flags = tryMode ? F_TRY : 0;
+    this.more = core.slotCount > 4 ? new Array(core.slotCount - 4).fill(0) : undefined;
   }
 
-  /** The side record, made on first need. */
-  private get d(): Detour {
-    let d = this.detour;
-    if (d === undefined) {
-      d = new Detour();
-      this.detour = d;
-    }
-    return d;
+  /** True when the execution finished successfully (valid once it finished). */
+  get ok(): boolean {
+    return (this.flags & F_OK) !== 0;
   }
 
   get signal(): AbortSignal {
@@ -135,9 +149,8 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
     const signal = this.callerSignal;
     if (signal !== undefined) {
       if (signal.aborted) {
-        this.ok = false;
         this.value = signal.reason;
-        this.done = true;
+        this.flags = (this.flags & ~F_OK) | F_DONE;
         return SYNC;
       }
       if (core.listensToCaller) signal.addEventListener('abort', this);
@@ -157,34 +170,86 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
     return outer;
   }
 
+  // ---- slots ---------------------------------------------------------------------------------
+
+  private get(k: number): number {
+    switch (k) {
+      case 0:
+        return this.s0;
+      case 1:
+        return this.s1;
+      case 2:
+        return this.s2;
+      case 3:
+        return this.s3;
+      default:
+        return this.more![k - 4]!;
+    }
+  }
+
+  private set(k: number, v: number): void {
+    switch (k) {
+      case 0:
+        this.s0 = v;
+        break;
+      case 1:
+        this.s1 = v;
+        break;
+      case 2:
+        this.s2 = v;
+        break;
+      case 3:
+        this.s3 = v;
+        break;
+      default:
+        if (k >= 4) this.more![k - 4] = v;
+    }
+  }
+
+  private copySlots(): number[] {
+    const out = [this.s0, this.s1, this.s2, this.s3];
+    if (this.more !== undefined) out.push(...this.more);
+    return out;
+  }
+
+  /** The side record, made on first need. */
+  private get d(): Detour {
+    let d = this.detour;
+    if (d === undefined) {
+      d = new Detour();
+      this.detour = d;
+    }
+    return d;
+  }
+
   // ---- the way in ----------------------------------------------------------------------------
 
   private enter(from: number, now: number): Next {
-    const steps = this.core.steps;
-    const slots = this.slots;
+    const core = this.core;
+    const steps = core.steps;
     for (let i = from; i < steps.length; i++) {
       const step = steps[i]!;
       switch (step.stepKind) {
         case StepKind.Gate: {
           const token = step.acquire(now);
           if (token >= 0) {
-            slots[i * W] = token;
+            this.set(core.slotOf[i]!, token);
             break;
           }
           if (token === WAIT) return this.waitInQueue(step as Bulkhead, i, now);
           return this.unwind(i - 1, false, step.rejection(), now);
         }
         case StepKind.Retry:
-          slots[i * W] = 1;
-          slots[i * W + 1] = now;
+          this.set(core.slotOf[i]!, 1);
+          this.set(core.timeSlotOf[i]!, now);
           this.attempt = 1;
           break;
         case StepKind.Timeout:
-          slots[i * W] = step.register(this, i, now);
+          this.set(core.slotOf[i]!, step.register(this, i, now));
           break;
       }
     }
-    slots[steps.length * W] = now;
+    this.set(core.startedSlot, now);
     return this.call();
   }
 
@@ -197,10 +262,10 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
       return this.unwind(core.steps.length - 1, false, error, this.endTime());
     }
     if (isThenable(result)) {
-      this.inFlight = true;
-      if (this.core.deferred) {
+      this.flags |= F_IN_FLIGHT;
+      if (core.deferred) {
         // Attempts may be abandoned and overlap: each handler pair remembers its attempt.
-        const seq = this.seq;
+        const seq = this.d.seq;
         return Promise.resolve(
           result.then(
             (value) => this.resume(seq, true, value),
@@ -215,28 +280,28 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
   }
 
   private resumeOk(value: unknown): unknown {
-    return this.resume(this.seq, true, value);
+    return this.resume(0, true, value);
   }
 
   private resumeErr(error: unknown): unknown {
-    return this.resume(this.seq, false, error);
+    return this.resume(0, false, error);
   }
 
   private resume(seq: number, ok: boolean, value: unknown): unknown {
-    if (seq !== this.seq) {
+    if (seq !== (this.detour?.seq ?? 0)) {
       this.finishAbandoned(seq, ok, value);
       return undefined;
     }
-    this.inFlight = false;
-    const core = this.core;
-    return this.finishOrChain(this.unwind(core.steps.length - 1, ok, value, this.endTime()));
+    this.flags &= ~F_IN_FLIGHT;
+    return this.finishOrChain(this.unwind(this.core.steps.length - 1, ok, value, this.endTime()));
   }
 
   // ---- the way out ---------------------------------------------------------------------------
 
   private unwind(from: number, ok: boolean, value: unknown, now: number): Next {
-    const steps = this.core.steps;
-    const slots = this.slots;
+    const core = this.core;
+    const steps = core.steps;
+    const started = core.startedSlot === NO_SLOT ? NO_TIME : this.get(core.startedSlot);
     for (let i = from; i >= 0; i--) {
       const step = steps[i]!;
       switch (step.stepKind) {
@@ -247,39 +312,36 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
               : ok
                 ? step.classifyResult(value)
                 : step.classifyError(value);
-          const since = slots[steps.length * W]!;
+          const slot = core.slotOf[i]!;
           step.release(
-            slots[i * W]!,
+            slot === NO_SLOT ? 0 : this.get(slot),
             outcome,
-            now === NO_TIME || since === NO_TIME ? Number.NaN : now - since,
+            now === NO_TIME || started === NO_TIME ? Number.NaN : now - started,
             value,
           );
           break;
         }
         case StepKind.Timeout: {
-          const passed = slots[i * W] === PASSED;
-          slots[i * W] = 0;
+          const slot = core.slotOf[i]!;
+          const passed = this.get(slot) === PASSED;
+          this.set(slot, 0);
           step.done();
           if (passed && !ok) value = step.rejection();
           break;
         }
         case StepKind.Retry: {
           if (ok && !step.retriesResult(value)) break;
-          const attempt = slots[i * W]!;
-          const t = now === NO_TIME && step.needsTime ? this.core.clock.now() : now;
-          const first = slots[i * W + 1]!;
+          const slot = core.slotOf[i]!;
+          const attempt = this.get(slot);
+          const t = now === NO_TIME && step.needsTime ? core.clock.now() : now;
+          const timeSlot = core.timeSlotOf[i]!;
+          const first = timeSlot === NO_SLOT ? NO_TIME : this.get(timeSlot);
           const elapsed = t === NO_TIME || first === NO_TIME ? 0 : t - first;
-          const delay = step.decide(
-            attempt,
-            !ok,
-            value,
-            this.d.lastDelay,
-            elapsed,
-            this.d.cutAt <= i,
-          );
+          const d = this.d;
+          const delay = step.decide(attempt, !ok, value, d.lastDelay, elapsed, d.cutAt <= i);
           if (delay === NO_RETRY) break;
-          slots[i * W] = attempt + 1;
-          this.d.lastDelay = delay;
+          this.set(slot, attempt + 1);
+          d.lastDelay = delay;
           return this.sleep(i, delay);
         }
         case StepKind.Fallback: {
@@ -296,8 +358,8 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
             const at = i - 1;
             return Promise.resolve(
               replacement.then(
-                (v) => this.finishOrChain(this.unwind(at, true, v, this.time())),
-                (e) => this.finishOrChain(this.unwind(at, false, e, this.time())),
+                (v) => this.finishOrChain(this.unwind(at, true, v, this.endTime())),
+                (e) => this.finishOrChain(this.unwind(at, false, e, this.endTime())),
               ),
             );
           }
@@ -307,7 +369,7 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
         }
       }
     }
-    this.ok = ok;
+    this.flags = ok ? this.flags | F_OK : this.flags & ~F_OK;
     this.value = value;
     return SYNC;
   }
@@ -315,69 +377,71 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
   // ---- waiting: retry delays and bulkhead queues ---------------------------------------------
 
   private sleep(step: number, delay: number): Next {
-    if (!this.d.callerAborted) {
+    const d = this.d;
+    if (!d.callerAborted) {
       // The next attempt gets a fresh signal if an inner timeout aborted the last one.
-      this.d.abortReason = undefined;
+      d.abortReason = undefined;
       this.controller = undefined;
     }
     const wait = this.startWait(step);
     const retry = this.core.steps[step] as RetryPolicy;
     retry.sleeping.add(this);
-    this.d.waitTimer = this.core.clock.setTimer(() => {
-      this.d.waitTimer = undefined;
+    d.waitTimer = this.core.clock.setTimer(() => {
+      d.waitTimer = undefined;
       retry.sleeping.delete(this);
       this.endWait()();
     }, delay);
     return wait.then(
       () => {
-        this.attempt = this.slots[step * W]!;
+        this.attempt = this.get(this.core.slotOf[step]!);
         return this.finishOrChain(this.enter(step + 1, this.time()));
       },
-      (reason) => this.finishOrChain(this.unwind(step - 1, false, reason, this.time())),
+      (reason) => this.finishOrChain(this.unwind(step - 1, false, reason, this.endTime())),
     );
   }
 
   private waitInQueue(bulkhead: Bulkhead, step: number, now: number): Next {
-    this.slots[step * W] = bulkhead.enqueue(this, step, now);
+    const slot = this.core.slotOf[step]!;
+    this.set(slot, bulkhead.enqueue(this, step, now));
     return this.startWait(step).then(
       () => {
-        const t = this.time();
-        this.slots[step * W] = 0;
-        this.slots[step * W + 1] = t;
-        return this.finishOrChain(this.enter(step + 1, t));
+        this.set(slot, 0);
+        return this.finishOrChain(this.enter(step + 1, this.time()));
       },
-      (reason) => this.finishOrChain(this.unwind(step - 1, false, reason, this.time())),
+      (reason) => this.finishOrChain(this.unwind(step - 1, false, reason, this.endTime())),
     );
   }
 
   private startWait(step: number): Promise<void> {
-    this.d.waitStep = step;
-    capturing = this.d;
+    const d = this.d;
+    d.waitStep = step;
+    capturing = d;
     const wait = new Promise<void>(captureWait);
     capturing = undefined;
     return wait;
   }
 
-  /** Ends the current wait; returns its resolve function (reject is `waitReject`). */
+  /** Ends the current wait; returns its resolve function. */
   private endWait(): () => void {
-    const resolve = this.d.waitResolve!;
-    this.d.waitStep = -1;
-    return resolve;
+    const d = this.d;
+    d.waitStep = -1;
+    return d.waitResolve!;
   }
 
   private cancelWait(reason: unknown): void {
-    const step = this.d.waitStep;
+    const d = this.d;
+    const step = d.waitStep;
     const s = this.core.steps[step]!;
     if (s.stepKind === StepKind.Gate) {
-      this.slots[step * W] = 0;
+      this.set(this.core.slotOf[step]!, 0);
       (s as Bulkhead).leave();
-    } else if (this.d.waitTimer !== undefined) {
-      this.core.clock.clearTimer(this.d.waitTimer);
-      this.d.waitTimer = undefined;
+    } else if (d.waitTimer !== undefined) {
+      this.core.clock.clearTimer(d.waitTimer);
+      d.waitTimer = undefined;
       (s as RetryPolicy).sleeping.delete(this);
     }
-    this.d.waitStep = -1;
-    this.d.waitReject!(reason);
+    d.waitStep = -1;
+    d.waitReject!(reason);
   }
 
   /** @internal The policy it waits on was disposed: stop waiting and fail with `reason`. */
@@ -387,48 +451,51 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
 
   /** @internal */
   queueLive(step: number, stamp: number): boolean {
-    return this.d.waitStep === step && this.slots[step * W] === stamp;
+    return this.detour?.waitStep === step && this.get(this.core.slotOf[step]!) === stamp;
   }
 
   /** @internal */
   queueAdmitted(step: number): void {
-    if (this.d.waitStep === step) this.endWait()();
+    if (this.detour?.waitStep === step) this.endWait()();
   }
 
   /** @internal */
   queueRejected(step: number, error: Error): void {
-    if (this.d.waitStep !== step) return;
-    this.slots[step * W] = 0;
-    this.d.waitStep = -1;
-    this.d.waitReject!(error);
+    const d = this.d;
+    if (d.waitStep !== step) return;
+    this.set(this.core.slotOf[step]!, 0);
+    d.waitStep = -1;
+    d.waitReject!(error);
   }
 
   // ---- deadlines and cancellation ------------------------------------------------------------
 
   /** @internal */
   deadlineLive(step: number, stamp: number): boolean {
-    return !this.done && this.slots[step * W] === stamp;
+    return (this.flags & F_DONE) === 0 && this.get(this.core.slotOf[step]!) === stamp;
   }
 
   /** @internal */
   deadlinePassed(step: number, policy: TimeoutPolicy): void {
-    this.slots[step * W] = PASSED;
-    if (step < this.d.cutAt) this.d.cutAt = step;
+    this.set(this.core.slotOf[step]!, PASSED);
+    const d = this.d;
+    if (step < d.cutAt) d.cutAt = step;
     const error = policy.rejection();
     this.abortAttempt(error);
-    if (this.d.waitStep > step) this.cancelWait(error);
-    else if (policy.aggressive && this.inFlight) this.abandon(step, error);
+    if (d.waitStep > step) this.cancelWait(error);
+    else if (policy.aggressive && (this.flags & F_IN_FLIGHT) !== 0) this.abandon(step, error);
   }
 
   /** Called when the caller's signal aborts (the execution is its own event listener). */
   handleEvent(): void {
-    if (this.done) return;
+    if ((this.flags & F_DONE) !== 0) return;
     const reason = this.callerSignal!.reason;
-    this.d.callerAborted = true;
-    this.d.cutAt = -1;
+    const d = this.d;
+    d.callerAborted = true;
+    d.cutAt = -1;
     this.abortAttempt(reason);
-    if (this.d.waitStep >= 0) this.cancelWait(reason);
-    else if (this.core.deferred && this.inFlight) this.abandon(-1, reason);
+    if (d.waitStep >= 0) this.cancelWait(reason);
+    else if (this.core.deferred && (this.flags & F_IN_FLIGHT) !== 0) this.abandon(-1, reason);
   }
 
   private abortAttempt(reason: unknown): void {
@@ -443,22 +510,25 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
    * outward go on now, possibly with a new attempt.
    */
   private abandon(step: number, error: unknown): void {
-    (this.d.abandoned ??= []).push({ seq: this.seq, step, slots: this.slots.slice() });
-    const slots = this.slots;
+    const d = this.d;
+    (d.abandoned ??= []).push({ seq: d.seq, step, slots: this.copySlots() });
     // Invalidate the inner deadlines; they belong to the abandoned attempt.
-    for (let j = (step + 1) * W; j < slots.length; j += W) slots[j] = 0;
-    this.seq++;
-    this.inFlight = false;
-    if (!this.d.callerAborted) {
-      this.controller = undefined;
-      this.d.abortReason = undefined;
+    const steps = this.core.steps;
+    for (let j = step + 1; j < steps.length; j++) {
+      if (steps[j]!.stepKind === StepKind.Timeout) this.set(this.core.slotOf[j]!, 0);
     }
-    const next = step < 0 ? this.failNow(error) : this.unwind(step, false, error, this.time());
+    d.seq++;
+    this.flags &= ~F_IN_FLIGHT;
+    if (!d.callerAborted) {
+      this.controller = undefined;
+      d.abortReason = undefined;
+    }
+    const next = step < 0 ? this.failNow(error) : this.unwind(step, false, error, this.endTime());
     this.finishOrChain(next);
   }
 
   private failNow(error: unknown): Next {
-    this.ok = false;
+    this.flags &= ~F_OK;
     this.value = error;
     return SYNC;
   }
@@ -468,15 +538,17 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
     const k = list.findIndex((a) => a.seq === seq);
     const record = list[k]!;
     list.splice(k, 1);
-    const steps = this.core.steps;
+    const core = this.core;
+    const steps = core.steps;
     const now = this.endTime();
+    const since = core.startedSlot === NO_SLOT ? NO_TIME : record.slots[core.startedSlot]!;
     for (let i = steps.length - 1; i > record.step; i--) {
       const step = steps[i]!;
       if (step.stepKind === StepKind.Gate) {
         const outcome = ok ? step.classifyResult(value) : step.classifyError(value);
-        const since = record.slots[steps.length * W]!;
+        const slot = core.slotOf[i]!;
         step.release(
-          record.slots[i * W]!,
+          slot === NO_SLOT ? 0 : record.slots[slot]!,
           outcome,
           now === NO_TIME || since === NO_TIME ? Number.NaN : now - since,
           value,
@@ -500,22 +572,25 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
       return undefined;
     }
     this.cleanup();
-    if (this.tryMode) return this.ok ? success(this.value) : failure(this.value);
-    if (this.ok) return this.value;
+    const ok = (this.flags & F_OK) !== 0;
+    if ((this.flags & F_TRY) !== 0) return ok ? success(this.value) : failure(this.value);
+    if (ok) return this.value;
     throw this.value;
   }
 
   /** Deferred mode: settles the outer promise once. */
   private settle(): void {
-    if (this.done) return;
+    if ((this.flags & F_DONE) !== 0) return;
     this.cleanup();
-    if (this.tryMode) this.d.outerResolve!(this.ok ? success(this.value) : failure(this.value));
-    else if (this.ok) this.d.outerResolve!(this.value);
-    else this.d.outerReject!(this.value);
+    const d = this.d;
+    const ok = (this.flags & F_OK) !== 0;
+    if ((this.flags & F_TRY) !== 0) d.outerResolve!(ok ? success(this.value) : failure(this.value));
+    else if (ok) d.outerResolve!(this.value);
+    else d.outerReject!(this.value);
   }
 
   private cleanup(): void {
-    this.done = true;
+    this.flags |= F_DONE;
     const signal = this.callerSignal;
     if (signal !== undefined && this.core.listensToCaller)
       signal.removeEventListener('abort', this);

@@ -7,7 +7,7 @@ import { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
 import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
 import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 import { type ExecuteOptions, type ExecutionContext, SharedContext } from './context.js';
-import { Execution, type PipelineCore, type Step, SYNC } from './Execution.js';
+import { Execution, NO_SLOT, type PipelineCore, type Step, SYNC } from './Execution.js';
 import { type Gate, NO_TIME, Outcome, StepKind } from './protocol.js';
 import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
 
@@ -90,8 +90,7 @@ export class Pipeline {
       clock,
       needsStartTime,
       needsEndTime,
-      // Filled with a fraction so the array's elements are unboxed doubles from the start.
-      slotTemplate: new Array(steps.length * 2 + 1).fill(0.5),
+      ...assignSlots(steps, needsEndTime),
       deferred,
       ownSignal,
       listensToCaller: waits || ownSignal || deferred,
@@ -318,6 +317,27 @@ export class Pipeline {
     this.rejectionResults[i] = result;
     return result;
   }
+}
+
+/** Gives each step that keeps a per-call number its slot in the execution record. */
+function assignSlots(
+  steps: readonly Step[],
+  timed: boolean,
+): Pick<PipelineCore, 'slotOf' | 'timeSlotOf' | 'startedSlot' | 'slotCount'> {
+  let next = 0;
+  const slotOf: number[] = [];
+  const timeSlotOf: number[] = [];
+  for (const s of steps) {
+    const keeps =
+      s instanceof CircuitBreaker ||
+      s instanceof TimeoutPolicy ||
+      s instanceof RetryPolicy ||
+      (s instanceof Bulkhead && s.mayWait);
+    slotOf.push(keeps ? next++ : NO_SLOT);
+    timeSlotOf.push(s instanceof RetryPolicy && s.needsTime ? next++ : NO_SLOT);
+  }
+  const startedSlot = timed ? next++ : NO_SLOT;
+  return { slotOf, timeSlotOf, startedSlot, slotCount: next };
 }
 
 function sameTokens(a: number[], b: number[]): boolean {
