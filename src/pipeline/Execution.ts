@@ -3,6 +3,7 @@ import type { Bulkhead, QueuedExecution } from '../policies/bulkhead/Bulkhead.js
 import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import type { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
 import { NO_RETRY, type RetryPolicy } from '../policies/retry/RetryPolicy.js';
+import { TimeoutError } from '../policies/timeout/errors.js';
 import type { TimedExecution, TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 import { type ExecutionContext, neverAbortedSignal } from './context.js';
 import { NO_TIME, Outcome, StepKind, WAIT } from './protocol.js';
@@ -326,7 +327,14 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
           const passed = this.get(slot) === PASSED;
           this.set(slot, 0);
           step.done();
-          if (passed && !ok) value = step.rejection();
+          if (passed && !ok) {
+            // Reject with the very error the signal was aborted with (they differ in debug mode).
+            const reason = this.detour?.abortReason;
+            value =
+              reason instanceof TimeoutError && reason.policyName === step.name
+                ? reason
+                : step.rejection();
+          }
           break;
         }
         case StepKind.Retry: {
@@ -396,7 +404,15 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
         this.attempt = this.get(this.core.slotOf[step]!);
         return this.finishOrChain(this.enter(step + 1, this.time()));
       },
-      (reason) => this.finishOrChain(this.unwind(step - 1, false, reason, this.endTime())),
+      (reason) => {
+        retry.gaveUp.size !== 0 &&
+          retry.gaveUp.emit({
+            attempts: this.get(this.core.slotOf[step]!) - 1,
+            error: reason,
+            reason: 'aborted',
+          });
+        return this.finishOrChain(this.unwind(step - 1, false, reason, this.endTime()));
+      },
     );
   }
 
@@ -472,7 +488,13 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
 
   /** @internal */
   deadlineLive(step: number, stamp: number): boolean {
-    return (this.flags & F_DONE) === 0 && this.get(this.core.slotOf[step]!) === stamp;
+    // After the caller cancelled, the call's deadline no longer matters: its outcome is the
+    // caller's reason, not a timeout.
+    return (
+      (this.flags & F_DONE) === 0 &&
+      this.detour?.callerAborted !== true &&
+      this.get(this.core.slotOf[step]!) === stamp
+    );
   }
 
   /** @internal */

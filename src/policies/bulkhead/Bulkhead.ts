@@ -30,7 +30,7 @@ export interface QueuedExecution {
  * @example
  * ```ts
  * const pool = new Bulkhead({ maxConcurrent: 8, maxQueue: 100, queueTimeout: 1_000 });
- * await pool.execute(() => db.query(sql));
+ * await pipeline(pool).execute(() => db.query(sql));
  * ```
  */
 export class Bulkhead implements Gate {

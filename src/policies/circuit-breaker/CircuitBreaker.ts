@@ -3,6 +3,7 @@ import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { type Gate, NO_TIME, Outcome, REJECTED, StepKind } from '../../pipeline/protocol.js';
+import { MAX_DURATION_MS } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
 import { BrokenCircuitError, IsolatedCircuitError } from './errors.js';
 import type {
@@ -48,7 +49,7 @@ export interface CircuitBreakerStats {
 
 /**
  * A circuit breaker: stops calling a dependency that keeps failing, then lets a few probe calls
- * test whether it has recovered. Use it alone (`breaker.execute(fn)`) or in a pipeline; one
+ * test whether it has recovered. Put it in a pipeline (alone or with other policies); one
  * breaker may guard several pipelines.
  *
  * Transitions out of open and half-open are computed from the clock when the breaker is next
@@ -62,7 +63,7 @@ export interface CircuitBreakerStats {
  *   failureRateThreshold: 0.5,
  *   breakDuration: 10_000,
  * });
- * const user = await breaker.execute(({ signal }) => fetch(url, { signal }));
+ * const user = await pipeline(breaker).execute(({ signal }) => fetch(url, { signal }));
  * ```
  */
 export class CircuitBreaker implements Gate {
@@ -329,10 +330,12 @@ export class CircuitBreaker implements Gate {
       snapshot.version !== 1 ||
       !STATE_NAMES.includes(snapshot.state) ||
       typeof snapshot.openRemaining !== 'number' ||
-      !(snapshot.openRemaining >= 0) ||
+      !(snapshot.openRemaining >= 0 && snapshot.openRemaining <= MAX_DURATION_MS) ||
       typeof snapshot.window !== 'object' ||
       snapshot.window === null ||
-      snapshot.window.kind !== this.o.windowKind
+      snapshot.window.kind !== this.o.windowKind ||
+      !isWindowData(snapshot.window.kind, snapshot.window.data) ||
+      !isCount(snapshot.consecutiveOpens)
     ) {
       throw new OptionsError(
         'initialState',
@@ -341,7 +344,7 @@ export class CircuitBreaker implements Gate {
       );
     }
     const now = this.clock.now();
-    this.consecutiveOpens = Math.max(0, Math.floor(snapshot.consecutiveOpens) || 0);
+    this.consecutiveOpens = snapshot.consecutiveOpens;
     this.window.restore(snapshot.window, now);
     const target = STATE_NAMES.indexOf(snapshot.state);
     if (target === S_OPEN || target === S_HALF_OPEN) {
@@ -443,5 +446,32 @@ export class CircuitBreaker implements Gate {
       callsInWindow: 0,
       breakDuration: 0,
     });
+  }
+}
+
+const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+
+/** Snapshots are untrusted input (a cache, a file): check their shape before using them. */
+function isWindowData(kind: unknown, data: unknown): boolean {
+  if (!Array.isArray(data)) return false;
+  switch (kind) {
+    case 'consecutive':
+      return data.length <= 2 && data.every(isCount);
+    case 'count':
+      return data.every((code) => isCount(code) && (code as number) <= 3);
+    case 'time':
+      return data.every(
+        (row) =>
+          Array.isArray(row) &&
+          row.length === 4 &&
+          typeof row[0] === 'number' &&
+          row[0] >= 0 &&
+          Number.isFinite(row[0]) &&
+          row.slice(1).every(isCount) &&
+          row[2] <= row[1] &&
+          row[3] <= row[1],
+      );
+    default:
+      return false;
   }
 }

@@ -196,6 +196,15 @@ export function resolveBreakerOptions(
   const buckets = integer(w.buckets, 'window.buckets', d.timeBuckets, 1, 1000);
   const windowDuration = duration(w.duration, 'window.duration', d.timeDuration, 1);
   if (windowKind === 'time' && windowDuration / buckets < 1) {
+    // Name the option the caller set: a short duration with the default bucket count is a
+    // problem of the duration.
+    if (w.buckets === undefined) {
+      throw new OptionsError(
+        'window.duration',
+        windowDuration,
+        `a number of ms in [${buckets}, 2147483647] (at least 1 ms per bucket, ${buckets} buckets)`,
+      );
+    }
     throw new OptionsError(
       'window.buckets',
       buckets,

@@ -2,6 +2,7 @@ import type { Clock } from '../../clock/Clock.js';
 import { UsageError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { StepKind } from '../../pipeline/protocol.js';
+import { MAX_DURATION_MS } from '../../validation/validate.js';
 import { backoffDelay } from './backoff.js';
 import type { GiveUpEvent, RetryEvent } from './events.js';
 import { type ResolvedRetryOptions, type RetryOptions, resolveRetryOptions } from './options.js';
@@ -87,9 +88,10 @@ export class RetryPolicy {
     let delay = 0;
     if (reason === undefined) {
       const pushed = o.retryAfter?.(isError ? { error: detail } : { result: detail });
+      // A pushback beyond what a timer can wait is capped rather than overflowing to zero.
       delay =
         typeof pushed === 'number' && pushed >= 0 && Number.isFinite(pushed)
-          ? pushed
+          ? Math.min(pushed, MAX_DURATION_MS)
           : backoffDelay(o, attempt, previousDelay);
       if (elapsed + delay >= o.maxDuration) reason = 'max-duration';
     }

@@ -107,6 +107,9 @@ export class DeadlineQueue<T> {
       const tag = this.tags[h]!;
       const live = this.isLive(target, stamp, tag);
       if (live && this.deadlines[h]! > now) {
+        // An entry added from inside `expire` may have armed a timer for its own, later
+        // deadline; the head's comes first.
+        if (this.timer !== undefined) this.clock.clearTimer(this.timer);
         this.arm(this.deadlines[h]! - now);
         return;
       }

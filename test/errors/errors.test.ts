@@ -1,0 +1,301 @@
+import { describe, expect, it } from 'vitest';
+import {
+  BreakwaterError,
+  BrokenCircuitError,
+  BulkheadRejectedError,
+  CircuitBreaker,
+  ErrorCode,
+  IsolatedCircuitError,
+  isBrokenCircuitError,
+  isBulkheadRejectedError,
+  isPolicyRejection,
+  isTimeoutError,
+  OptionsError,
+  PolicyRejectedError,
+  pipeline,
+  RetryPolicy,
+  TimeoutError,
+  UsageError,
+} from '../../src/index.js';
+import { ManualClock } from '../../src/testing/index.js';
+
+const BRAND = Symbol.for('breakwater.error');
+
+/** An error as another copy of the package would make it: unrelated prototype, same brand. */
+function foreign(code: string, props: Record<string, unknown> = {}): Error {
+  const error = new Error('from another copy');
+  Object.assign(error, { code, ...props });
+  (error as unknown as Record<symbol, unknown>)[BRAND] = true;
+  return error;
+}
+
+const classes = [
+  BreakwaterError,
+  PolicyRejectedError,
+  BrokenCircuitError,
+  IsolatedCircuitError,
+  BulkheadRejectedError,
+  TimeoutError,
+  OptionsError,
+  UsageError,
+] as const;
+
+/** Which classes an error with each code is an instance of. */
+const expectedClasses: Record<string, readonly (typeof classes)[number][]> = {
+  [ErrorCode.CircuitOpen]: [BreakwaterError, PolicyRejectedError, BrokenCircuitError],
+  [ErrorCode.CircuitIsolated]: [
+    BreakwaterError,
+    PolicyRejectedError,
+    BrokenCircuitError,
+    IsolatedCircuitError,
+  ],
+  [ErrorCode.BulkheadFull]: [BreakwaterError, PolicyRejectedError, BulkheadRejectedError],
+  [ErrorCode.Timeout]: [BreakwaterError, PolicyRejectedError, TimeoutError],
+  [ErrorCode.InvalidOption]: [BreakwaterError, OptionsError],
+  [ErrorCode.Usage]: [BreakwaterError, UsageError],
+};
+
+describe('ErrorCode', () => {
+  it('has the stable documented codes', () => {
+    expect(ErrorCode).toEqual({
+      CircuitOpen: 'ERR_BREAKWATER_CIRCUIT_OPEN',
+      CircuitIsolated: 'ERR_BREAKWATER_CIRCUIT_ISOLATED',
+      BulkheadFull: 'ERR_BREAKWATER_BULKHEAD_FULL',
+      Timeout: 'ERR_BREAKWATER_TIMEOUT',
+      InvalidOption: 'ERR_BREAKWATER_INVALID_OPTION',
+      Usage: 'ERR_BREAKWATER_USAGE',
+    });
+  });
+});
+
+describe('error classes', () => {
+  const clock = new ManualClock(1000);
+  const made: [string, Error, string, string][] = [
+    [
+      'BrokenCircuitError',
+      new BrokenCircuitError('payments', clock, 1500),
+      ErrorCode.CircuitOpen,
+      'Circuit breaker "payments" is open',
+    ],
+    [
+      'IsolatedCircuitError',
+      new IsolatedCircuitError('payments', clock),
+      ErrorCode.CircuitIsolated,
+      'Circuit breaker "payments" is isolated (held open by hand)',
+    ],
+    [
+      'BulkheadRejectedError',
+      new BulkheadRejectedError('pool', 'full', 4),
+      ErrorCode.BulkheadFull,
+      'Bulkhead "pool" is full (4 in flight)',
+    ],
+    [
+      'TimeoutError',
+      new TimeoutError('db', 250),
+      ErrorCode.Timeout,
+      'Timeout "db" passed after 250 ms',
+    ],
+    [
+      'OptionsError',
+      new OptionsError('halfOpen.maxWait', -5, 'a number of ms in [1, 2147483647]'),
+      ErrorCode.InvalidOption,
+      'Expected `halfOpen.maxWait` to be a number of ms in [1, 2147483647], got -5',
+    ],
+    ['UsageError', new UsageError('not like that'), ErrorCode.Usage, 'not like that'],
+  ];
+
+  it.each(made)('%s has its name, code and message', (name, error, code, message) => {
+    expect(error.name).toBe(name);
+    expect((error as BreakwaterError).code).toBe(code);
+    expect(error.message).toBe(message);
+    expect(String(error)).toBe(`${name}: ${message}`);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).toBeInstanceOf(BreakwaterError);
+  });
+
+  it.each(made)(
+    '%s is an instance of exactly the classes its code belongs to',
+    (_n, error, code) => {
+      for (const cls of classes) {
+        expect(error instanceof cls, `${error.name} instanceof ${cls.name}`).toBe(
+          expectedClasses[code]!.includes(cls),
+        );
+      }
+    },
+  );
+
+  it('policy rejections carry the policy kind and instance name', () => {
+    const open = new BrokenCircuitError('payments', clock, 0);
+    expect([open.policy, open.policyName]).toEqual(['circuitBreaker', 'payments']);
+    const full = new BulkheadRejectedError('pool', 'queue-timeout', 2);
+    expect([full.policy, full.policyName, full.reason, full.maxConcurrent]).toEqual([
+      'bulkhead',
+      'pool',
+      'queue-timeout',
+      2,
+    ]);
+    const late = new TimeoutError('db', 9);
+    expect([late.policy, late.policyName, late.timeout]).toEqual(['timeout', 'db', 9]);
+  });
+
+  it('BrokenCircuitError.retryAfter is computed on each read; isolation gives Infinity', async () => {
+    const manual = new ManualClock();
+    const breaker = new CircuitBreaker({ clock: manual, breakDuration: 1000 });
+    breaker.trip();
+    const p = pipeline(breaker);
+    const error = (await p.execute(() => 0).catch((e) => e)) as BrokenCircuitError;
+    expect(error).toBeInstanceOf(BrokenCircuitError);
+    expect(error.retryAfter).toBe(1000);
+    manual.advance(300);
+    expect(error.retryAfter).toBe(700);
+    manual.advance(5000);
+    expect(error.retryAfter).toBe(0);
+
+    const isolated = new IsolatedCircuitError('x', manual);
+    expect(isolated.retryAfter).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it('OptionsError carries the option path, the value and the expectation', () => {
+    const value = { nested: true };
+    const error = new OptionsError('window', value, 'an options object');
+    expect(error.option).toBe('window');
+    expect(error.value).toBe(value);
+    expect(error.expected).toBe('an options object');
+  });
+
+  it.each([
+    ['a string, quoted', 'abc', '"abc"'],
+    ['a function', () => 1, 'a function'],
+    ['an array', [1, 2], 'an array'],
+    ['an object', { a: 1 }, 'an object'],
+    ['null', null, 'null'],
+    ['undefined', undefined, 'undefined'],
+    ['NaN', Number.NaN, 'NaN'],
+    ['-Infinity', Number.NEGATIVE_INFINITY, '-Infinity'],
+    ['a bigint', 10n, '10n'],
+    ['a symbol', Symbol('s'), 'Symbol(s)'],
+    ['a boolean', false, 'false'],
+  ])('OptionsError describes %s in its message', (_label, value, shown) => {
+    expect(new OptionsError('x', value, 'y').message).toBe(`Expected \`x\` to be y, got ${shown}`);
+  });
+});
+
+describe('instanceof across duplicate copies of the package', () => {
+  it('an object branded by another copy with the timeout code is a TimeoutError', () => {
+    const error = foreign('ERR_BREAKWATER_TIMEOUT', { timeout: 5 });
+    expect(error instanceof TimeoutError).toBe(true);
+    expect(error instanceof PolicyRejectedError).toBe(true);
+    expect(error instanceof BreakwaterError).toBe(true);
+    expect(isTimeoutError(error)).toBe(true);
+    expect(isPolicyRejection(error)).toBe(true);
+    expect(error instanceof BrokenCircuitError).toBe(false);
+    expect(error instanceof OptionsError).toBe(false);
+  });
+
+  it('a foreign open-circuit error is a BrokenCircuitError and not a TimeoutError', () => {
+    const error = foreign('ERR_BREAKWATER_CIRCUIT_OPEN');
+    expect(error instanceof TimeoutError).toBe(false);
+    expect(isTimeoutError(error)).toBe(false);
+    expect(error instanceof BrokenCircuitError).toBe(true);
+    expect(isBrokenCircuitError(error)).toBe(true);
+    expect(error instanceof IsolatedCircuitError).toBe(false);
+    expect(isPolicyRejection(error)).toBe(true);
+  });
+
+  it.each(Object.values(ErrorCode))('a foreign %s error matches the right classes', (code) => {
+    const error = foreign(code);
+    for (const cls of classes) {
+      expect(error instanceof cls, `${code} instanceof ${cls.name}`).toBe(
+        expectedClasses[code]!.includes(cls),
+      );
+    }
+    expect(isBulkheadRejectedError(error)).toBe(code === ErrorCode.BulkheadFull);
+  });
+
+  it('a branded object with an unknown code is a BreakwaterError only', () => {
+    const error = foreign('ERR_BREAKWATER_SOMETHING_NEW');
+    expect(error instanceof BreakwaterError).toBe(true);
+    for (const cls of classes.slice(1)) expect(error instanceof cls).toBe(false);
+    expect(isPolicyRejection(error)).toBe(false);
+  });
+
+  it('an unbranded error with a breakwater code is not a breakwater error', () => {
+    const error = Object.assign(new Error('look-alike'), { code: 'ERR_BREAKWATER_TIMEOUT' });
+    for (const cls of classes) expect(error instanceof cls).toBe(false);
+    expect(isTimeoutError(error)).toBe(false);
+    expect(isPolicyRejection(error)).toBe(false);
+  });
+
+  it('a brand other than true does not count', () => {
+    const error = foreign('ERR_BREAKWATER_TIMEOUT');
+    (error as unknown as Record<symbol, unknown>)[BRAND] = 'yes';
+    expect(error instanceof TimeoutError).toBe(false);
+  });
+
+  it.each([null, undefined, 'ERR_BREAKWATER_TIMEOUT', 42, {}])(
+    'the guards answer false for %s',
+    (value) => {
+      expect(isTimeoutError(value)).toBe(false);
+      expect(isBrokenCircuitError(value)).toBe(false);
+      expect(isBulkheadRejectedError(value)).toBe(false);
+      expect(isPolicyRejection(value)).toBe(false);
+      expect(value instanceof BreakwaterError).toBe(false);
+    },
+  );
+
+  it('the brand is not enumerable and not an own string key', () => {
+    const error = new TimeoutError('t', 1);
+    expect(Object.keys(error)).not.toContain(String(BRAND));
+    expect(Object.getOwnPropertyDescriptor(error, BRAND)).toMatchObject({
+      value: true,
+      enumerable: false,
+    });
+  });
+});
+
+describe('preallocated stackless rejections', () => {
+  it('a breaker rejects with the same stackless error instance each time', async () => {
+    const breaker = new CircuitBreaker({ name: 'b' });
+    breaker.trip();
+    const p = pipeline(breaker);
+    const a = await p.execute(() => 0).catch((e) => e);
+    const b = await p.execute(() => 0).catch((e) => e);
+    expect(a).toBeInstanceOf(BrokenCircuitError);
+    expect(a).toBe(b);
+    expect(a.stack).toBe('BrokenCircuitError: Circuit breaker "b" is open');
+  });
+
+  it('with debug: true each rejection is a fresh error whose stack shows the caller', async () => {
+    const breaker = new CircuitBreaker({ name: 'b', debug: true });
+    breaker.trip();
+    const p = pipeline(breaker);
+    const a = await p.execute(() => 0).catch((e) => e);
+    const b = await p.execute(() => 0).catch((e) => e);
+    expect(a).toBeInstanceOf(BrokenCircuitError);
+    expect(b).toBeInstanceOf(BrokenCircuitError);
+    expect(a).not.toBe(b);
+    expect(a.stack).toContain('errors.test.ts');
+    expect(b.stack).toContain('errors.test.ts');
+  });
+
+  it('building a policy leaves Error.stackTraceLimit as it was', () => {
+    const before = Error.stackTraceLimit;
+    new CircuitBreaker();
+    new RetryPolicy();
+    expect(Error.stackTraceLimit).toBe(before);
+    expect(new Error('after').stack).toMatch(/\n\s+at /);
+  });
+
+  it('an isolated breaker rejects with its own preallocated IsolatedCircuitError', async () => {
+    const breaker = new CircuitBreaker({ name: 'b' });
+    const release = breaker.isolate();
+    const p = pipeline(breaker);
+    const a = await p.execute(() => 0).catch((e) => e);
+    const b = await p.execute(() => 0).catch((e) => e);
+    expect(a).toBeInstanceOf(IsolatedCircuitError);
+    expect(a.code).toBe(ErrorCode.CircuitIsolated);
+    expect(a).toBe(b);
+    expect(a.stack).toBe(`IsolatedCircuitError: ${a.message}`);
+    release();
+  });
+});

@@ -1,0 +1,685 @@
+import { describe, expect, it } from 'vitest';
+import {
+  BrokenCircuitError,
+  Bulkhead,
+  BulkheadRejectedError,
+  CircuitBreaker,
+  type ExecutionContext,
+  type GiveUpEvent,
+  pipeline,
+  type RetryEvent,
+  type RetryOptions,
+  retry,
+  setListenerErrorHandler,
+  TimeoutError,
+  TimeoutPolicy,
+  UsageError,
+} from '../../../src/index.js';
+import { ManualClock } from '../../../src/testing/index.js';
+
+/** Retry options with exact, jitter-free delays on `clock`. */
+function exact(clock: ManualClock, extra: RetryOptions = {}): RetryOptions {
+  return { clock, backoff: 'constant', delay: 100, jitter: 'none', ...extra };
+}
+
+/** A promise settled from outside, and whether it is still pending. */
+function deferred<T = unknown>() {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** Follows a promise without leaving its rejection unhandled. */
+function track<T>(promise: Promise<T>) {
+  const state = {
+    settled: false,
+    ok: undefined as boolean | undefined,
+    value: undefined as T | undefined,
+    error: undefined as unknown,
+    done: undefined as unknown as Promise<void>,
+  };
+  state.done = promise.then(
+    (value) => {
+      state.settled = true;
+      state.ok = true;
+      state.value = value;
+    },
+    (error) => {
+      state.settled = true;
+      state.ok = false;
+      state.error = error;
+    },
+  );
+  return state;
+}
+
+function record(policy: ReturnType<typeof retry>) {
+  const retries: RetryEvent[] = [];
+  const giveUps: GiveUpEvent[] = [];
+  policy.onRetry((e) => retries.push(e));
+  policy.onGiveUp((e) => giveUps.push(e));
+  return { retries, giveUps };
+}
+
+describe('RetryPolicy attempts', () => {
+  it.each([1, 2, 5])('maxAttempts %i makes exactly that many calls', async (maxAttempts) => {
+    const clock = new ManualClock();
+    let calls = 0;
+    const outcome = track(
+      pipeline(retry(exact(clock, { maxAttempts }))).execute(() => {
+        calls++;
+        throw new Error(`fail ${calls}`);
+      }),
+    );
+    await clock.runAll();
+    await outcome.done;
+    expect(calls).toBe(maxAttempts);
+    expect(outcome.ok).toBe(false);
+    expect((outcome.error as Error).message).toBe(`fail ${maxAttempts}`);
+  });
+
+  it('maxAttempts 1 never sets a timer', async () => {
+    const clock = new ManualClock();
+    const result = pipeline(retry(exact(clock, { maxAttempts: 1 }))).tryExecute(() => {
+      throw new Error('boom');
+    });
+    expect(clock.pendingTimers).toBe(0);
+    expect((await result).ok).toBe(false);
+  });
+
+  it('resolves with the value of the first attempt that succeeds', async () => {
+    const clock = new ManualClock();
+    const policy = retry(exact(clock, { maxAttempts: 5 }));
+    const { retries, giveUps } = record(policy);
+    const outcome = track(
+      pipeline(policy).execute(({ attempt }) => {
+        if (attempt < 3) throw new Error(`fail ${attempt}`);
+        return `ok at ${attempt}`;
+      }),
+    );
+    await clock.runAll();
+    await outcome.done;
+    expect(outcome.value).toBe('ok at 3');
+    expect(retries.map((e) => e.attempt)).toEqual([1, 2]);
+    expect(giveUps).toEqual([]);
+  });
+
+  it('context.attempt counts 1, 2, 3 across attempts, for sync and async failures', async () => {
+    const clock = new ManualClock();
+    const seen: number[] = [];
+    const outcome = track(
+      pipeline(retry(exact(clock, { maxAttempts: 4 }))).execute((ctx: ExecutionContext) => {
+        seen.push(ctx.attempt);
+        if (ctx.attempt % 2 === 0) return Promise.reject(new Error('async'));
+        throw new Error('sync');
+      }),
+    );
+    await clock.runAll();
+    await outcome.done;
+    expect(seen).toEqual([1, 2, 3, 4]);
+  });
+
+  it('maxAttempts Infinity keeps retrying until maxDuration stops it', async () => {
+    const clock = new ManualClock();
+    const policy = retry(
+      exact(clock, { maxAttempts: Number.POSITIVE_INFINITY, maxDuration: 1000 }),
+    );
+    const { giveUps } = record(policy);
+    const starts: number[] = [];
+    const outcome = track(
+      pipeline(policy).execute(() => {
+        starts.push(clock.now());
+        throw new Error('boom');
+      }),
+    );
+    await clock.runAll();
+    await outcome.done;
+    // The attempt at 900 would need a retry at 900 + 100 = 1000 >= maxDuration.
+    expect(starts).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900]);
+    expect(giveUps).toEqual([{ attempts: 10, error: expect.any(Error), reason: 'max-duration' }]);
+  });
+
+  it('has no time limit by default (maxDuration Infinity)', async () => {
+    const clock = new ManualClock();
+    let calls = 0;
+    const outcome = track(
+      pipeline(retry(exact(clock, { maxAttempts: 40, delay: 100_000_000 }))).execute(() => {
+        calls++;
+        throw new Error('boom');
+      }),
+    );
+    await clock.runAll();
+    await outcome.done;
+    expect(calls).toBe(40);
+    expect(clock.now()).toBe(39 * 100_000_000);
+  });
+});
+
+describe('RetryPolicy maxDuration', () => {
+  it.each([
+    [250, [0, 100, 200]],
+    [300, [0, 100, 200]],
+    [301, [0, 100, 200, 300]],
+  ])(
+    'maxDuration %i: no retry starts once elapsed + delay >= maxDuration',
+    async (maxDuration, expected) => {
+      const clock = new ManualClock();
+      const policy = retry(exact(clock, { maxAttempts: 10, maxDuration }));
+      const { giveUps } = record(policy);
+      const starts: number[] = [];
+      const outcome = track(
+        pipeline(policy).execute(() => {
+          starts.push(clock.now());
+          throw new Error('boom');
+        }),
+      );
+      await clock.runAll();
+      await outcome.done;
+      expect(starts).toEqual(expected);
+      expect(giveUps.map((e) => [e.attempts, e.reason])).toEqual([
+        [expected.length, 'max-duration'],
+      ]);
+    },
+  );
+
+  it('counts the time spent inside attempts, measured from the first attempt start', async () => {
+    const clock = new ManualClock(5_000);
+    const policy = retry(exact(clock, { maxAttempts: 10, maxDuration: 300 }));
+    const { giveUps } = record(policy);
+    const starts: number[] = [];
+    const outcome = track(
+      pipeline(policy).execute(() => {
+        starts.push(clock.now());
+        return new Promise((_, reject) => clock.setTimer(() => reject(new Error('slow')), 150));
+      }),
+    );
+    await clock.runAll();
+    await outcome.done;
+    // Attempt 1 ends at +150 (150 + 100 < 300, retry at +250); attempt 2 ends at +400.
+    expect(starts).toEqual([5_000, 5_250]);
+    expect(giveUps[0]!.reason).toBe('max-duration');
+  });
+});
+
+describe('RetryPolicy handle', () => {
+  it('retries only the errors handle accepts and passes it each error', async () => {
+    const clock = new ManualClock();
+    class Transient extends Error {}
+    const seenByHandle: unknown[] = [];
+    const policy = retry(
+      exact(clock, {
+        maxAttempts: 5,
+        handle: (e) => {
+          seenByHandle.push(e);
+          return e instanceof Transient;
+        },
+      }),
+    );
+    const { giveUps } = record(policy);
+    const fatal = new Error('fatal');
+    const errors = [new Transient('t1'), new Transient('t2'), fatal];
+    let calls = 0;
+    const outcome = track(
+      pipeline(policy).execute(() => {
+        throw errors[calls++];
+      }),
+    );
+    await clock.runAll();
+    await outcome.done;
+    expect(calls).toBe(3);
+    expect(seenByHandle).toEqual(errors);
+    expect(outcome.error).toBe(fatal);
+    expect(giveUps).toEqual([{ attempts: 3, error: fatal, reason: 'not-handled' }]);
+  });
+
+  it('never retries an open breaker, even when handle accepts every error', async () => {
+    const clock = new ManualClock();
+    const breaker = new CircuitBreaker({ clock });
+    breaker.trip();
+    const policy = retry(exact(clock, { handle: () => true }));
+    const { retries, giveUps } = record(policy);
+    const outcome = track(pipeline(policy, breaker).execute(() => 'unreached'));
+    await clock.runAll();
+    await outcome.done;
+    expect(outcome.error).toBeInstanceOf(BrokenCircuitError);
+    expect(retries).toEqual([]);
+    expect(giveUps.map((e) => e.reason)).toEqual(['not-handled']);
+  });
+
+  it('never retries a full bulkhead', async () => {
+    const clock = new ManualClock();
+    const pool = new Bulkhead({ maxConcurrent: 1, clock });
+    const gate = deferred();
+    const holder = track(pipeline(pool).execute(() => gate.promise));
+    const policy = retry(exact(clock));
+    const { giveUps } = record(policy);
+    const outcome = track(pipeline(policy, pool).execute(() => 'unreached'));
+    await clock.runAll();
+    await outcome.done;
+    expect(outcome.error).toBeInstanceOf(BulkheadRejectedError);
+    expect(giveUps).toEqual([{ attempts: 1, error: outcome.error, reason: 'not-handled' }]);
+    gate.resolve('done');
+    await holder.done;
+  });
+
+  it('retries a timeout by default, each attempt with a fresh, unaborted signal', async () => {
+    const clock = new ManualClock();
+    const policy = retry(exact(clock, { maxAttempts: 3 }));
+    const { retries } = record(policy);
+    const abortedAtStart: boolean[] = [];
+    const outcome = track(
+      pipeline(policy, new TimeoutPolicy({ timeout: 50, clock })).execute(({ signal, attempt }) => {
+        abortedAtStart.push(signal.aborted);
+        if (attempt === 3) return 'third time lucky';
+        return new Promise((_, reject) => {
+          signal.addEventListener('abort', () => reject(signal.reason));
+        });
+      }),
+    );
+    await clock.runAll();
+    await outcome.done;
+    expect(outcome.value).toBe('third time lucky');
+    expect(abortedAtStart).toEqual([false, false, false]);
+    expect(retries.map((e) => e.error)).toEqual([
+      expect.any(TimeoutError),
+      expect.any(TimeoutError),
+    ]);
+  });
+});
+
+describe('RetryPolicy handleResult', () => {
+  it('retries results handleResult calls failures, and resolves with the last one when attempts run out', async () => {
+    const clock = new ManualClock();
+    const policy = retry(
+      exact(clock, { handleResult: (r) => (r as { status: number }).status === 503 }),
+    );
+    const { retries, giveUps } = record(policy);
+    const responses = [{ status: 503 }, { status: 503 }, { status: 503 }];
+    let calls = 0;
+    const outcome = track(pipeline(policy).execute(() => responses[calls++]));
+    await clock.runAll();
+    await outcome.done;
+    expect(calls).toBe(3);
+    expect(outcome.ok).toBe(true);
+    expect(outcome.value).toBe(responses[2]);
+    expect(retries).toStrictEqual([
+      { attempt: 1, delay: 100, result: responses[0] },
+      { attempt: 2, delay: 100, result: responses[1] },
+    ]);
+    expect(giveUps).toStrictEqual([{ attempts: 3, result: responses[2], reason: 'max-attempts' }]);
+  });
+
+  it('returns a result handleResult accepts at once', async () => {
+    const clock = new ManualClock();
+    let calls = 0;
+    const outcome = track(
+      pipeline(retry(exact(clock, { handleResult: (r) => r === 'retry me' }))).execute(() => {
+        calls++;
+        return calls === 1 ? 'retry me' : 'fine';
+      }),
+    );
+    await clock.runAll();
+    await outcome.done;
+    expect(outcome.value).toBe('fine');
+    expect(calls).toBe(2);
+  });
+
+  it('does not retry results by default', async () => {
+    const clock = new ManualClock();
+    let calls = 0;
+    const value = await pipeline(retry(exact(clock))).execute(() => {
+      calls++;
+      return { status: 503 };
+    });
+    expect(value).toEqual({ status: 503 });
+    expect(calls).toBe(1);
+  });
+});
+
+describe('RetryPolicy retryAfter (pushback)', () => {
+  it('uses the pushback delay instead of the backoff, without jitter', async () => {
+    const clock = new ManualClock();
+    let randomCalls = 0;
+    const failures: unknown[] = [];
+    const policy = retry({
+      clock,
+      jitter: 'full',
+      random: () => {
+        randomCalls++;
+        return 0.5;
+      },
+      retryAfter: (failure) => {
+        failures.push(failure);
+        return 1234;
+      },
+    });
+    const { retries } = record(policy);
+    const starts: number[] = [];
+    const err = new Error('429');
+    const outcome = track(
+      pipeline(policy).execute(() => {
+        starts.push(clock.now());
+        throw err;
+      }),
+    );
+    await clock.runAll();
+    await outcome.done;
+    expect(retries.map((e) => e.delay)).toEqual([1234, 1234]);
+    expect(starts).toEqual([0, 1234, 2468]);
+    expect(randomCalls).toBe(0);
+    expect(failures).toStrictEqual([{ error: err }, { error: err }]);
+  });
+
+  it('hands retryAfter the result when a result is retried', async () => {
+    const clock = new ManualClock();
+    const failures: unknown[] = [];
+    const policy = retry(
+      exact(clock, {
+        maxAttempts: 2,
+        handleResult: () => true,
+        retryAfter: (f) => {
+          failures.push(f);
+          return 7;
+        },
+      }),
+    );
+    const { retries } = record(policy);
+    const outcome = track(pipeline(policy).execute(() => 'busy'));
+    await clock.runAll();
+    await outcome.done;
+    expect(failures).toStrictEqual([{ result: 'busy' }]);
+    expect(retries.map((e) => e.delay)).toEqual([7]);
+  });
+
+  it.each([
+    ['undefined', undefined],
+    ['a negative number', -5],
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['a string', '500'],
+  ])('falls back to the backoff when retryAfter returns %s', async (_label, pushed) => {
+    const clock = new ManualClock();
+    const policy = retry(
+      exact(clock, { maxAttempts: 2, retryAfter: () => pushed as number | undefined }),
+    );
+    const { retries } = record(policy);
+    const outcome = track(
+      pipeline(policy).execute(() => {
+        throw new Error('x');
+      }),
+    );
+    await clock.runAll();
+    await outcome.done;
+    expect(retries.map((e) => e.delay)).toEqual([100]);
+  });
+
+  it('a pushback of 0 retries on the next clock turn', async () => {
+    const clock = new ManualClock();
+    const policy = retry(exact(clock, { maxAttempts: 2, retryAfter: () => 0 }));
+    const { retries } = record(policy);
+    const starts: number[] = [];
+    const outcome = track(
+      pipeline(policy).execute(() => {
+        starts.push(clock.now());
+        throw new Error('x');
+      }),
+    );
+    await clock.runAll();
+    await outcome.done;
+    expect(retries.map((e) => e.delay)).toEqual([0]);
+    expect(starts).toEqual([0, 0]);
+  });
+
+  it('gives up with max-duration when the pushback would end past maxDuration', async () => {
+    const clock = new ManualClock();
+    const policy = retry(exact(clock, { maxDuration: 1000, retryAfter: () => 1000 }));
+    const { retries, giveUps } = record(policy);
+    const outcome = track(
+      pipeline(policy).execute(() => {
+        throw new Error('x');
+      }),
+    );
+    await clock.runAll();
+    await outcome.done;
+    expect(retries).toEqual([]);
+    expect(giveUps.map((e) => e.reason)).toEqual(['max-duration']);
+  });
+});
+
+describe('RetryPolicy events', () => {
+  it('onRetry reports the failed attempt, the delay and the error', async () => {
+    const clock = new ManualClock();
+    const policy = retry({ clock, delay: 10, jitter: 'none', maxAttempts: 3 });
+    const { retries, giveUps } = record(policy);
+    const errors = [new Error('1'), new Error('2'), new Error('3')];
+    let calls = 0;
+    const outcome = track(
+      pipeline(policy).execute(() => {
+        throw errors[calls++];
+      }),
+    );
+    await clock.runAll();
+    await outcome.done;
+    expect(retries).toStrictEqual([
+      { attempt: 1, delay: 10, error: errors[0] },
+      { attempt: 2, delay: 20, error: errors[1] },
+    ]);
+    expect(giveUps).toStrictEqual([{ attempts: 3, error: errors[2], reason: 'max-attempts' }]);
+  });
+
+  it('emits onRetry before the delay starts', async () => {
+    const clock = new ManualClock();
+    const policy = retry(exact(clock, { maxAttempts: 2 }));
+    const timersAtEvent: number[] = [];
+    policy.onRetry(() => timersAtEvent.push(clock.pendingTimers));
+    const outcome = track(
+      pipeline(policy).execute(() => {
+        throw new Error('x');
+      }),
+    );
+    await clock.runAll();
+    await outcome.done;
+    expect(timersAtEvent).toEqual([0]);
+  });
+
+  it('the disposer returned by onRetry / onGiveUp stops that listener only', async () => {
+    const clock = new ManualClock();
+    const policy = retry(exact(clock, { maxAttempts: 3 }));
+    const kept: number[] = [];
+    const dropped: number[] = [];
+    policy.onRetry((e) => kept.push(e.attempt));
+    const stop = policy.onRetry((e) => dropped.push(e.attempt));
+    const gaveUp: string[] = [];
+    const stopGiveUp = policy.onGiveUp((e) => gaveUp.push(e.reason));
+    stopGiveUp();
+    stopGiveUp();
+    let calls = 0;
+    const outcome = track(
+      pipeline(policy).execute(() => {
+        if (++calls === 2) stop();
+        throw new Error('x');
+      }),
+    );
+    await clock.runAll();
+    await outcome.done;
+    expect(kept).toEqual([1, 2]);
+    expect(dropped).toEqual([1]);
+    expect(gaveUp).toEqual([]);
+  });
+
+  it('a throwing onRetry listener does not break the retry', async () => {
+    const clock = new ManualClock();
+    const reported: unknown[] = [];
+    setListenerErrorHandler((e) => reported.push(e));
+    try {
+      const policy = retry(exact(clock, { maxAttempts: 2 }));
+      const oops = new Error('listener');
+      policy.onRetry(() => {
+        throw oops;
+      });
+      let calls = 0;
+      const outcome = track(
+        pipeline(policy).execute(() => {
+          calls++;
+          if (calls === 1) throw new Error('x');
+          return 'ok';
+        }),
+      );
+      await clock.runAll();
+      await outcome.done;
+      expect(outcome.value).toBe('ok');
+      expect(reported).toEqual([oops]);
+    } finally {
+      setListenerErrorHandler((e) => console.error('breakwater: an event listener threw', e));
+    }
+  });
+});
+
+describe('RetryPolicy cancellation', () => {
+  it('a caller abort during a delay rejects at once with the reason, and nothing else runs', async () => {
+    const clock = new ManualClock();
+    const policy = retry(exact(clock, { maxAttempts: 5, delay: 1000 }));
+    const controller = new AbortController();
+    let calls = 0;
+    const outcome = track(
+      pipeline(policy).execute(
+        () => {
+          calls++;
+          throw new Error('x');
+        },
+        { signal: controller.signal },
+      ),
+    );
+    await clock.advanceAsync(500);
+    expect(calls).toBe(1);
+    expect(clock.pendingTimers).toBe(1);
+    const reason = new Error('caller gave up');
+    controller.abort(reason);
+    await outcome.done;
+    expect(outcome.error).toBe(reason);
+    expect(clock.now()).toBe(500);
+    expect(clock.pendingTimers).toBe(0);
+    await clock.advanceAsync(10_000);
+    expect(calls).toBe(1);
+  });
+
+  it('an abort while an attempt is in flight stops retrying with reason "aborted"', async () => {
+    const clock = new ManualClock();
+    const policy = retry(exact(clock, { maxAttempts: 5 }));
+    const { retries, giveUps } = record(policy);
+    const controller = new AbortController();
+    let calls = 0;
+    const outcome = track(
+      pipeline(policy).execute(
+        ({ signal }) => {
+          calls++;
+          return new Promise((_, reject) => {
+            signal.addEventListener('abort', () => reject(signal.reason));
+          });
+        },
+        { signal: controller.signal },
+      ),
+    );
+    await clock.advanceAsync(10);
+    controller.abort('stop');
+    await outcome.done;
+    await clock.runAll();
+    expect(outcome.error).toBe('stop');
+    expect(calls).toBe(1);
+    expect(retries).toEqual([]);
+    expect(giveUps).toStrictEqual([{ attempts: 1, error: 'stop', reason: 'aborted' }]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('an already aborted signal rejects with its reason without calling fn', async () => {
+    const clock = new ManualClock();
+    const controller = new AbortController();
+    controller.abort('early');
+    let calls = 0;
+    await expect(
+      pipeline(retry(exact(clock))).execute(
+        () => {
+          calls++;
+        },
+        { signal: controller.signal },
+      ),
+    ).rejects.toBe('early');
+    expect(calls).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('an outer timeout passing during a delay rejects with TimeoutError and stops the retry', async () => {
+    const clock = new ManualClock();
+    const policy = retry(exact(clock, { maxAttempts: 5, delay: 100 }));
+    let calls = 0;
+    const outcome = track(
+      pipeline(new TimeoutPolicy({ timeout: 150, clock }), policy).execute(() => {
+        calls++;
+        throw new Error('x');
+      }),
+    );
+    await clock.advanceAsync(150);
+    await outcome.done;
+    expect(outcome.error).toBeInstanceOf(TimeoutError);
+    expect(calls).toBe(2);
+    expect(clock.pendingTimers).toBe(0);
+    await clock.runAll();
+    expect(calls).toBe(2);
+  });
+
+  it('an outer timeout passing during an attempt stops the retry with reason "aborted"', async () => {
+    const clock = new ManualClock();
+    const policy = retry(exact(clock, { maxAttempts: 5 }));
+    const { giveUps } = record(policy);
+    let calls = 0;
+    const outcome = track(
+      pipeline(new TimeoutPolicy({ timeout: 50, clock }), policy).execute(({ signal }) => {
+        calls++;
+        return new Promise((_, reject) => {
+          signal.addEventListener('abort', () => reject(new Error('aborted by signal')));
+        });
+      }),
+    );
+    await clock.runAll();
+    await outcome.done;
+    expect(outcome.error).toBeInstanceOf(TimeoutError);
+    expect(calls).toBe(1);
+    expect(giveUps.map((e) => e.reason)).toEqual(['aborted']);
+  });
+
+  it('dispose() fails executions waiting out a delay with UsageError and leaves no timer', async () => {
+    const clock = new ManualClock();
+    const policy = retry(exact(clock, { name: 'orders', maxAttempts: 3 }));
+    const events: number[] = [];
+    policy.onRetry((e) => events.push(e.attempt));
+    let calls = 0;
+    const p = pipeline(policy);
+    const fail = () => {
+      calls++;
+      throw new Error('x');
+    };
+    const a = track(p.execute(fail));
+    const b = track(p.execute(fail));
+    await clock.advanceAsync(0);
+    expect(clock.pendingTimers).toBe(2);
+    policy.dispose();
+    await a.done;
+    await b.done;
+    expect(a.error).toBeInstanceOf(UsageError);
+    expect((a.error as Error).message).toContain('"orders"');
+    expect(b.error).toBeInstanceOf(UsageError);
+    expect(clock.pendingTimers).toBe(0);
+    expect(calls).toBe(2);
+
+    // Still usable; the listeners are gone.
+    const c = track(p.execute(fail));
+    await clock.runAll();
+    await c.done;
+    expect(calls).toBe(5);
+    expect(events).toEqual([1, 1]);
+  });
+});

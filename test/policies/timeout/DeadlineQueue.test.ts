@@ -1,0 +1,220 @@
+import { describe, expect, it } from 'vitest';
+import { DeadlineQueue } from '../../../src/policies/timeout/DeadlineQueue.js';
+import { ManualClock } from '../../../src/testing/index.js';
+
+interface Waiter {
+  readonly name: string;
+  /** The stamp the queue gave it; cleared when it finishes early. */
+  stamp: number;
+}
+
+/** A queue of waiters whose liveness is "still holds the stamp it was given". */
+function setup(ms: number, onExpire?: (w: Waiter, q: DeadlineQueue<Waiter>) => void) {
+  const clock = new ManualClock();
+  const expired: [string, number, number][] = [];
+  const queue: DeadlineQueue<Waiter> = new DeadlineQueue<Waiter>(
+    clock,
+    ms,
+    (w, stamp) => w.stamp === stamp,
+    (w, _stamp, tag) => {
+      expired.push([w.name, tag, clock.now()]);
+      onExpire?.(w, queue);
+    },
+  );
+  const add = (name: string, tag = 0): Waiter => {
+    const w: Waiter = { name, stamp: 0 };
+    w.stamp = queue.add(w, tag, clock.now());
+    return w;
+  };
+  return { clock, queue, expired, add };
+}
+
+describe('DeadlineQueue', () => {
+  it('arms one timer for any number of entries and expires them in order at their deadlines', () => {
+    const { clock, queue, expired, add } = setup(100);
+    expect(queue.armed).toBe(false);
+    add('a', 1);
+    clock.advance(10);
+    add('b', 2);
+    add('c', 3);
+    clock.advance(15);
+    add('d', 4);
+    expect(queue.size).toBe(4);
+    expect(queue.armed).toBe(true);
+    expect(clock.pendingTimers).toBe(1);
+
+    clock.advance(74);
+    expect(expired).toEqual([]);
+    clock.advance(1);
+    expect(expired).toEqual([['a', 1, 100]]);
+    expect(clock.pendingTimers).toBe(1);
+    clock.advance(100);
+    expect(expired).toEqual([
+      ['a', 1, 100],
+      ['b', 2, 110],
+      ['c', 3, 110],
+      ['d', 4, 125],
+    ]);
+    expect(queue.size).toBe(0);
+    expect(queue.armed).toBe(false);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('gives each entry a distinct, increasing stamp', () => {
+    const { add } = setup(100);
+    const stamps = ['a', 'b', 'c'].map((n) => add(n).stamp);
+    expect(stamps[0]).toBeLessThan(stamps[1]!);
+    expect(stamps[1]).toBeLessThan(stamps[2]!);
+  });
+
+  it('skips entries that are no longer live when their deadline comes', () => {
+    const { clock, queue, expired, add } = setup(100);
+    const a = add('a');
+    add('b');
+    a.stamp = 0;
+    clock.advance(100);
+    expect(expired.map((e) => e[0])).toEqual(['b']);
+    expect(queue.size).toBe(0);
+  });
+
+  it('prune() drops dead entries from the head only, up to the first live one', () => {
+    const { queue, add } = setup(100);
+    const a = add('a');
+    const b = add('b');
+    const c = add('c');
+    b.stamp = 0;
+    queue.prune();
+    expect(queue.size).toBe(3);
+    a.stamp = 0;
+    queue.prune();
+    expect(queue.size).toBe(1);
+    c.stamp = 0;
+    queue.prune();
+    expect(queue.size).toBe(0);
+  });
+
+  it('re-arms for the remaining time of the next live entry', () => {
+    const { clock, expired, add } = setup(100);
+    add('a');
+    clock.advance(60);
+    add('b');
+    clock.advance(40);
+    expect(expired.map((e) => e[0])).toEqual(['a']);
+    expect(clock.pendingTimers).toBe(1);
+    clock.advance(59);
+    expect(expired).toHaveLength(1);
+    clock.advance(1);
+    expect(expired.map((e) => [e[0], e[2]])).toEqual([
+      ['a', 100],
+      ['b', 160],
+    ]);
+  });
+
+  it('takeFirstLive() returns live entries oldest first, skipping dead ones, with their tag', () => {
+    const { queue, add } = setup(Number.POSITIVE_INFINITY);
+    add('a', 10);
+    const b = add('b', 20);
+    add('c', 30);
+    b.stamp = 0;
+    expect(queue.takeFirstLive()?.name).toBe('a');
+    expect(queue.takenTag).toBe(10);
+    expect(queue.takeFirstLive()?.name).toBe('c');
+    expect(queue.takenTag).toBe(30);
+    expect(queue.takeFirstLive()).toBeUndefined();
+    expect(queue.size).toBe(0);
+  });
+
+  it('with ms = Infinity is a plain FIFO that never arms a timer', () => {
+    const { clock, queue, expired, add } = setup(Number.POSITIVE_INFINITY);
+    add('a');
+    add('b');
+    expect(queue.armed).toBe(false);
+    expect(clock.pendingTimers).toBe(0);
+    clock.advance(1e12);
+    expect(expired).toEqual([]);
+    expect(queue.size).toBe(2);
+  });
+
+  it('clear() cancels the timer and forgets every entry without expiring it', () => {
+    const { clock, queue, expired, add } = setup(100);
+    add('a');
+    add('b');
+    queue.clear();
+    expect(queue.size).toBe(0);
+    expect(queue.armed).toBe(false);
+    expect(clock.pendingTimers).toBe(0);
+    clock.advance(1000);
+    expect(expired).toEqual([]);
+    add('c');
+    clock.advance(100);
+    expect(expired.map((e) => e[0])).toEqual(['c']);
+  });
+
+  it('keeps FIFO order when it grows past its initial capacity after wrapping around', () => {
+    const { queue, add } = setup(Number.POSITIVE_INFINITY);
+    for (let i = 0; i < 10; i++) add(`x${i}`, i);
+    for (let i = 0; i < 10; i++) queue.takeFirstLive();
+    // The head is now in the middle of the ring: fill past 16 so the ring grows wrapped.
+    for (let i = 0; i < 40; i++) add(`y${i}`, i);
+    const names: string[] = [];
+    const tags: number[] = [];
+    for (let w = queue.takeFirstLive(); w; w = queue.takeFirstLive()) {
+      names.push(w.name);
+      tags.push(queue.takenTag);
+    }
+    expect(names).toEqual(Array.from({ length: 40 }, (_, i) => `y${i}`));
+    expect(tags).toEqual(Array.from({ length: 40 }, (_, i) => i));
+  });
+
+  it('keeps deadlines across growth', () => {
+    const { clock, expired, add } = setup(100);
+    for (let i = 0; i < 50; i++) {
+      add(`w${i}`);
+      clock.advance(1);
+    }
+    clock.advance(200);
+    expect(expired.map((e) => e[2])).toEqual(Array.from({ length: 50 }, (_, i) => 100 + i));
+  });
+
+  it('an entry added by the expire callback is expired in turn at its own deadline', () => {
+    let once = false;
+    const { clock, expired, add } = setup(100, (_w, q) => {
+      if (once) return;
+      once = true;
+      const late: Waiter = { name: 'late', stamp: 0 };
+      late.stamp = q.add(late, 9, clock.now());
+    });
+    add('a');
+    clock.advance(300);
+    expect(expired.map((e) => [e[0], e[2]])).toEqual([
+      ['a', 100],
+      ['late', 200],
+    ]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  // Fails: reported bug. `fire` clears `timer` before calling expire; an add() from inside
+  // expire arms a timer, and `fire` then arms another one for the next live head, overwriting
+  // the handle of the first, which is left pending (two timers for one queue).
+  it('keeps a single timer when the expire callback adds an entry while others wait', () => {
+    let once = false;
+    const { clock, expired, add } = setup(100, (_w, q) => {
+      if (once) return;
+      once = true;
+      const late: Waiter = { name: 'late', stamp: 0 };
+      late.stamp = q.add(late, 9, clock.now());
+    });
+    add('a');
+    clock.advance(50);
+    add('b');
+    clock.advance(50);
+    expect(expired.map((e) => e[0])).toEqual(['a']);
+    expect(clock.pendingTimers).toBe(1);
+    clock.advance(200);
+    expect(expired.map((e) => [e[0], e[2]])).toEqual([
+      ['a', 100],
+      ['b', 150],
+      ['late', 200],
+    ]);
+  });
+});
