@@ -267,8 +267,12 @@ export class Pipeline {
       }
       return tryMode ? Promise.resolve(failure(error)) : Promise.reject(error);
     }
+    // Native promises first: their `then` already returns a native promise.
+    if (result instanceof Promise)
+      return tryMode ? result.then(h.tryOk, h.tryErr) : result.then(h.ok, h.err);
     if (isThenable(result)) {
-      return Promise.resolve(tryMode ? result.then(h.tryOk, h.tryErr) : result.then(h.ok, h.err));
+      const p = Promise.resolve(result);
+      return tryMode ? p.then(h.tryOk, h.tryErr) : p.then(h.ok, h.err);
     }
     return Promise.resolve(tryMode ? h.tryOk(result) : h.ok(result));
   }

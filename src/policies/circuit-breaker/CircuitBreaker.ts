@@ -188,6 +188,8 @@ export class CircuitBreaker implements Gate {
   acquire(now: number): number {
     const s = this.s;
     if (s === S_CLOSED || s === S_DISABLED || s === S_METRICS_ONLY) return this.gen;
+    // Held open by hand: no clock to read, nothing to decide.
+    if (s === S_FORCED_OPEN) return this.refuse();
     return this.acquireSlow(now === NO_TIME ? this.clock.now() : now);
   }
 
@@ -202,6 +204,10 @@ export class CircuitBreaker implements Gate {
     } else if (this.s !== S_OPEN && this.s !== S_FORCED_OPEN) {
       return this.gen;
     }
+    return this.refuse();
+  }
+
+  private refuse(): number {
     this.nRejections++;
     if (this.rejected.size !== 0) {
       this.rejected.emit({ error: this.rejection(), state: STATE_NAMES[this.s]! });

@@ -1,0 +1,192 @@
+/**
+ * Measurement loops, run inside one child process per scenario.
+ *
+ * Every row gets loops compiled for it alone (`new Function`), so the loop's call site never
+ * carries type feedback from another row of the same process.
+ *
+ * Row kinds:
+ * - 'async': `await op()`; the op must resolve.
+ * - 'async-catch': `try { await op() } catch {}`; the op is expected to reject.
+ * - 'sync': `op()`; whatever it returns is not awaited.
+ */
+import { PerformanceObserver, performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import { measure } from 'mitata';
+import { max, median, min } from './stats.mjs';
+
+const AsyncFunction = (async () => {}).constructor;
+
+/** Settings of a full run and of a --quick run (a few iterations, to check the harness). */
+export const SETTINGS = {
+  full: {
+    warmupMs: 700,
+    batchMs: 50,
+    batches: 11,
+    mitataCpuMs: 400,
+    mitataMinSamples: 12,
+    allocTargetMs: 400,
+    allocBatches: 3,
+    asyncMaxCalls: 100_000,
+    syncMaxCalls: 2_000_000,
+  },
+  quick: {
+    warmupMs: 15,
+    batchMs: 3,
+    batches: 3,
+    mitataCpuMs: 5,
+    mitataMinSamples: 2,
+    allocTargetMs: 10,
+    allocBatches: 1,
+    asyncMaxCalls: 2_000,
+    syncMaxCalls: 20_000,
+  },
+};
+
+function compileLoop(kind) {
+  if (kind === 'sync') {
+    return new Function('op', 'n', 'let r; for (let i = 0; i < n; i++) r = op(); return r;');
+  }
+  if (kind === 'async-catch') {
+    return new AsyncFunction(
+      'op',
+      'n',
+      'for (let i = 0; i < n; i++) { try { await op(); } catch {} }',
+    );
+  }
+  if (kind === 'async') {
+    return new AsyncFunction('op', 'n', 'for (let i = 0; i < n; i++) await op();');
+  }
+  throw new Error(`unknown row kind ${kind}`);
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Calls the op for about `ms` in growing chunks, yielding to the event loop between chunks so
+ * timers of the library can run. Returns a rough ns/op.
+ */
+async function warm(loop, op, ms) {
+  let calls = 0;
+  let chunk = 16;
+  const t0 = performance.now();
+  do {
+    await loop(op, chunk);
+    calls += chunk;
+    await tick();
+    if (chunk < 4096) chunk *= 2;
+  } while (performance.now() - t0 < ms);
+  return ((performance.now() - t0) * 1e6) / calls;
+}
+
+/**
+ * The peer-baseline method: sequential `await op()` in batches of about `batchMs`, timed with
+ * hrtime; the process reports the median batch ns/op.
+ */
+export async function timeAwaitLoop(op, kind, s) {
+  const loop = compileLoop(kind);
+  const estimate = await warm(loop, op, s.warmupMs);
+  const calls = Math.max(2, Math.round((s.batchMs * 1e6) / estimate));
+  const samples = [];
+  for (let b = 0; b < s.batches; b++) {
+    const t0 = process.hrtime.bigint();
+    await loop(op, calls);
+    const t1 = process.hrtime.bigint();
+    samples.push(Number(t1 - t0) / calls);
+    await tick();
+  }
+  return {
+    method: 'await-loop',
+    nsPerOp: median(samples),
+    nsMin: min(samples),
+    nsMax: max(samples),
+    calls,
+    samples: samples.length,
+  };
+}
+
+/** mitata's `measure()` for a synchronous op: the process reports mitata's p50. */
+export async function timeMitata(op, s) {
+  await warm(compileLoop('sync'), op, s.warmupMs);
+  const stats = await measure(op, {
+    // Without --expose-gc mitata would "collect" by allocating a 1 GiB array.
+    gc: false,
+    min_cpu_time: s.mitataCpuMs * 1e6,
+    min_samples: s.mitataMinSamples,
+  });
+  return {
+    method: 'mitata',
+    nsPerOp: stats.p50,
+    nsMin: stats.min,
+    nsMax: stats.max,
+    calls: stats.ticks,
+    samples: stats.samples.length,
+  };
+}
+
+const gcStarts = [];
+let observer;
+
+/**
+ * Bytes allocated per op: `gc(); gc()`, read `used_heap_size`, run N ops, read it again. A
+ * PerformanceObserver on 'gc' entries checks that no collection started inside the batch; if
+ * one did, N is halved and the batches are redone. Needs
+ * `--expose-gc --min-semi-space-size=512 --max-semi-space-size=512`.
+ */
+export async function allocation(op, kind, s) {
+  if (typeof globalThis.gc !== 'function') throw new Error('allocation runs need --expose-gc');
+  if (observer === undefined) {
+    observer = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) gcStarts.push(entry.startTime);
+    });
+    observer.observe({ entryTypes: ['gc'] });
+  }
+  const loop = compileLoop(kind);
+  const estimate = await warm(loop, op, s.warmupMs);
+  const cap = kind === 'sync' ? s.syncMaxCalls : s.asyncMaxCalls;
+  let calls = Math.min(cap, Math.max(50, Math.round((s.allocTargetMs * 1e6) / estimate)));
+  // One unmeasured batch of the measured size: on-stack replacement and code for this size
+  // are produced here, not inside a measured batch.
+  await loop(op, calls);
+  const results = [];
+  let gcRetries = 0;
+  while (results.length < s.allocBatches) {
+    globalThis.gc();
+    globalThis.gc();
+    await tick();
+    let h0;
+    let h1;
+    let t0;
+    let t1;
+    if (kind === 'sync') {
+      h0 = v8.getHeapStatistics().used_heap_size;
+      t0 = performance.now();
+      loop(op, calls);
+      t1 = performance.now();
+      h1 = v8.getHeapStatistics().used_heap_size;
+    } else {
+      h0 = v8.getHeapStatistics().used_heap_size;
+      t0 = performance.now();
+      await loop(op, calls);
+      t1 = performance.now();
+      h1 = v8.getHeapStatistics().used_heap_size;
+    }
+    // Let the observer deliver any entry of a collection that ran during the batch.
+    await sleep(5);
+    if (gcStarts.some((t) => t >= t0 && t <= t1)) {
+      if (++gcRetries > 10 || calls <= 50) throw new Error('a GC ran inside every batch');
+      calls = Math.max(50, calls >> 1);
+      results.length = 0;
+      continue;
+    }
+    results.push((h1 - h0) / calls);
+  }
+  return {
+    method: 'heap-delta',
+    bytesPerOp: median(results),
+    bytesMin: min(results),
+    bytesMax: max(results),
+    calls,
+    gcRetries,
+  };
+}

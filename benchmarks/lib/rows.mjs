@@ -1,0 +1,57 @@
+/**
+ * Baseline rows every scenario measures in its own process, next to the library rows, and the
+ * outcome checks the rows share.
+ */
+import { asyncTarget, syncTarget } from './targets.mjs';
+
+export const BARE_ASYNC = 'await target()';
+export const BARE_SYNC = 'target() sync';
+export const BARE_AWAIT_SYNC = 'await syncTarget()';
+export const BARE_ASYNC_CATCH = 'await target() in try/catch';
+
+/** Resolved (or returned) with the target's value 1. */
+export const isOne = (o) => o.ok && o.value === 1;
+
+/** `await target()` with `const target = async () => 1`. */
+export function bareAsync() {
+  return {
+    library: 'bare',
+    variant: BARE_ASYNC,
+    kind: 'async',
+    prepare: () => () => asyncTarget(),
+    check: isOne,
+  };
+}
+
+/** `target()` with `const target = () => 1`, not awaited. */
+export function bareSync() {
+  return {
+    library: 'bare',
+    variant: BARE_SYNC,
+    kind: 'sync',
+    prepare: () => () => syncTarget(),
+    check: isOne,
+  };
+}
+
+/** `await target()` with the sync target: the floor for a sync target run through `execute`. */
+export function bareAwaitSync() {
+  return {
+    library: 'bare',
+    variant: BARE_AWAIT_SYNC,
+    kind: 'async',
+    prepare: () => () => syncTarget(),
+    check: isOne,
+  };
+}
+
+/** `await target()` inside the same try/catch loop the rejecting rows use. */
+export function bareAsyncCatch() {
+  return {
+    library: 'bare',
+    variant: BARE_ASYNC_CATCH,
+    kind: 'async-catch',
+    prepare: () => () => asyncTarget(),
+    check: isOne,
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * Runs every scenario in benchmarks/scenarios/ (one fresh process per scenario, mode and run)
+ * and prints a table of ns/op and bytes/op with the overhead over a bare call and the budgets.
+ *
+ *   node benchmarks/run.mjs [--quick] [--runs N] [--alloc-runs N] [--filter REGEX]
+ *                           [--json FILE] [--doc FILE]
+ *
+ * `npm run bench` builds the library first; this script builds it only when dist/ is missing,
+ * and installs benchmarks/ dependencies (npm ci) when they are missing.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { checkBudgets } from './lib/budgets.mjs';
+import { renderDoc } from './lib/doc.mjs';
+import {
+  benchDir,
+  ensureBuilt,
+  ensureDependencies,
+  library,
+  machine,
+  snapshotDist,
+} from './lib/env.mjs';
+import { aggregate, consoleReport, pollution } from './lib/report.mjs';
+import { round } from './lib/stats.mjs';
+
+const USAGE = `usage: node benchmarks/run.mjs [options]
+  --quick           each scenario once, a few iterations, 16 MB new space for allocation runs
+                    (checks the harness quickly; the figures mean nothing)
+  --runs N          timing processes per scenario (default 3)
+  --alloc-runs N    allocation processes per scenario (default 1; allocation is deterministic)
+  --filter REGEX    only scenarios whose id (file name) matches
+  --json FILE       also write the results as JSON
+  --doc FILE        also write the markdown report (docs/benchmarks.md)`;
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    runs: { type: 'string' },
+    'alloc-runs': { type: 'string' },
+    filter: { type: 'string' },
+    json: { type: 'string' },
+    doc: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+function count(name, fallback) {
+  const raw = values[name];
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`--${name} must be a whole number >= 1, got ${raw}\n${USAGE}`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const quick = values.quick;
+const runs = quick ? 1 : count('runs', 3);
+const allocRuns = quick ? 1 : count('alloc-runs', 1);
+const filter = values.filter === undefined ? undefined : new RegExp(values.filter);
+
+ensureDependencies();
+ensureBuilt();
+// Every process of the run, this one included, loads the library from one copy of dist/.
+process.env.BREAKWATER_DIST = snapshotDist();
+
+const scenarioDir = join(benchDir, 'scenarios');
+const scenarios = [];
+for (const name of readdirSync(scenarioDir).filter((f) => f.endsWith('.mjs'))) {
+  const id = basename(name, '.mjs');
+  if (filter !== undefined && !filter.test(id)) continue;
+  const file = join(scenarioDir, name);
+  const mod = await import(pathToFileURL(file).href);
+  scenarios.push({ id, file, title: mod.title, order: mod.order ?? 100, time: [], alloc: [] });
+}
+scenarios.sort((a, b) => a.order - b.order || a.id.localeCompare(b.id));
+if (scenarios.length === 0) {
+  console.error(`no scenario matches ${values.filter}`);
+  process.exit(2);
+}
+
+const childScript = join(benchDir, 'lib', 'child.mjs');
+// A new space big enough that no scavenge lands inside a measured batch. It makes a process
+// start about a second slower, so --quick (small batches, figures meaningless) uses 16 MB.
+const semiSpaceMB = quick ? 16 : 512;
+const ALLOC_FLAGS = [
+  '--expose-gc',
+  `--min-semi-space-size=${semiSpaceMB}`,
+  `--max-semi-space-size=${semiSpaceMB}`,
+];
+
+function runChild(scenario, mode) {
+  const args = [
+    ...(mode === 'alloc' ? ALLOC_FLAGS : []),
+    childScript,
+    scenario.file,
+    '--mode',
+    mode,
+    ...(quick ? ['--quick'] : []),
+  ];
+  const started = Date.now();
+  const r = spawnSync(process.execPath, args, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: quick ? 60_000 : 900_000,
+    maxBuffer: 16 * 2 ** 20,
+  });
+  if (r.status !== 0) {
+    throw new Error(
+      `${scenario.id} (${mode}) failed: ${r.error?.message ?? `exit ${r.status ?? r.signal}`}`,
+    );
+  }
+  const last = r.stdout.trim().split('\n').pop();
+  process.stderr.write(`  ${mode.padEnd(5)} ${scenario.id} (${Date.now() - started} ms)\n`);
+  return JSON.parse(last);
+}
+
+// Rounds are interleaved (round 1 of every scenario, then round 2, ...), so slow drift of a
+// shared machine spreads over all scenarios instead of landing on one.
+const loadAtStart = loadavg()[0];
+const rounds = Math.max(runs, allocRuns);
+try {
+  for (let round = 1; round <= rounds; round++) {
+    process.stderr.write(`round ${round}/${rounds}\n`);
+    for (const s of scenarios) {
+      if (round <= runs) s.time.push(runChild(s, 'time'));
+      if (round <= allocRuns) s.alloc.push(runChild(s, 'alloc'));
+    }
+  }
+} catch (error) {
+  console.error(`benchmark run failed: ${error.message}`);
+  process.exit(1);
+}
+
+const rows = aggregate(scenarios);
+const report = {
+  machine: machine(),
+  library: library(),
+  command: `node benchmarks/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+  settings: { quick, runs, allocRuns, filter: values.filter ?? null },
+  // 1-minute load average when the run started and ended: other work on the machine widens
+  // the time spreads (allocation is not affected).
+  loadAverage: { start: round(loadAtStart, 2), end: round(loadavg()[0], 2) },
+  date: new Date().toISOString(),
+  scenarios: scenarios.map((s) => ({ id: s.id, title: s.title })),
+  rows,
+  budgets: checkBudgets(rows),
+  pollution: pollution(rows),
+};
+
+console.log(
+  consoleReport({
+    rows,
+    budgets: report.budgets,
+    pollution: report.pollution,
+    meta: report,
+  }),
+);
+
+function write(file, text) {
+  const path = resolve(file);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  process.stderr.write(`wrote ${path}\n`);
+}
+if (values.json !== undefined) write(values.json, `${JSON.stringify(report, null, 2)}\n`);
+if (values.doc !== undefined) write(values.doc, renderDoc(report));
