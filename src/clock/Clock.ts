@@ -16,4 +16,9 @@ export interface Clock {
   setTimer(callback: () => void, ms: number, keepAlive?: boolean): TimerHandle;
   /** Cancels a timer made by {@link Clock.setTimer}; unknown or fired handles are ignored. */
   clearTimer(handle: TimerHandle): void;
+  /**
+   * Changes whether a pending timer keeps the process alive. Optional: clocks without it
+   * (a manual clock) keep no process alive anyway.
+   */
+  setKeepAlive?(handle: TimerHandle, keepAlive: boolean): void;
 }

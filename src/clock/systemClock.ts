@@ -1,6 +1,7 @@
 import type { Clock, TimerHandle } from './Clock.js';
 
 interface Unrefable {
+  ref?: () => void;
   unref?: () => void;
 }
 
@@ -17,5 +18,10 @@ export const systemClock: Clock = {
   },
   clearTimer(handle: TimerHandle): void {
     clearTimeout(handle as ReturnType<typeof setTimeout>);
+  },
+  setKeepAlive(handle: TimerHandle, keepAlive: boolean): void {
+    const h = handle as Unrefable;
+    if (keepAlive) h.ref?.();
+    else h.unref?.();
   },
 };

@@ -7,11 +7,32 @@ let listenerErrorHandler: (error: unknown) => void = (error) => {
 };
 
 /**
- * Sets where errors thrown by event listeners go (default: `console.error`). A throwing
- * listener never breaks the call that emitted the event, nor the other listeners.
+ * Sets where errors thrown by event listeners and by user predicates (`handle`,
+ * `handleResult`, `retryAfter`) go (default: `console.error`). A throwing listener never breaks
+ * the call that emitted the event, nor the other listeners; a throwing predicate is answered
+ * with a safe default documented on each option.
  */
 export function setListenerErrorHandler(handler: (error: unknown) => void): void {
   listenerErrorHandler = handler;
+}
+
+/** @internal Hands an error thrown by user code to the configured handler, never throwing. */
+export function reportCallbackError(error: unknown): void {
+  try {
+    listenerErrorHandler(error);
+  } catch {
+    // The error handler itself failed; nothing sensible is left to do.
+  }
+}
+
+/** @internal Calls a user predicate; a throw is reported and answered with `onThrow`. */
+export function ask<A>(predicate: (arg: A) => unknown, arg: A, onThrow: boolean): boolean {
+  try {
+    return predicate(arg) === true;
+  } catch (error) {
+    reportCallbackError(error);
+    return onThrow;
+  }
 }
 
 /**
@@ -43,11 +64,7 @@ export class Listeners<E> {
       try {
         list[i]!(event);
       } catch (error) {
-        try {
-          listenerErrorHandler(error);
-        } catch {
-          // The error handler itself failed; nothing sensible is left to do.
-        }
+        reportCallbackError(error);
       }
     }
   }

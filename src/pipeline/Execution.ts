@@ -85,6 +85,11 @@ class Detour {
   cutAt = UNCUT;
 }
 
+/** Native promises as they are; other thenables adopted (their `then` may throw). */
+function toPromise(value: PromiseLike<unknown>): Promise<unknown> {
+  return value instanceof Promise ? value : Promise.resolve(value);
+}
+
 let capturing: Detour | undefined;
 function captureWait(resolve: () => void, reject: (reason: unknown) => void): void {
   capturing!.waitResolve = resolve;
@@ -267,15 +272,13 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
       if (core.deferred) {
         // Attempts may be abandoned and overlap: each handler pair remembers its attempt.
         const seq = this.d.seq;
-        return Promise.resolve(
-          result.then(
-            (value) => this.resume(seq, true, value),
-            (error) => this.resume(seq, false, error),
-          ),
+        return toPromise(result).then(
+          (value) => this.resume(seq, true, value),
+          (error) => this.resume(seq, false, error),
         );
       }
       // Bound methods cost less memory than a pair of closures sharing a context.
-      return Promise.resolve(result.then(this.resumeOk.bind(this), this.resumeErr.bind(this)));
+      return toPromise(result).then(this.resumeOk.bind(this), this.resumeErr.bind(this));
     }
     return this.unwind(core.steps.length - 1, true, result, this.endTime());
   }
@@ -308,7 +311,7 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
       switch (step.stepKind) {
         case StepKind.Gate: {
           const outcome =
-            !ok && this.detour?.callerAborted === true && value === this.callerSignal!.reason
+            !ok && this.isCallerAbort(value)
               ? Outcome.Ignored
               : ok
                 ? step.classifyResult(value)
@@ -364,11 +367,9 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
           }
           if (isThenable(replacement)) {
             const at = i - 1;
-            return Promise.resolve(
-              replacement.then(
-                (v) => this.finishOrChain(this.unwind(at, true, v, this.endTime())),
-                (e) => this.finishOrChain(this.unwind(at, false, e, this.endTime())),
-              ),
+            return toPromise(replacement).then(
+              (v) => this.finishOrChain(this.unwind(at, true, v, this.endTime())),
+              (e) => this.finishOrChain(this.unwind(at, false, e, this.endTime())),
             );
           }
           ok = true;
@@ -401,6 +402,12 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
     }, delay);
     return wait.then(
       () => {
+        // A deadline or cancellation may have come between the timer and this continuation.
+        if (d.cutAt <= step) {
+          return this.finishOrChain(this.unwind(step - 1, false, d.abortReason, this.endTime()));
+        }
+        // Deadlines inside the retry belonged to the last attempt; the next one gets fresh ones.
+        d.cutAt = UNCUT;
         this.attempt = this.get(this.core.slotOf[step]!);
         return this.finishOrChain(this.enter(step + 1, this.time()));
       },
@@ -422,6 +429,11 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
     return this.startWait(step).then(
       () => {
         this.set(slot, 0);
+        const d = this.detour;
+        // Admitted, but cancelled before this continuation ran: give the permit back.
+        if (d !== undefined && d.cutAt <= step) {
+          return this.finishOrChain(this.unwind(step, false, d.abortReason, this.endTime()));
+        }
         return this.finishOrChain(this.enter(step + 1, this.time()));
       },
       (reason) => this.finishOrChain(this.unwind(step - 1, false, reason, this.endTime())),
@@ -520,6 +532,12 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
     else if (this.core.deferred && (this.flags & F_IN_FLIGHT) !== 0) this.abandon(-1, reason);
   }
 
+  /** A failure that is the caller's own cancellation says nothing about the dependency. */
+  private isCallerAbort(error: unknown): boolean {
+    const signal = this.callerSignal;
+    return signal?.aborted === true && error === signal.reason;
+  }
+
   private abortAttempt(reason: unknown): void {
     this.d.abortReason = reason;
     const c = this.controller;
@@ -567,7 +585,11 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
     for (let i = steps.length - 1; i > record.step; i--) {
       const step = steps[i]!;
       if (step.stepKind === StepKind.Gate) {
-        const outcome = ok ? step.classifyResult(value) : step.classifyError(value);
+        const outcome = ok
+          ? step.classifyResult(value)
+          : this.isCallerAbort(value)
+            ? Outcome.Ignored
+            : step.classifyError(value);
         const slot = core.slotOf[i]!;
         step.release(
           slot === NO_SLOT ? 0 : record.slots[slot]!,

@@ -463,7 +463,7 @@ const windowArb = ({ f, x, valid }: Mode) => {
       fc.record(
         {
           kind: f(fc.constant('time')),
-          // Windows under 10 ms are fuzzed on their own (see the reported window.buckets bug).
+          // Windows under 10 ms are fuzzed on their own, below.
           duration: f(fc.integer({ min: 1000, max: 1_000_000 })),
           buckets: f(fc.integer({ min: 1, max: 1000 })),
           minimumCalls: f(fc.integer({ min: 1, max: 1000 })),
@@ -613,7 +613,6 @@ describe('config fuzzing: construction succeeds or throws a precise OptionsError
     },
   );
 
-  // Fails: reported bug (window.buckets is blamed when only window.duration was set).
   it('CircuitBreakerOptions with time windows under 10 ms', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -634,7 +633,6 @@ describe('config fuzzing: construction succeeds or throws a precise OptionsError
     );
   });
 
-  // Fails: reported bug (initialState.window.data is not checked: TypeError from restore).
   it('CircuitBreakerOptions initialState with garbage window data', async () => {
     const snapshot = fc.record({
       version: fc.constant(1),
@@ -1178,8 +1176,8 @@ describe('options validation table', () => {
     );
   });
 
-  // Fails: reported bug. With `buckets` left at its default (10), a time window shorter than
-  // 10 ms is reported as a bad `window.buckets` — an option the caller never set.
+  // With `buckets` left at its default (10), a time window shorter than 10 ms is a problem of
+  // the duration, the option the caller set.
   it('blames window.duration (the option given) when a short time window leaves buckets under 1 ms', () => {
     let error: unknown;
     try {
@@ -1191,8 +1189,8 @@ describe('options validation table', () => {
     expect((error as OptionsError).option).toBe('window.duration');
   });
 
-  // Fails: reported bug. `initialState.window.data` is used without a check, so a malformed
-  // snapshot throws a TypeError from inside the window instead of an OptionsError.
+  // A malformed snapshot must be refused with an OptionsError, not a TypeError from inside
+  // the window.
   it.each([
     ['count', 5],
     ['consecutive', 5],

@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock/Clock.js';
 import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError } from '../../errors/OptionsError.js';
-import { type Disposer, Listeners } from '../../events/Listeners.js';
+import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
 import { type Gate, NO_TIME, Outcome, REJECTED, StepKind } from '../../pipeline/protocol.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
@@ -251,13 +251,14 @@ export class CircuitBreaker implements Gate {
   /** @internal */
   classifyError(error: unknown): Outcome {
     if (!isCountedError(error)) return Outcome.Ignored;
-    return this.o.handle(error) ? Outcome.Failure : Outcome.Success;
+    // A predicate that throws counts the call as failed: the safe side for a breaker.
+    return ask(this.o.handle, error, true) ? Outcome.Failure : Outcome.Success;
   }
 
   /** @internal */
   classifyResult(value: unknown): Outcome {
     const h = this.o.handleResult;
-    return h?.(value) ? Outcome.Failure : Outcome.Success;
+    return h !== undefined && ask(h, value, true) ? Outcome.Failure : Outcome.Success;
   }
 
   /** @internal The error a refused call rejects with. */

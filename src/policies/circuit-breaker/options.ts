@@ -89,7 +89,8 @@ export interface CircuitBreakerOptions {
   /** Probe admission while half-open. */
   readonly halfOpen?: HalfOpenOptions;
   /**
-   * Which errors count as failures. Errors for which it returns false count as successes.
+   * Which errors count as failures. Errors for which it returns false count as successes; if
+   * it throws, the call counts as failed (the error goes to `setListenerErrorHandler`).
    * Rejections by other breakwater policies (except timeouts) and cancellations by the
    * caller's own signal are never counted either way.
    * @default every error

@@ -1,4 +1,4 @@
-import { type Disposer, Listeners } from '../../events/Listeners.js';
+import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
 import { StepKind } from '../../pipeline/protocol.js';
 import type { FallbackEvent } from './events.js';
 import {
@@ -40,9 +40,10 @@ export class FallbackPolicy<T = unknown> {
 
   /** @internal True when this failure (or result) falls back. */
   applies(isError: boolean, detail: unknown): boolean {
-    if (isError) return this.o.handle(detail);
+    // A predicate that throws leaves the failure as it is.
+    if (isError) return ask(this.o.handle, detail, false);
     const h = this.o.handleResult;
-    return h?.(detail) === true;
+    return h !== undefined && ask(h, detail, false);
   }
 
   /** @internal Produces the replacement (may throw or return a promise). */

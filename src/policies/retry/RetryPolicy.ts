@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock/Clock.js';
 import { UsageError } from '../../errors/OptionsError.js';
-import { type Disposer, Listeners } from '../../events/Listeners.js';
+import { ask, type Disposer, Listeners, reportCallbackError } from '../../events/Listeners.js';
 import { StepKind } from '../../pipeline/protocol.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
 import { backoffDelay } from './backoff.js';
@@ -65,7 +65,8 @@ export class RetryPolicy {
   /** @internal True when a successful `value` should be retried. */
   retriesResult(value: unknown): boolean {
     const h = this.o.handleResult;
-    return h?.(value) === true;
+    // A predicate that throws does not retry.
+    return h !== undefined && ask(h, value, false);
   }
 
   /**
@@ -83,11 +84,16 @@ export class RetryPolicy {
     const o = this.o;
     let reason: GiveUpEvent['reason'] | undefined;
     if (aborted) reason = 'aborted';
-    else if (isError && !o.handle(detail)) reason = 'not-handled';
+    else if (isError && !ask(o.handle, detail, false)) reason = 'not-handled';
     else if (attempt >= o.maxAttempts) reason = 'max-attempts';
     let delay = 0;
     if (reason === undefined) {
-      const pushed = o.retryAfter?.(isError ? { error: detail } : { result: detail });
+      let pushed: number | undefined;
+      try {
+        pushed = o.retryAfter?.(isError ? { error: detail } : { result: detail });
+      } catch (error) {
+        reportCallbackError(error);
+      }
       // A pushback beyond what a timer can wait is capped rather than overflowing to zero.
       delay =
         typeof pushed === 'number' && pushed >= 0 && Number.isFinite(pushed)

@@ -15,6 +15,9 @@ export function isCountedError(error: unknown): boolean {
   return (
     code !== ErrorCode.CircuitOpen &&
     code !== ErrorCode.CircuitIsolated &&
-    code !== ErrorCode.BulkheadFull
+    code !== ErrorCode.BulkheadFull &&
+    // A disposed policy says nothing about the dependency either, and retrying it would re-arm
+    // timers after dispose().
+    code !== ErrorCode.Usage
   );
 }

@@ -2,12 +2,16 @@ import type { Clock, TimerHandle } from '../../clock/Clock.js';
 
 /**
  * @internal Deadlines of one fixed duration, in arrival order. Because every entry waits the
- * same time (`ms`, which may be Infinity for a plain FIFO), deadlines are non-decreasing in insertion order, so a FIFO plus ONE timer armed
- * for the head serves any number of waiters: no timer per call.
+ * same time (`ms`, which may be Infinity for a plain FIFO), deadlines are non-decreasing in
+ * insertion order, so a FIFO plus ONE timer armed for the head serves any number of waiters:
+ * no timer per call.
  *
  * Entries are not removed when their waiter finishes early; the owner changes the waiter's
  * stamp instead, and dead entries are dropped when they reach the head (`prune`) or when the
- * timer fires. The timer does not keep the process alive: the work it guards does.
+ * timer fires. The timer stays armed when the queue empties (re-arming per call would cost a
+ * timer per call), but it keeps the process alive only while some entry is held: an awaited
+ * call can time out in a script with nothing else pending, and an idle queue never delays
+ * exit.
  */
 export class DeadlineQueue<T> {
   private targets: (T | undefined)[] = new Array(16);
@@ -18,6 +22,7 @@ export class DeadlineQueue<T> {
   private count = 0;
   private nextStamp = 1;
   private timer: TimerHandle | undefined;
+  private keepingAlive = false;
 
   constructor(
     private readonly clock: Clock,
@@ -47,7 +52,11 @@ export class DeadlineQueue<T> {
     this.deadlines[i] = now + this.ms;
     this.tags[i] = tag;
     this.count++;
-    if (this.timer === undefined && this.ms !== Number.POSITIVE_INFINITY) this.arm(this.ms);
+    if (this.timer === undefined) {
+      if (this.ms !== Number.POSITIVE_INFINITY) this.arm(this.ms);
+    } else if (!this.keepingAlive) {
+      this.keepAlive(true);
+    }
     return stamp;
   }
 
@@ -61,6 +70,7 @@ export class DeadlineQueue<T> {
       this.head = (h + 1) & mask;
       this.count--;
     }
+    if (this.keepingAlive) this.keepAlive(false);
   }
 
   /** Tag of the entry last returned by {@link takeFirstLive}. */
@@ -81,9 +91,11 @@ export class DeadlineQueue<T> {
       this.count--;
       if (live) {
         this.takenTag = this.tags[h]!;
+        if (this.count === 0 && this.keepingAlive) this.keepAlive(false);
         return target;
       }
     }
+    if (this.keepingAlive) this.keepAlive(false);
     return undefined;
   }
 
@@ -91,6 +103,7 @@ export class DeadlineQueue<T> {
   clear(): void {
     if (this.timer !== undefined) this.clock.clearTimer(this.timer);
     this.timer = undefined;
+    this.keepingAlive = false;
     this.targets.fill(undefined);
     this.head = 0;
     this.count = 0;
@@ -98,6 +111,7 @@ export class DeadlineQueue<T> {
 
   private readonly fire = (): void => {
     this.timer = undefined;
+    this.keepingAlive = false;
     const now = this.clock.now();
     while (this.count > 0) {
       const mask = this.targets.length - 1;
@@ -122,7 +136,13 @@ export class DeadlineQueue<T> {
   };
 
   private arm(ms: number): void {
-    this.timer = this.clock.setTimer(this.fire, ms, false);
+    this.timer = this.clock.setTimer(this.fire, ms, true);
+    this.keepingAlive = true;
+  }
+
+  private keepAlive(on: boolean): void {
+    this.keepingAlive = on;
+    this.clock.setKeepAlive?.(this.timer, on);
   }
 
   private grow(): void {

@@ -193,9 +193,8 @@ describe('DeadlineQueue', () => {
     expect(clock.pendingTimers).toBe(0);
   });
 
-  // Fails: reported bug. `fire` clears `timer` before calling expire; an add() from inside
-  // expire arms a timer, and `fire` then arms another one for the next live head, overwriting
-  // the handle of the first, which is left pending (two timers for one queue).
+  // An add() from inside expire arms a timer; `fire` must not then arm a second one for the
+  // next live head and leave the first pending.
   it('keeps a single timer when the expire callback adds an entry while others wait', () => {
     let once = false;
     const { clock, expired, add } = setup(100, (_w, q) => {

@@ -1,0 +1,105 @@
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import {
+  Bulkhead,
+  CircuitBreaker,
+  pipeline,
+  RetryPolicy,
+  TimeoutError,
+  TimeoutPolicy,
+} from '../../src/index.js';
+import { ManualClock } from '../../src/testing/index.js';
+
+const N = 100_000;
+
+const listeners = (signal: AbortSignal): number => getEventListeners(signal, 'abort').length;
+
+describe('a long-lived caller signal keeps its abort listener count at baseline', () => {
+  it(`after ${N} successful executions through timeout + retry`, async () => {
+    const clock = new ManualClock();
+    const limit = new TimeoutPolicy({ timeout: 1_000, clock });
+    const p = pipeline(limit, new RetryPolicy({ clock, maxAttempts: 3 }));
+    const { signal } = new AbortController();
+    const baseline = listeners(signal);
+    expect(baseline).toBe(0);
+    let during = -1;
+    let sum = 0;
+    for (let i = 0; i < N; i++) {
+      sum += await p.execute(
+        () => {
+          if (i === 0) during = listeners(signal);
+          return i % 2 === 0 ? i : Promise.resolve(i);
+        },
+        { signal },
+      );
+    }
+    // The pipeline does listen while a call runs, and stops when it ends.
+    expect(during).toBe(1);
+    expect(sum).toBe((N * (N - 1)) / 2);
+    expect(listeners(signal)).toBe(baseline);
+    // Finished calls do not pile up in the deadline queue either.
+    expect(limit.pending).toBeLessThanOrEqual(1);
+  });
+
+  it(`after ${N} executions that fail and are retried`, async () => {
+    const clock = new ManualClock();
+    const limit = new TimeoutPolicy({ timeout: 1_000, clock });
+    const p = pipeline(
+      limit,
+      new RetryPolicy({ clock, delay: 0, backoff: 'constant', jitter: 'none', maxAttempts: 3 }),
+      new CircuitBreaker({ clock, window: { kind: 'consecutive', threshold: 10 } }),
+      new Bulkhead({ maxConcurrent: 1, clock }),
+    );
+    const { signal } = new AbortController();
+    const baseline = listeners(signal);
+    let attempts = 0;
+    let ok = 0;
+    for (let i = 0; i < N; i++) {
+      const call = p.execute(
+        ({ attempt }) => {
+          attempts++;
+          if (attempt === 1) throw new Error('first attempt fails');
+          return attempt;
+        },
+        { signal },
+      );
+      // Fires the zero-length retry delay once it is armed.
+      await clock.advanceAsync(0);
+      if ((await call) === 2) ok++;
+    }
+    expect(ok).toBe(N);
+    expect(attempts).toBe(2 * N);
+    expect(listeners(signal)).toBe(baseline);
+    expect(limit.pending).toBeLessThanOrEqual(1);
+  });
+
+  it('after executions that time out (cooperative and aggressive) and calls refused by a full bulkhead', async () => {
+    const clock = new ManualClock();
+    const { signal } = new AbortController();
+    const baseline = listeners(signal);
+    for (const strategy of ['cooperative', 'aggressive'] as const) {
+      const p = pipeline(
+        new TimeoutPolicy({ timeout: 10, strategy, clock }),
+        new Bulkhead({ maxConcurrent: 1, clock }),
+      );
+      for (let i = 0; i < 10_000; i++) {
+        let rejected: unknown;
+        const call = p
+          .execute(
+            ({ signal: own }) =>
+              new Promise((_, reject) => own.addEventListener('abort', () => reject(own.reason))),
+            { signal },
+          )
+          .catch((error: unknown) => {
+            rejected = error;
+          });
+        // A second call while the first holds the only permit is refused at once.
+        await p.execute(() => 'refused', { signal }).catch(() => undefined);
+        await clock.advanceAsync(10);
+        await call;
+        expect(rejected).toBeInstanceOf(TimeoutError);
+      }
+    }
+    expect(listeners(signal)).toBe(baseline);
+  });
+});

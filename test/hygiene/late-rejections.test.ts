@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  Bulkhead,
+  CircuitBreaker,
+  pipeline,
+  RetryPolicy,
+  TimeoutError,
+  TimeoutPolicy,
+} from '../../src/index.js';
+import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
+
+let unhandled: unknown[] = [];
+const record = (reason: unknown): void => {
+  unhandled.push(reason);
+};
+beforeAll(() => {
+  process.on('unhandledRejection', record);
+});
+afterAll(() => {
+  process.off('unhandledRejection', record);
+});
+
+/** Two macrotask turns: Node reports unhandled rejections after the microtask queue drains. */
+async function settleProcess(): Promise<void> {
+  for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+function lateWork() {
+  let reject!: (reason: unknown) => void;
+  let resolve!: (value: unknown) => void;
+  const promise = new Promise((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, reject, resolve };
+}
+
+describe('aggressive timeout: abandoned work that rejects late is observed', () => {
+  it('no unhandledRejection when the work rejects after the call timed out', async () => {
+    unhandled = [];
+    const clock = new ManualClock();
+    const p = pipeline(new TimeoutPolicy({ timeout: 50, strategy: 'aggressive', clock }));
+    const work = lateWork();
+    const call = p.execute(() => work.promise);
+    const outcome = call.then(
+      () => 'resolved',
+      (error: unknown) => error,
+    );
+    clock.advance(50);
+    expect(await outcome).toBeInstanceOf(TimeoutError);
+    work.reject(new Error('late failure'));
+    await settleProcess();
+    expect(unhandled).toEqual([]);
+  });
+
+  it('no unhandledRejection for every abandoned attempt of a retried call, with inner permits returned', async () => {
+    unhandled = [];
+    const clock = new ManualClock();
+    const pool = new Bulkhead({ maxConcurrent: 3, clock });
+    const inner = new CircuitBreaker({ clock, window: { kind: 'consecutive', threshold: 10 } });
+    const p = pipeline(
+      new RetryPolicy({ clock, delay: 5, jitter: 'none', backoff: 'constant', maxAttempts: 3 }),
+      new TimeoutPolicy({ timeout: 50, strategy: 'aggressive', clock }),
+      inner,
+      pool,
+    );
+    const works = [lateWork(), lateWork(), lateWork()];
+    let n = 0;
+    const outcome = p
+      .execute(() => works[n++]!.promise)
+      .then(
+        () => 'resolved',
+        (error: unknown) => error,
+      );
+    await clock.runAll();
+    expect(await outcome).toBeInstanceOf(TimeoutError);
+    expect(pool.inFlight).toBe(3);
+    for (const w of works) w.reject(new Error('late failure'));
+    await settleProcess();
+    expect(unhandled).toEqual([]);
+    expect(pool.inFlight).toBe(0);
+    // The inner breaker hears how the abandoned work really ended.
+    expect(inner.stats().failures).toBe(3);
+  });
+
+  it('no unhandledRejection when the caller aborted the call and the work rejects later', async () => {
+    unhandled = [];
+    const clock = new ManualClock();
+    const p = pipeline(new TimeoutPolicy({ timeout: 50, strategy: 'aggressive', clock }));
+    const work = lateWork();
+    const controller = new AbortController();
+    const outcome = p
+      .execute(() => work.promise, { signal: controller.signal })
+      .then(
+        () => 'resolved',
+        (error: unknown) => error,
+      );
+    controller.abort(new Error('caller'));
+    expect(await outcome).toMatchObject({ message: 'caller' });
+    work.reject(new Error('late failure'));
+    await settleProcess();
+    expect(unhandled).toEqual([]);
+  });
+
+  it('no unhandledRejection with tryExecute and a synchronous-then-late mix of attempts', async () => {
+    unhandled = [];
+    const clock = new ManualClock();
+    const p = pipeline(
+      new RetryPolicy({ clock, delay: 1, jitter: 'none', backoff: 'constant', maxAttempts: 4 }),
+      new TimeoutPolicy({ timeout: 10, strategy: 'aggressive', clock }),
+    );
+    const late = lateWork();
+    const result = p.tryExecute(({ attempt }) => {
+      if (attempt === 1) throw new Error('sync failure');
+      if (attempt === 2) return late.promise;
+      return Promise.resolve(`attempt ${attempt}`);
+    });
+    await clock.runAll();
+    await flushMicrotasks();
+    expect(await result).toEqual({ ok: true, value: 'attempt 3' });
+    late.reject(new Error('late failure'));
+    await settleProcess();
+    expect(unhandled).toEqual([]);
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * Child processes that use the BUILT package (dist/, loaded by its name) on the system clock
+ * must exit by themselves once their calls are done: no timer or listener of the library may
+ * keep Node running. `npm test` builds before Vitest runs.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+/** Generous: the work itself takes a few seconds at most. */
+const LIMIT_MS = 20_000;
+
+interface Exit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly killed: boolean;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function runFixture(name: string, args: readonly string[] = []): Promise<Exit> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [`${fixtures}${name}`, ...args], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let killed = false;
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, LIMIT_MS);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, killed, stdout, stderr });
+    });
+  });
+}
+
+beforeAll(() => {
+  for (const file of ['dist/index.js', 'dist/testing/index.js']) {
+    if (!existsSync(`${root}${file}`)) {
+      throw new Error(
+        `The package is not built (missing ${file}): run npm run build first ` +
+          '(npm test does this before running Vitest).',
+      );
+    }
+  }
+});
+
+describe('a process using breakwater exits by itself', () => {
+  it(
+    'after 10,000 pipelines (retry + breaker + timeout(1000) + bulkhead, system clock) each ran one call',
+    async () => {
+      const exit = await runFixture('many-pipelines.mjs', ['10000']);
+      expect(exit.killed, `still running after ${LIMIT_MS} ms`).toBe(false);
+      expect(exit.stderr).toBe('');
+      expect(exit).toMatchObject({ code: 0, signal: null });
+      expect(JSON.parse(exit.stdout)).toEqual({
+        calls: 10_000,
+        allValuesRight: true,
+        keepingAlive: [],
+      });
+    },
+    LIMIT_MS + 10_000,
+  );
+
+  it(
+    'after 10,000 pipelines whose calls never settle and time out (aggressive, 50 ms)',
+    async () => {
+      const exit = await runFixture('many-timeouts.mjs', ['10000']);
+      expect(exit.killed, `still running after ${LIMIT_MS} ms`).toBe(false);
+      expect(exit.stderr).toBe('');
+      expect(exit).toMatchObject({ code: 0, signal: null });
+      expect(JSON.parse(exit.stdout)).toEqual({
+        calls: 10_000,
+        timedOut: 10_000,
+        attempts: 20_000,
+        keepingAlive: [],
+      });
+    },
+    LIMIT_MS + 10_000,
+  );
+});

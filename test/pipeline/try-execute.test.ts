@@ -1,0 +1,330 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  BrokenCircuitError,
+  Bulkhead,
+  BulkheadRejectedError,
+  CircuitBreaker,
+  type ExecutionResult,
+  IsolatedCircuitError,
+  type Pipeline,
+  pipeline,
+  RetryPolicy,
+  retry,
+  TimeoutError,
+  TimeoutPolicy,
+  timeout,
+  UsageError,
+} from '../../src/index.js';
+import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
+
+/** Follows a tryExecute promise; `rejected` records a rejection, which must never happen. */
+function follow<T>(promise: Promise<ExecutionResult<T>>) {
+  const box: { result?: ExecutionResult<T>; rejected: boolean } = { rejected: false };
+  promise.then(
+    (result) => {
+      box.result = result;
+    },
+    () => {
+      box.rejected = true;
+    },
+  );
+  return box;
+}
+
+describe('tryExecute never rejects', () => {
+  it.each<[string, () => unknown]>([
+    [
+      'a synchronous throw',
+      () => {
+        throw new Error('sync');
+      },
+    ],
+    ['a rejected promise', () => Promise.reject(new Error('async'))],
+    [
+      'a thrown string',
+      () => {
+        throw 'text';
+      },
+    ],
+    [
+      'a thrown undefined',
+      () => {
+        throw undefined;
+      },
+    ],
+  ])('%s becomes { ok: false, rejected: false } on every path', async (_, fn) => {
+    const clock = new ManualClock();
+    const pipelines = [
+      pipeline(),
+      pipeline(new CircuitBreaker({ clock })),
+      pipeline(new Bulkhead({ maxConcurrent: 1, clock })),
+      pipeline(retry({ clock, maxAttempts: 1 }), timeout({ timeout: 100, clock })),
+      pipeline(timeout({ timeout: 100, clock, strategy: 'aggressive' })),
+    ];
+    let expected: unknown;
+    try {
+      await fn();
+    } catch (error) {
+      expected = error;
+    }
+    for (const p of pipelines) {
+      for (const signal of [undefined, new AbortController().signal]) {
+        const r = await p.tryExecute(fn, { signal });
+        expect(r).toEqual({ ok: false, error: expected, rejected: false });
+      }
+    }
+  });
+
+  it('a caller abort (before the call, during a delay, in a queue, in flight) gives rejected: false', async () => {
+    const clock = new ManualClock();
+    const reason = new Error('caller');
+    const pre = await pipeline(retry({ clock })).tryExecute(() => 1, {
+      signal: AbortSignal.abort(reason),
+    });
+    expect(pre).toEqual({ ok: false, error: reason, rejected: false });
+
+    const inDelay = new AbortController();
+    const delayed = follow(
+      pipeline(retry({ clock, delay: 100, jitter: 'none' })).tryExecute(
+        () => Promise.reject(new Error('x')),
+        { signal: inDelay.signal },
+      ),
+    );
+    const pool = new Bulkhead({ maxConcurrent: 1, maxQueue: 1, clock });
+    const pooled = pipeline(pool);
+    void pooled.tryExecute(() => new Promise(() => {}));
+    const inQueue = new AbortController();
+    const queued = follow(pooled.tryExecute(() => 1, { signal: inQueue.signal }));
+    const inFlight = new AbortController();
+    const running = follow(
+      pipeline(timeout({ timeout: 1_000, strategy: 'aggressive', clock })).tryExecute(
+        () => new Promise(() => {}),
+        { signal: inFlight.signal },
+      ),
+    );
+    await flushMicrotasks();
+    for (const c of [inDelay, inQueue, inFlight]) c.abort(reason);
+    await flushMicrotasks();
+    for (const box of [delayed, queued, running]) {
+      expect(box.rejected).toBe(false);
+      expect(box.result).toEqual({ ok: false, error: reason, rejected: false });
+    }
+  });
+
+  it('a disposed policy ending a wait gives a UsageError with rejected: false', async () => {
+    const clock = new ManualClock();
+    const r = new RetryPolicy({ clock, delay: 100, jitter: 'none' });
+    const box = follow(pipeline(r).tryExecute(() => Promise.reject(new Error('x'))));
+    await flushMicrotasks();
+    r.dispose();
+    await flushMicrotasks();
+    expect(box.rejected).toBe(false);
+    expect(box.result).toMatchObject({ ok: false, rejected: false });
+    expect(box.result!.ok === false && box.result!.error).toBeInstanceOf(UsageError);
+  });
+
+  // A user predicate that throws must not escape the executor: the promise would reject and
+  // the permits of the policies outside it would never be returned.
+  it('a throwing retry predicate still resolves, and the bulkhead outside gets its permit back', async () => {
+    const clock = new ManualClock();
+    const pool = new Bulkhead({ maxConcurrent: 1, clock });
+    const p = pipeline(
+      pool,
+      retry({
+        clock,
+        handle: () => {
+          throw new Error('bad predicate');
+        },
+      }),
+    );
+    const box = follow(p.tryExecute(() => Promise.reject(new Error('x'))));
+    await flushMicrotasks();
+    expect(box.rejected).toBe(false);
+    expect(box.result).toMatchObject({ ok: false, rejected: false });
+    expect(pool.inFlight).toBe(0);
+  });
+  // A thenable whose `then` throws must fail the call, not escape synchronously with the
+  // permit still taken.
+  it.each([
+    ['gates only', (pool: Bulkhead) => pipeline(pool)],
+    ['with retry', (pool: Bulkhead) => pipeline(retry({ maxAttempts: 1 }), pool)],
+    [
+      'with an aggressive timeout',
+      (pool: Bulkhead) =>
+        pipeline(timeout({ timeout: 100, strategy: 'aggressive', clock: new ManualClock() }), pool),
+    ],
+  ])(
+    '%s: a thenable whose then() throws is a failure like any other, and the permit is returned',
+    async (_, make) => {
+      const pool = new Bulkhead(1);
+      const error = new Error('bad thenable');
+      const thenable = {
+        // biome-ignore lint/suspicious/noThenProperty: a misbehaving thenable is the point here.
+        then: () => {
+          throw error;
+        },
+      };
+      let thrown: unknown;
+      let box: ReturnType<typeof follow> | undefined;
+      try {
+        box = follow(make(pool).tryExecute(() => thenable));
+      } catch (e) {
+        thrown = e;
+      }
+      await flushMicrotasks();
+      expect(thrown).toBeUndefined();
+      expect(box?.result).toEqual({ ok: false, error, rejected: false });
+      expect(pool.inFlight).toBe(0);
+    },
+  );
+});
+
+describe('tryExecute: rejected is true only for policy refusals', () => {
+  it('an open breaker, an isolated breaker, a full bulkhead, a queue timeout and a timeout', async () => {
+    const clock = new ManualClock();
+    const open = new CircuitBreaker({ clock });
+    open.trip();
+    const isolated = new CircuitBreaker({ clock });
+    isolated.isolate();
+    const full = new Bulkhead({ maxConcurrent: 1, clock });
+    const waiting = new Bulkhead({ maxConcurrent: 1, maxQueue: 1, queueTimeout: 10, clock });
+    const never = () => new Promise<never>(() => {});
+
+    for (const [p, type] of [
+      [pipeline(open), BrokenCircuitError],
+      [pipeline(isolated), IsolatedCircuitError],
+      [pipeline(retry({ clock }), open), BrokenCircuitError],
+    ] as const) {
+      const r = await p.tryExecute(() => 'unreachable');
+      expect(r).toMatchObject({ ok: false, rejected: true });
+      expect((r as { error: unknown }).error).toBeInstanceOf(type);
+    }
+
+    void pipeline(full).tryExecute(never);
+    const refused = await pipeline(full).tryExecute(() => 1);
+    expect(refused).toMatchObject({ ok: false, rejected: true, error: { reason: 'full' } });
+
+    void pipeline(waiting).tryExecute(never);
+    const queued = follow(pipeline(waiting).tryExecute(() => 1));
+    const timedOut = follow(
+      pipeline(timeout({ timeout: 10, clock })).tryExecute(({ signal }) => {
+        return new Promise((_, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason)),
+        );
+      }),
+    );
+    const aggressive = follow(
+      pipeline(timeout({ timeout: 10, clock, strategy: 'aggressive' })).tryExecute(never),
+    );
+    await clock.advanceAsync(10);
+    expect(queued.result).toMatchObject({ ok: false, rejected: true });
+    expect((queued.result as { error: unknown }).error).toBeInstanceOf(BulkheadRejectedError);
+    expect((queued.result as { error: unknown }).error).toMatchObject({ reason: 'queue-timeout' });
+    for (const box of [timedOut, aggressive]) {
+      expect(box.result).toMatchObject({ ok: false, rejected: true });
+      expect((box.result as { error: unknown }).error).toBeInstanceOf(TimeoutError);
+    }
+  });
+
+  it('the same refusal object is reused: a refusal allocates no error', async () => {
+    const open = new CircuitBreaker();
+    open.trip();
+    const p = pipeline(open);
+    const a = await p.tryExecute(() => 1);
+    const b = await p.tryExecute(() => 1);
+    expect((a as { error: unknown }).error).toBe((b as { error: unknown }).error);
+  });
+
+  it('matches execute for any pipeline and any script of outcomes', async () => {
+    type Step = 'ok' | 'fail' | 'hang';
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          retry: fc.boolean(),
+          breaker: fc.boolean(),
+          timeout: fc.constantFrom('none' as const, 'cooperative' as const, 'aggressive' as const),
+          bulkhead: fc.boolean(),
+        }),
+        fc.array(
+          fc.array(fc.constantFrom<Step>('ok', 'fail', 'hang'), { minLength: 3, maxLength: 3 }),
+          {
+            minLength: 1,
+            maxLength: 8,
+          },
+        ),
+        async (shape, script) => {
+          const run = async (mode: 'execute' | 'tryExecute') => {
+            const clock = new ManualClock();
+            const policies: Parameters<typeof pipeline> = [];
+            if (shape.retry)
+              policies.push(new RetryPolicy({ clock, delay: 5, jitter: 'none', maxAttempts: 3 }));
+            if (shape.breaker)
+              policies.push(
+                new CircuitBreaker({ clock, window: { kind: 'consecutive', threshold: 2 } }),
+              );
+            if (shape.timeout !== 'none')
+              policies.push(new TimeoutPolicy({ timeout: 20, strategy: shape.timeout, clock }));
+            if (shape.bulkhead) policies.push(new Bulkhead({ maxConcurrent: 1, clock }));
+            const p: Pipeline = pipeline(...policies);
+            const outcomes: unknown[] = [];
+            for (const attempts of script) {
+              const fn = ({ attempt, signal }: { attempt: number; signal: AbortSignal }) => {
+                const step = attempts[attempt - 1]!;
+                if (step === 'ok') return Promise.resolve(`ok ${attempt}`);
+                if (step === 'fail') return Promise.reject(new Error(`fail ${attempt}`));
+                return new Promise((_, reject) => {
+                  signal.addEventListener('abort', () => reject(new Error('gave up')));
+                });
+              };
+              let outcome: unknown;
+              if (mode === 'execute') {
+                const box = { v: undefined as unknown };
+                p.execute(fn).then(
+                  (value) => {
+                    box.v = { ok: true, value };
+                  },
+                  (error) => {
+                    box.v = { ok: false, error };
+                  },
+                );
+                await clock.runAll();
+                await flushMicrotasks();
+                outcome = box.v;
+              } else {
+                const box = follow(p.tryExecute(fn));
+                await clock.runAll();
+                await flushMicrotasks();
+                expect(box.rejected).toBe(false);
+                const r = box.result;
+                outcome =
+                  r === undefined
+                    ? undefined
+                    : r.ok
+                      ? { ok: true, value: r.value }
+                      : {
+                          ok: false,
+                          error: r.error,
+                        };
+              }
+              outcomes.push(
+                outcome === undefined
+                  ? 'pending'
+                  : (outcome as { ok: boolean }).ok
+                    ? outcome
+                    : {
+                        ok: false,
+                        name: ((outcome as { error: Error }).error as Error).name,
+                        message: ((outcome as { error: Error }).error as Error).message,
+                      },
+              );
+            }
+            return outcomes;
+          };
+          expect(await run('tryExecute')).toEqual(await run('execute'));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
