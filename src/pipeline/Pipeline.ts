@@ -165,28 +165,42 @@ export class Pipeline {
     // Nested executeSync calls on one pipeline get their own span of the token array.
     const base = this.syncDepth++ * n;
     const tokens = this.syncTokens;
+    const clock = this.core.clock;
+    const started = this.core.needsEndTime ? clock.now() : Number.NaN;
     try {
       for (let i = 0; i < n; i++) {
         const step = steps[i]!;
         if (step.stepKind !== StepKind.Gate) continue;
         const token = step.acquire(NO_TIME);
-        if (token < 0) return this.unwindSync(i - 1, false, step.rejection(), base) as T;
+        if (token < 0)
+          return this.unwindSync(i - 1, false, step.rejection(), base, Number.NaN) as T;
         tokens[base + i] = token;
       }
       let result: unknown;
       try {
         result = fn(this.shared);
       } catch (error) {
-        return this.unwindSync(n - 1, false, error, base) as T;
+        return this.unwindSync(n - 1, false, error, base, this.elapsedSince(started)) as T;
       }
-      if (isThenable(result)) return this.trackLate(result, base) as T;
-      return this.unwindSync(n - 1, true, result, base) as T;
+      if (isThenable(result)) return this.trackLate(result, base, started) as T;
+      return this.unwindSync(n - 1, true, result, base, this.elapsedSince(started)) as T;
     } finally {
       this.syncDepth--;
     }
   }
 
-  private unwindSync(from: number, ok: boolean, value: unknown, base: number): unknown {
+  /** ms since `started`, or NaN when the pipeline does not time calls. */
+  private elapsedSince(started: number): number {
+    return this.core.needsEndTime ? this.core.clock.now() - started : Number.NaN;
+  }
+
+  private unwindSync(
+    from: number,
+    ok: boolean,
+    value: unknown,
+    base: number,
+    elapsed: number,
+  ): unknown {
     const steps = this.core.steps;
     const tokens = this.syncTokens;
     for (let i = from; i >= 0; i--) {
@@ -195,7 +209,7 @@ export class Pipeline {
         step.release(
           tokens[base + i]!,
           ok ? step.classifyResult(value) : step.classifyError(value),
-          Number.NaN,
+          elapsed,
           value,
         );
       } else if (step.stepKind === StepKind.Fallback && step.applies(!ok, value)) {
@@ -213,21 +227,25 @@ export class Pipeline {
   }
 
   /** executeSync got a promise: settle the gates when it does. */
-  private trackLate(promise: PromiseLike<unknown>, base: number): Promise<unknown> {
+  private trackLate(
+    promise: PromiseLike<unknown>,
+    base: number,
+    started: number,
+  ): Promise<unknown> {
     const n = this.core.steps.length;
     const saved = this.syncTokens.slice(base, base + n);
     return Promise.resolve(promise).then(
-      (value) => this.unwindSaved(saved, true, value),
-      (error) => this.unwindSaved(saved, false, error),
+      (value) => this.unwindSaved(saved, true, value, started),
+      (error) => this.unwindSaved(saved, false, error, started),
     );
   }
 
-  private unwindSaved(saved: number[], ok: boolean, value: unknown): unknown {
+  private unwindSaved(saved: number[], ok: boolean, value: unknown, started: number): unknown {
     const depth = this.syncDepth++;
     const base = depth * saved.length;
     for (let i = 0; i < saved.length; i++) this.syncTokens[base + i] = saved[i]!;
     try {
-      return this.unwindSync(saved.length - 1, ok, value, base);
+      return this.unwindSync(saved.length - 1, ok, value, base, this.elapsedSince(started));
     } finally {
       this.syncDepth--;
     }

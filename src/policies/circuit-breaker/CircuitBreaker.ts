@@ -89,6 +89,9 @@ export class CircuitBreaker implements Gate {
   private probeSuccesses = 0;
   private probeFailures = 0;
   private isolations = 0;
+  private isolationEpoch = 0;
+  /** debug mode: the fresh error of the refusal being made, handed to the caller too. */
+  private pendingError: BrokenCircuitError | undefined = undefined;
   private readonly openError: BrokenCircuitError;
   private readonly isolatedError: IsolatedCircuitError;
   private nSuccesses = 0;
@@ -210,13 +213,17 @@ export class CircuitBreaker implements Gate {
   private refuse(): number {
     this.nRejections++;
     if (this.rejected.size !== 0) {
-      this.rejected.emit({ error: this.rejection(), state: STATE_NAMES[this.s]! });
+      const error = this.rejection();
+      if (this.o.debug) this.pendingError = error;
+      this.rejected.emit({ error, state: STATE_NAMES[this.s]! });
     }
     return REJECTED;
   }
 
   /** @internal */
   release(token: number, outcome: Outcome, elapsed: number, detail?: unknown): void {
+    // A transition already due (a half-open max wait that passed) comes before this outcome.
+    if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(this.clock.now());
     if (outcome === Outcome.Ignored) {
       this.nIgnored++;
       if (token === this.gen && this.s === S_HALF_OPEN) {
@@ -263,6 +270,11 @@ export class CircuitBreaker implements Gate {
 
   /** @internal The error a refused call rejects with. */
   rejection(): BrokenCircuitError {
+    const pending = this.pendingError;
+    if (pending !== undefined) {
+      this.pendingError = undefined;
+      return pending;
+    }
     if (this.s === S_FORCED_OPEN) {
       return this.o.debug ? new IsolatedCircuitError(this.name, this.clock) : this.isolatedError;
     }
@@ -277,39 +289,51 @@ export class CircuitBreaker implements Gate {
    * Calls are refused with {@link IsolatedCircuitError} meanwhile.
    */
   isolate(): Disposer {
+    this.settleNow();
     this.isolations++;
     if (this.s !== S_FORCED_OPEN) this.moveTo(S_FORCED_OPEN, 'manual');
+    // reset() ends every isolation at once; disposers handed out before it must not count
+    // against isolations made after it.
+    const epoch = this.isolationEpoch;
     let live = true;
     return () => {
-      if (!live) return;
+      if (!live || epoch !== this.isolationEpoch) return;
       live = false;
+      this.settleNow();
       if (--this.isolations === 0 && this.s === S_FORCED_OPEN) this.close('manual');
     };
   }
 
   /** Refuses every call until `reset()` (or another manual transition). */
   forceOpen(): void {
+    this.settleNow();
     if (this.s !== S_FORCED_OPEN) this.moveTo(S_FORCED_OPEN, 'manual');
   }
 
   /** Closes the breaker and clears its window and backoff, whatever its state. */
   reset(): void {
+    this.settleNow();
     this.isolations = 0;
+    this.isolationEpoch++;
     this.close('manual');
   }
 
   /** Opens the breaker now, as if its thresholds had been crossed. */
   trip(): void {
-    this.open(this.clock.now(), 'manual', false);
+    const now = this.clock.now();
+    this.settleTime(now);
+    this.open(now, 'manual', false);
   }
 
   /** Lets every call through and records nothing until `reset()`. */
   disable(): void {
+    this.settleNow();
     if (this.s !== S_DISABLED) this.moveTo(S_DISABLED, 'manual');
   }
 
   /** Records outcomes but never opens, until `reset()`: for trying out thresholds. */
   metricsOnly(): void {
+    this.settleNow();
     if (this.s === S_METRICS_ONLY) return;
     this.window.reset();
     this.moveTo(S_METRICS_ONLY, 'manual');
@@ -368,6 +392,10 @@ export class CircuitBreaker implements Gate {
 
   // ---- transitions -------------------------------------------------------------------------------
 
+  private settleNow(): void {
+    if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(this.clock.now());
+  }
+
   /** Applies the time-driven transitions: open -> half-open, half-open -> open on max wait. */
   private settleTime(now: number): void {
     if (this.s === S_OPEN && now >= this.openUntil) {
@@ -390,7 +418,8 @@ export class CircuitBreaker implements Gate {
 
   private judgeProbes(): void {
     const o = this.o;
-    const needed = Math.ceil(o.probes * o.successRatio - 1e-9);
+    // The epsilon keeps 0.8 × 5 from rounding up to 5; at least one success is always needed.
+    const needed = Math.max(1, Math.ceil(o.probes * o.successRatio - 1e-9));
     if (this.probeSuccesses >= needed) {
       this.close('probes-succeeded');
     } else if (this.probeFailures > o.probes - needed) {
@@ -406,6 +435,7 @@ export class CircuitBreaker implements Gate {
       o.breakDuration * o.backoffMultiplier ** this.consecutiveOpens,
     );
     this.consecutiveOpens++;
+    this.probesInFlight = 0;
     this.openUntil = now + length;
     this.openError.openUntil = this.openUntil;
     this.s = S_OPEN;

@@ -10,8 +10,7 @@ export type TransitionReason =
   | 'probes-succeeded'
   | 'probes-failed'
   | 'half-open-timeout'
-  | 'manual'
-  | 'restored';
+  | 'manual';
 
 /** Emitted on every state change. */
 export interface StateChangeEvent {

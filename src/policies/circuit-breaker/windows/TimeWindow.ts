@@ -21,6 +21,7 @@ export class TimeWindow implements HealthWindow {
   private readonly bCalls: Uint32Array;
   private readonly bFailures: Uint32Array;
   private readonly bSlow: Uint32Array;
+  private lastEpoch = -1;
 
   constructor(
     duration: number,
@@ -36,6 +37,11 @@ export class TimeWindow implements HealthWindow {
 
   record(failure: boolean, slow: boolean, now: number): boolean {
     const epoch = Math.floor(now / this.width);
+    // Once per slice, drop the expired ones, so the totals deciding whether to judge are live.
+    if (epoch !== this.lastEpoch) {
+      this.expire(now);
+      this.lastEpoch = epoch;
+    }
     const i = epoch % this.buckets;
     if (this.epochs[i] !== epoch) this.clear(i, epoch);
     this.bCalls[i]!++;
