@@ -18,6 +18,8 @@ export const NO_SLOT = -1;
 /** @internal What an execution needs from its pipeline, computed once when it is built. */
 export interface PipelineCore {
   readonly steps: readonly Step[];
+  /** The `stepKind` of each step, read from one monomorphic array on the hot path. */
+  readonly kinds: Uint8Array;
   readonly clock: Clock;
   /** Some step needs the time a call starts: one reading is shared by all of them. */
   readonly needsStartTime: boolean;
@@ -233,17 +235,21 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
   private enter(from: number, now: number): Next {
     const core = this.core;
     const steps = core.steps;
+    const kinds = core.kinds;
     for (let i = from; i < steps.length; i++) {
       const step = steps[i]!;
-      switch (step.stepKind) {
+      // The kind comes from a typed array rather than from the policy objects, whose different
+      // shapes would make that load polymorphic.
+      switch (kinds[i]) {
         case StepKind.Gate: {
-          const token = step.acquire(now);
+          const gate = step as CircuitBreaker | Bulkhead;
+          const token = gate.acquire(now);
           if (token >= 0) {
             this.set(core.slotOf[i]!, token);
             break;
           }
           if (token === WAIT) return this.waitInQueue(step as Bulkhead, i, now);
-          return this.unwind(i - 1, false, step.rejection(), now);
+          return this.unwind(i - 1, false, gate.rejection(), now);
         }
         case StepKind.Retry:
           this.set(core.slotOf[i]!, 1);
@@ -251,7 +257,7 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
           this.attempt = 1;
           break;
         case StepKind.Timeout:
-          this.set(core.slotOf[i]!, step.register(this, i, now));
+          this.set(core.slotOf[i]!, (step as TimeoutPolicy).register(this, i, now));
           break;
       }
     }
@@ -308,16 +314,17 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
     const started = core.startedSlot === NO_SLOT ? NO_TIME : this.get(core.startedSlot);
     for (let i = from; i >= 0; i--) {
       const step = steps[i]!;
-      switch (step.stepKind) {
+      switch (core.kinds[i]) {
         case StepKind.Gate: {
+          const gate = step as CircuitBreaker | Bulkhead;
           const outcome =
             !ok && this.isCallerAbort(value)
               ? Outcome.Ignored
               : ok
-                ? step.classifyResult(value)
-                : step.classifyError(value);
+                ? gate.classifyResult(value)
+                : gate.classifyError(value);
           const slot = core.slotOf[i]!;
-          step.release(
+          gate.release(
             slot === NO_SLOT ? 0 : this.get(slot),
             outcome,
             now === NO_TIME || started === NO_TIME ? Number.NaN : now - started,
@@ -326,40 +333,43 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
           break;
         }
         case StepKind.Timeout: {
+          const timeout = step as TimeoutPolicy;
           const slot = core.slotOf[i]!;
           const passed = this.get(slot) === PASSED;
           this.set(slot, 0);
-          step.done();
+          timeout.done();
           if (passed && !ok) {
             // Reject with the very error the signal was aborted with (they differ in debug mode).
             const reason = this.detour?.abortReason;
             value =
-              reason instanceof TimeoutError && reason.policyName === step.name
+              reason instanceof TimeoutError && reason.policyName === timeout.name
                 ? reason
-                : step.rejection();
+                : timeout.rejection();
           }
           break;
         }
         case StepKind.Retry: {
-          if (ok && !step.retriesResult(value)) break;
+          const retry = step as RetryPolicy;
+          if (ok && !retry.retriesResult(value)) break;
           const slot = core.slotOf[i]!;
           const attempt = this.get(slot);
-          const t = now === NO_TIME && step.needsTime ? core.clock.now() : now;
+          const t = now === NO_TIME && retry.needsTime ? core.clock.now() : now;
           const timeSlot = core.timeSlotOf[i]!;
           const first = timeSlot === NO_SLOT ? NO_TIME : this.get(timeSlot);
           const elapsed = t === NO_TIME || first === NO_TIME ? 0 : t - first;
           const d = this.d;
-          const delay = step.decide(attempt, !ok, value, d.lastDelay, elapsed, d.cutAt <= i);
+          const delay = retry.decide(attempt, !ok, value, d.lastDelay, elapsed, d.cutAt <= i);
           if (delay === NO_RETRY) break;
           this.set(slot, attempt + 1);
           d.lastDelay = delay;
           return this.sleep(i, delay);
         }
         case StepKind.Fallback: {
-          if (!step.applies(!ok, value)) break;
+          const fallback = step as FallbackPolicy;
+          if (!fallback.applies(!ok, value)) break;
           let replacement: unknown;
           try {
-            replacement = step.produce(!ok, value);
+            replacement = fallback.produce(!ok, value);
           } catch (error) {
             ok = false;
             value = error;
@@ -555,7 +565,7 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
     // Invalidate the inner deadlines; they belong to the abandoned attempt.
     const steps = this.core.steps;
     for (let j = step + 1; j < steps.length; j++) {
-      if (steps[j]!.stepKind === StepKind.Timeout) this.set(this.core.slotOf[j]!, 0);
+      if (this.core.kinds[j] === StepKind.Timeout) this.set(this.core.slotOf[j]!, 0);
     }
     d.seq++;
     this.flags &= ~F_IN_FLIGHT;

@@ -87,6 +87,7 @@ export class Pipeline {
     }
     this.core = {
       steps,
+      kinds: Uint8Array.from(steps, (s) => s.stepKind),
       clock,
       needsStartTime,
       needsEndTime,
