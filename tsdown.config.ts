@@ -11,6 +11,7 @@ import type { UserConfig } from 'tsdown';
 export const entries = {
   '.': 'src/index.ts',
   './testing': 'src/testing/index.ts',
+  './decorators': 'src/decorators/index.ts',
 } as const satisfies Record<string, string>;
 
 /** `'.'` -> `index`, `'./testing'` -> `testing/index` (output path under dist/, no extension). */

@@ -82,3 +82,28 @@ export {
   timeoutDefaults,
 } from './policies/timeout/options.js';
 export { TimeoutPolicy } from './policies/timeout/TimeoutPolicy.js';
+export { ConfigError, type ConfigIssue } from './registry/ConfigError.js';
+export {
+  type BulkheadConfig,
+  type CircuitBreakerConfig,
+  type KeysConfig,
+  keysDefaults,
+  type RegistryConfig,
+  type RetryConfig,
+  type TimeoutConfig,
+  type WindowConfig,
+} from './registry/config.js';
+export { type Duration, parseDuration } from './registry/duration.js';
+export {
+  defaultRegistry,
+  Registry,
+  type RegistryOptions,
+  type RegistryPolicy,
+} from './registry/Registry.js';
+export type {
+  BulkheadStats,
+  RegistryInstanceSnapshot,
+  RegistrySnapshot,
+  RetryStats,
+  TimeoutStats,
+} from './registry/snapshot.js';

@@ -5,6 +5,7 @@ export const ErrorCode = {
   BulkheadFull: 'ERR_BREAKWATER_BULKHEAD_FULL',
   Timeout: 'ERR_BREAKWATER_TIMEOUT',
   InvalidOption: 'ERR_BREAKWATER_INVALID_OPTION',
+  InvalidConfig: 'ERR_BREAKWATER_INVALID_CONFIG',
   Usage: 'ERR_BREAKWATER_USAGE',
 } as const;
 

@@ -4,6 +4,7 @@ import {
   BrokenCircuitError,
   BulkheadRejectedError,
   CircuitBreaker,
+  ConfigError,
   ErrorCode,
   IsolatedCircuitError,
   isBrokenCircuitError,
@@ -38,6 +39,7 @@ const classes = [
   TimeoutError,
   OptionsError,
   UsageError,
+  ConfigError,
 ] as const;
 
 /** Which classes an error with each code is an instance of. */
@@ -53,6 +55,7 @@ const expectedClasses: Record<string, readonly (typeof classes)[number][]> = {
   [ErrorCode.Timeout]: [BreakwaterError, PolicyRejectedError, TimeoutError],
   [ErrorCode.InvalidOption]: [BreakwaterError, OptionsError],
   [ErrorCode.Usage]: [BreakwaterError, UsageError],
+  [ErrorCode.InvalidConfig]: [BreakwaterError, ConfigError],
 };
 
 describe('ErrorCode', () => {
@@ -64,6 +67,7 @@ describe('ErrorCode', () => {
       Timeout: 'ERR_BREAKWATER_TIMEOUT',
       InvalidOption: 'ERR_BREAKWATER_INVALID_OPTION',
       Usage: 'ERR_BREAKWATER_USAGE',
+      InvalidConfig: 'ERR_BREAKWATER_INVALID_CONFIG',
     });
   });
 });

@@ -1,8 +1,9 @@
 import type { Clock } from '../../clock/Clock.js';
 import { stackless } from '../../errors/BreakwaterError.js';
-import { UsageError } from '../../errors/OptionsError.js';
+import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { type Gate, NO_TIME, Outcome, REJECTED, StepKind, WAIT } from '../../pipeline/protocol.js';
+import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { DeadlineQueue } from '../timeout/DeadlineQueue.js';
 import { BulkheadRejectedError, type BulkheadRejection } from './errors.js';
 import type { BulkheadRejectedEvent } from './events.js';
@@ -37,30 +38,37 @@ export class Bulkhead implements Gate {
   readonly stepKind = StepKind.Gate;
   readonly needsDuration = false;
   readonly name: string;
-  /** True when calls may wait in a queue. */
+  /**
+   * True when calls may wait in a queue. Pipelines read it when they are built, so it never
+   * changes: `reconfigure` cannot give a queue to a bulkhead built without one.
+   */
   readonly mayWait: boolean;
   /** @internal True when queued calls need the time (a finite queue timeout). */
-  readonly needsQueueTime: boolean;
-  private readonly o: ResolvedBulkheadOptions;
+  needsQueueTime: boolean;
+  // Replaced as a whole by `reconfigure`; every call reads it as before.
+  private o: ResolvedBulkheadOptions;
   /** The clock this policy reads. */
   readonly clock: Clock;
   private active = 0;
   private queued = 0;
   private readonly queue: DeadlineQueue<QueuedExecution>;
-  private readonly fullError: BulkheadRejectedError;
-  private readonly timeoutError: BulkheadRejectedError;
+  private fullError: BulkheadRejectedError;
+  private timeoutError: BulkheadRejectedError;
   /** @internal */ readonly rejected = new Listeners<BulkheadRejectedEvent>();
 
   constructor(options?: number | BulkheadOptions) {
-    const o = resolveBulkheadOptions(options);
+    const preset = presetOptions;
+    presetOptions = undefined;
+    const o = preset ?? resolveBulkheadOptions(options);
+    const name = preset === undefined ? o.name : presetName;
     this.o = o;
-    this.name = o.name;
+    this.name = name;
     this.clock = o.clock;
     this.mayWait = o.maxQueue > 0;
     this.needsQueueTime = this.mayWait && o.queueTimeout !== Number.POSITIVE_INFINITY;
-    this.fullError = stackless(() => new BulkheadRejectedError(o.name, 'full', o.maxConcurrent));
+    this.fullError = stackless(() => new BulkheadRejectedError(name, 'full', o.maxConcurrent));
     this.timeoutError = stackless(
-      () => new BulkheadRejectedError(o.name, 'queue-timeout', o.maxConcurrent),
+      () => new BulkheadRejectedError(name, 'queue-timeout', o.maxConcurrent),
     );
     this.queue = new DeadlineQueue<QueuedExecution>(
       o.clock,
@@ -87,6 +95,67 @@ export class Bulkhead implements Gate {
   /** The `maxConcurrent` option. */
   get maxConcurrent(): number {
     return this.o.maxConcurrent;
+  }
+
+  /**
+   * Applies new limits to the calls to come. Calls in flight keep their permits and queued
+   * calls keep their place: a higher `maxConcurrent` admits queued calls at once, a lower one
+   * admits nobody until enough calls in flight have ended. A shorter `queueTimeout` also
+   * applies to calls already queued, counted from now (one deadline order serves the queue);
+   * a longer one applies to calls queued from now on.
+   *
+   * `options` replace the current ones as a whole, as for the constructor (a number is
+   * `maxConcurrent`): an option left out takes its default. `name` and `clock` may be left out
+   * (they are kept) but not changed. A bulkhead built without a queue cannot be given one
+   * (pipelines built with it never wait on it); a queued one may drop to `maxQueue: 0`.
+   *
+   * Throws {@link OptionsError} and changes nothing when an option is invalid.
+   */
+  reconfigure(options?: number | BulkheadOptions): void {
+    const o = resolveBulkheadOptions(
+      typeof options === 'number'
+        ? { maxConcurrent: options, name: this.name, clock: this.clock }
+        : withIdentity(options, this.name, this.clock),
+    );
+    this.checkOptions(o);
+    this.applyOptions(o);
+  }
+
+  /** @internal Throws {@link OptionsError} when resolved options `o` cannot replace these. */
+  checkOptions(o: ResolvedBulkheadOptions, name: string = o.name): void {
+    checkIdentity('bulkhead', this.name, this.clock, name, o.clock);
+    if (!this.mayWait && o.maxQueue > 0) {
+      throw new OptionsError(
+        'maxQueue',
+        o.maxQueue,
+        '0: a bulkhead built without a queue cannot be given one (pipelines built with it never wait on it); build a new bulkhead',
+      );
+    }
+  }
+
+  /** @internal Swaps in options that passed {@link checkOptions}. */
+  applyOptions(o: ResolvedBulkheadOptions): void {
+    const old = this.o;
+    this.o = o;
+    const name = this.name;
+    if (o.maxConcurrent !== old.maxConcurrent) {
+      // The preallocated errors report the limit.
+      this.fullError = stackless(() => new BulkheadRejectedError(name, 'full', o.maxConcurrent));
+      this.timeoutError = stackless(
+        () => new BulkheadRejectedError(name, 'queue-timeout', o.maxConcurrent),
+      );
+    }
+    if (this.mayWait && o.queueTimeout !== old.queueTimeout) {
+      this.needsQueueTime = o.queueTimeout !== Number.POSITIVE_INFINITY;
+      this.queue.setDuration(o.queueTimeout, this.clock.now());
+    }
+    while (this.queued > 0 && this.active < o.maxConcurrent) {
+      const exec = this.queue.takeFirstLive();
+      if (exec === undefined) break;
+      this.queued--;
+      this.active++;
+      exec.queueAdmitted(this.queue.takenTag);
+    }
   }
 
   /** Calls `listener` when the bulkhead refuses a call. */
@@ -175,5 +244,22 @@ export class Bulkhead implements Gate {
     if (this.rejected.size !== 0) {
       this.rejected.emit({ reason, inFlight: this.active, queued: this.queued });
     }
+  }
+}
+
+let presetOptions: ResolvedBulkheadOptions | undefined;
+let presetName = '';
+
+/**
+ * @internal Builds a bulkhead from options already resolved and validated, under `name`
+ * (registries build many bulkheads from one options object).
+ */
+export function bulkheadFromResolved(o: ResolvedBulkheadOptions, name: string): Bulkhead {
+  presetOptions = o;
+  presetName = name;
+  try {
+    return new Bulkhead();
+  } finally {
+    presetOptions = undefined;
   }
 }

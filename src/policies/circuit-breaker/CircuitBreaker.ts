@@ -5,6 +5,7 @@ import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
 import { type Gate, NO_TIME, Outcome, REJECTED, StepKind } from '../../pipeline/protocol.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
+import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { BrokenCircuitError, IsolatedCircuitError } from './errors.js';
 import type {
   CallOutcomeEvent,
@@ -30,7 +31,7 @@ import {
 } from './state.js';
 import { ConsecutiveWindow } from './windows/ConsecutiveWindow.js';
 import { CountWindow } from './windows/CountWindow.js';
-import type { HealthWindow } from './windows/HealthWindow.js';
+import type { HealthWindow, Thresholds } from './windows/HealthWindow.js';
 import { TimeWindow } from './windows/TimeWindow.js';
 
 /** Counters of a breaker since it was made, for health endpoints and tests. */
@@ -69,16 +70,21 @@ export interface CircuitBreakerStats {
 export class CircuitBreaker implements Gate {
   readonly stepKind = StepKind.Gate;
   readonly mayWait = false;
-  /** True when calls must be timed (slow-call tracking is on). */
+  /**
+   * True when calls must be timed (slow-call tracking is on). Pipelines read it when they are
+   * built, so it never changes: `reconfigure` cannot turn slow-call tracking on for a breaker
+   * built without it.
+   */
   readonly needsDuration: boolean;
   /** The instance name given in the options. */
   readonly name: string;
 
-  private readonly o: ResolvedBreakerOptions;
+  // Replaced as a whole by `reconfigure`; every call reads it as before.
+  private o: ResolvedBreakerOptions;
   /** The clock this policy reads. */
   readonly clock: Clock;
-  private readonly window: HealthWindow;
-  private readonly needsNow: boolean;
+  private window: HealthWindow;
+  private needsNow: boolean;
   private s = S_CLOSED;
   private gen = 0;
   private openUntil = 0;
@@ -105,28 +111,125 @@ export class CircuitBreaker implements Gate {
   /** @internal */ readonly rejected = new Listeners<RejectedEvent>();
 
   constructor(options?: CircuitBreakerOptions) {
-    const o = resolveBreakerOptions(options);
+    const preset = presetOptions;
+    presetOptions = undefined;
+    const o = preset ?? resolveBreakerOptions(options);
+    const name = preset === undefined ? o.name : presetName;
     this.o = o;
-    this.name = o.name;
+    this.name = name;
     this.clock = o.clock;
-    const trackSlow = o.slowCallDuration !== Number.POSITIVE_INFINITY;
-    this.needsDuration = trackSlow;
+    this.needsDuration = o.slowCallDuration !== Number.POSITIVE_INFINITY;
     this.needsNow = o.windowKind === 'time';
-    const thresholds = {
-      minimumCalls: o.minimumCalls,
-      failureRateThreshold: o.failureRateThreshold,
-      slowCallRateThreshold: o.slowCallRateThreshold,
-      trackSlow,
-    };
-    this.window =
-      o.windowKind === 'consecutive'
-        ? new ConsecutiveWindow(o.threshold, trackSlow)
-        : o.windowKind === 'count'
-          ? new CountWindow(o.size, thresholds)
-          : new TimeWindow(o.duration, o.buckets, thresholds);
-    this.openError = stackless(() => new BrokenCircuitError(o.name, this.clock, 0));
-    this.isolatedError = stackless(() => new IsolatedCircuitError(o.name, this.clock));
+    this.window = makeWindow(o);
+    this.openError = stackless(() => new BrokenCircuitError(name, this.clock, 0));
+    this.isolatedError = stackless(() => new IsolatedCircuitError(name, this.clock));
     if (o.initialState !== undefined) this.restore(o.initialState);
+  }
+
+  // ---- reconfiguration ------------------------------------------------------------------------
+
+  /**
+   * Applies new options to the calls to come, keeping the state, the generation, the backoff
+   * and (when the window keeps its kind and size, or duration and buckets) the outcomes in the
+   * window; a window of another shape starts empty. An open breaker keeps the end of its
+   * current break; the new `breakDuration` applies from the next opening.
+   *
+   * `options` replace the current ones as a whole, as for the constructor: an option left out
+   * takes its default. `name` and `clock` may be left out (they are kept) but not changed, and
+   * `initialState` is not accepted. Slow-call tracking cannot be turned on for a breaker built
+   * without it (pipelines built with the breaker do not time calls); turning it off is fine.
+   *
+   * Throws {@link OptionsError} and changes nothing when an option is invalid.
+   */
+  reconfigure(options?: CircuitBreakerOptions): void {
+    const o = resolveBreakerOptions(withIdentity(options, this.name, this.clock));
+    this.checkOptions(o);
+    this.applyOptions(o);
+  }
+
+  /**
+   * @internal Throws {@link OptionsError} when resolved options `o` cannot replace this
+   * breaker's (another name or clock, an initial state, slow-call tracking turned on).
+   */
+  checkOptions(o: ResolvedBreakerOptions, name: string = o.name): void {
+    checkIdentity('breaker', this.name, this.clock, name, o.clock);
+    if (o.initialState !== undefined) {
+      throw new OptionsError(
+        'initialState',
+        o.initialState,
+        'unset: the initial state is only read when the breaker is built',
+      );
+    }
+    if (!this.needsDuration && o.slowCallDuration !== Number.POSITIVE_INFINITY) {
+      throw new OptionsError(
+        'slowCallDuration',
+        o.slowCallDuration,
+        'unset: slow-call tracking cannot be turned on for a breaker built without it (pipelines built with it do not time calls); build a new breaker',
+      );
+    }
+  }
+
+  /** @internal Swaps in options that passed {@link checkOptions}. */
+  applyOptions(o: ResolvedBreakerOptions): void {
+    const old = this.o;
+    const sameShape =
+      o.windowKind === old.windowKind &&
+      (o.windowKind === 'consecutive' ||
+        (o.windowKind === 'count'
+          ? o.size === old.size
+          : o.duration === old.duration && o.buckets === old.buckets));
+    this.o = o;
+    if (sameShape) retuneWindow(this.window, o);
+    else {
+      this.window = makeWindow(o);
+      this.needsNow = o.windowKind === 'time';
+    }
+    // Probe outcomes already in are judged against the new counts.
+    if (this.s === S_HALF_OPEN && this.probeSuccesses + this.probeFailures > 0) this.judgeProbes();
+  }
+
+  /**
+   * @internal For registries that keep idle breakers as a few numbers: when the breaker is
+   * closed, nobody listens to it and its window holds nothing but successes (so a breaker
+   * rebuilt from the numbers behaves the same), writes [calls in window, generation,
+   * successes, failures, rejections, ignored] at `out[at..at+5]` and returns true.
+   */
+  exportIdle(out: Float64Array, at: number): boolean {
+    if (
+      this.s !== S_CLOSED ||
+      this.consecutiveOpens !== 0 ||
+      this.stateChanged.size !== 0 ||
+      this.succeeded.size !== 0 ||
+      this.failed.size !== 0 ||
+      this.rejected.size !== 0
+    ) {
+      return false;
+    }
+    const w = this.window;
+    if (this.needsNow) {
+      // Time-window outcomes need their times: only an empty one is exported.
+      w.judge(this.clock.now());
+      if (w.calls !== 0) return false;
+    } else if (w.failures !== 0 || w.slowCalls !== 0) {
+      return false;
+    }
+    out[at] = w.calls;
+    out[at + 1] = this.gen;
+    out[at + 2] = this.nSuccesses;
+    out[at + 3] = this.nFailures;
+    out[at + 4] = this.nRejections;
+    out[at + 5] = this.nIgnored;
+    return true;
+  }
+
+  /** @internal Restores what {@link exportIdle} wrote, into a breaker just built. */
+  importIdle(from: Float64Array, at: number): void {
+    this.window.restoreCalls(from[at]!);
+    this.gen = from[at + 1]!;
+    this.nSuccesses = from[at + 2]!;
+    this.nFailures = from[at + 3]!;
+    this.nRejections = from[at + 4]!;
+    this.nIgnored = from[at + 5]!;
   }
 
   /** The current state, with any transition due by now applied first. */
@@ -484,6 +587,47 @@ export class CircuitBreaker implements Gate {
       breakDuration: 0,
     });
   }
+}
+
+let presetOptions: ResolvedBreakerOptions | undefined;
+let presetName = '';
+
+/**
+ * @internal Builds a breaker from options already resolved and validated, under `name`
+ * (registries build many breakers from one options object).
+ */
+export function breakerFromResolved(o: ResolvedBreakerOptions, name: string): CircuitBreaker {
+  presetOptions = o;
+  presetName = name;
+  try {
+    return new CircuitBreaker();
+  } finally {
+    presetOptions = undefined;
+  }
+}
+
+function thresholdsOf(o: ResolvedBreakerOptions): Thresholds {
+  return {
+    minimumCalls: o.minimumCalls,
+    failureRateThreshold: o.failureRateThreshold,
+    slowCallRateThreshold: o.slowCallRateThreshold,
+    trackSlow: o.slowCallDuration !== Number.POSITIVE_INFINITY,
+  };
+}
+
+function makeWindow(o: ResolvedBreakerOptions): HealthWindow {
+  const t = thresholdsOf(o);
+  return o.windowKind === 'consecutive'
+    ? new ConsecutiveWindow(o.threshold, t.trackSlow)
+    : o.windowKind === 'count'
+      ? new CountWindow(o.size, t)
+      : new TimeWindow(o.duration, o.buckets, t);
+}
+
+function retuneWindow(w: HealthWindow, o: ResolvedBreakerOptions): void {
+  const t = thresholdsOf(o);
+  if (w instanceof ConsecutiveWindow) w.retune(o.threshold, t.trackSlow);
+  else (w as CountWindow | TimeWindow).retune(t);
 }
 
 const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0;

@@ -1,8 +1,9 @@
 import type { Clock } from '../../clock/Clock.js';
-import { UsageError } from '../../errors/OptionsError.js';
+import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { ask, type Disposer, Listeners, reportCallbackError } from '../../events/Listeners.js';
 import { StepKind } from '../../pipeline/protocol.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
+import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { backoffDelay } from './backoff.js';
 import type { GiveUpEvent, RetryEvent } from './events.js';
 import { type ResolvedRetryOptions, type RetryOptions, resolveRetryOptions } from './options.js';
@@ -25,8 +26,11 @@ export class RetryPolicy {
   readonly name: string;
   /** The clock the retry delays wait on. */
   readonly clock: Clock;
-  /** @internal */ readonly o: ResolvedRetryOptions;
-  /** @internal True when `decide` needs elapsed time (a finite `maxDuration`). */
+  /** @internal Replaced as a whole by `reconfigure`; every call reads it as before. */ o: ResolvedRetryOptions;
+  /**
+   * @internal True when `decide` needs elapsed time (a finite `maxDuration`). Pipelines read it
+   * when they are built, so it never changes.
+   */
   readonly needsTime: boolean;
   /** @internal Executions waiting out a delay of this policy. */
   readonly sleeping = new Set<{ abortWait(reason: unknown): void }>();
@@ -38,6 +42,40 @@ export class RetryPolicy {
     this.name = this.o.name;
     this.clock = this.o.clock;
     this.needsTime = this.o.maxDuration !== Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * Applies new options to the retry decisions to come, including those of executions already
+   * running (their attempt count and last delay are kept).
+   *
+   * `options` replace the current ones as a whole, as for the constructor: an option left out
+   * takes its default. `name` and `clock` may be left out (they are kept) but not changed. A
+   * finite `maxDuration` cannot be set on a policy built without one (pipelines built with it
+   * do not record when the first attempt started); removing one is fine.
+   *
+   * Throws {@link OptionsError} and changes nothing when an option is invalid.
+   */
+  reconfigure(options?: RetryOptions): void {
+    const o = resolveRetryOptions(withIdentity(options, this.name, this.clock));
+    this.checkOptions(o);
+    this.applyOptions(o);
+  }
+
+  /** @internal Throws {@link OptionsError} when resolved options `o` cannot replace these. */
+  checkOptions(o: ResolvedRetryOptions): void {
+    checkIdentity('retry policy', this.name, this.clock, o.name, o.clock);
+    if (!this.needsTime && o.maxDuration !== Number.POSITIVE_INFINITY) {
+      throw new OptionsError(
+        'maxDuration',
+        o.maxDuration,
+        'Infinity: a policy built without a maxDuration cannot be given one (pipelines built with it do not record when attempts start); build a new policy',
+      );
+    }
+  }
+
+  /** @internal Swaps in options that passed {@link checkOptions}. */
+  applyOptions(o: ResolvedRetryOptions): void {
+    this.o = o;
   }
 
   /** Calls `listener` before each retry, with the attempt number and the delay. */

@@ -26,7 +26,7 @@ export class DeadlineQueue<T> {
 
   constructor(
     private readonly clock: Clock,
-    private readonly ms: number,
+    private ms: number,
     private readonly isLive: (target: T, stamp: number, tag: number) => boolean,
     private readonly expire: (target: T, stamp: number, tag: number) => void,
   ) {}
@@ -99,6 +99,33 @@ export class DeadlineQueue<T> {
     return undefined;
   }
 
+  /**
+   * Changes the wait of the entries added from now on. A shorter wait also shortens the waits
+   * already held to end at most `ms` after `now`, so deadlines stay in insertion order and one
+   * timer still serves them all; a longer one leaves them as they are.
+   */
+  setDuration(ms: number, now: number): void {
+    const shorter = ms < this.ms;
+    this.ms = ms;
+    if (!shorter) return;
+    const limit = now + ms;
+    const mask = this.targets.length - 1;
+    for (let k = 0; k < this.count; k++) {
+      const i = (this.head + k) & mask;
+      if (this.deadlines[i]! > limit) this.deadlines[i] = limit;
+    }
+    // The armed timer may be due after the earliest deadline now.
+    if (this.timer !== undefined) this.clock.clearTimer(this.timer);
+    this.timer = undefined;
+    this.keepingAlive = false;
+    if (this.count > 0) this.arm(Math.max(0, this.deadlines[this.head]! - now));
+  }
+
+  /** Makes the stamps of this queue follow those of `previous`, so no stamp is given twice. */
+  continueStamps(previous: DeadlineQueue<T>): void {
+    this.nextStamp = previous.nextStamp;
+  }
+
   /** Cancels the timer and forgets every entry without expiring them. */
   clear(): void {
     if (this.timer !== undefined) this.clock.clearTimer(this.timer);
@@ -124,7 +151,9 @@ export class DeadlineQueue<T> {
         // An entry added from inside `expire` may have armed a timer for its own, later
         // deadline; the head's comes first.
         if (this.timer !== undefined) this.clock.clearTimer(this.timer);
-        this.arm(this.deadlines[h]! - now);
+        this.timer = undefined;
+        // After a change to an unlimited wait, the entries from the head on never expire.
+        if (this.deadlines[h]! !== Number.POSITIVE_INFINITY) this.arm(this.deadlines[h]! - now);
         return;
       }
       this.targets[h] = undefined;

@@ -1,7 +1,9 @@
 import type { Clock } from '../../clock/Clock.js';
 import { stackless } from '../../errors/BreakwaterError.js';
+import { OptionsError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { NO_TIME, StepKind } from '../../pipeline/protocol.js';
+import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { DeadlineQueue } from './DeadlineQueue.js';
 import { TimeoutError } from './errors.js';
 import type { TimeoutEvent } from './events.js';
@@ -35,13 +37,22 @@ export class TimeoutPolicy {
   readonly name: string;
   /** The time limit in ms. */
   readonly timeout: number;
-  /** True for the aggressive strategy. */
+  /**
+   * True for the aggressive strategy. Pipelines read it when they are built, so it never
+   * changes: `reconfigure` cannot change the strategy.
+   */
   readonly aggressive: boolean;
-  private readonly o: ResolvedTimeoutOptions;
+  // Replaced as a whole by `reconfigure`; every call reads it as before.
+  private o: ResolvedTimeoutOptions;
   /** The clock this policy reads. */
   readonly clock: Clock;
-  private readonly error: TimeoutError;
-  private readonly queue: DeadlineQueue<TimedExecution>;
+  private error: TimeoutError;
+  private queue: DeadlineQueue<TimedExecution>;
+  /**
+   * Queues of calls that started before the timeout was shortened: they keep their own
+   * deadlines, and each queue empties itself as its timer fires.
+   */
+  private retired: DeadlineQueue<TimedExecution>[] | undefined = undefined;
   /** @internal */ readonly timedOut = new Listeners<TimeoutEvent>();
 
   constructor(options: number | TimeoutOptions) {
@@ -52,17 +63,76 @@ export class TimeoutPolicy {
     this.aggressive = o.strategy === 'aggressive';
     this.clock = o.clock;
     this.error = stackless(() => new TimeoutError(o.name, o.timeout));
-    this.queue = new DeadlineQueue<TimedExecution>(
-      o.clock,
-      o.timeout,
+    this.queue = this.makeQueue(o.timeout);
+  }
+
+  private makeQueue(ms: number): DeadlineQueue<TimedExecution> {
+    return new DeadlineQueue<TimedExecution>(
+      this.clock,
+      ms,
       (exec, stamp, step) => exec.deadlineLive(step, stamp),
       (exec, _stamp, step) => {
         if (this.timedOut.size !== 0) {
-          this.timedOut.emit({ timeout: this.timeout, strategy: o.strategy });
+          this.timedOut.emit({ timeout: this.timeout, strategy: this.o.strategy });
         }
         exec.deadlinePassed(step, this);
       },
     );
+  }
+
+  /**
+   * Applies a new time limit to the calls that start from now on; calls in flight keep the
+   * deadline they started with.
+   *
+   * `options` replace the current ones as a whole, as for the constructor (a number is the
+   * timeout): an option left out takes its default. `name` and `clock` may be left out (they
+   * are kept) but not changed, and the strategy cannot change (pipelines built with the
+   * policy depend on it).
+   *
+   * Throws {@link OptionsError} and changes nothing when an option is invalid.
+   */
+  reconfigure(options: number | TimeoutOptions): void {
+    const o = resolveTimeoutOptions(
+      typeof options === 'number'
+        ? { timeout: options, strategy: this.o.strategy, name: this.name, clock: this.clock }
+        : withIdentity(options, this.name, this.clock),
+    );
+    this.checkOptions(o);
+    this.applyOptions(o);
+  }
+
+  /** @internal Throws {@link OptionsError} when resolved options `o` cannot replace these. */
+  checkOptions(o: ResolvedTimeoutOptions): void {
+    checkIdentity('timeout', this.name, this.clock, o.name, o.clock);
+    if (o.strategy !== this.o.strategy) {
+      throw new OptionsError(
+        'strategy',
+        o.strategy,
+        `${JSON.stringify(this.o.strategy)} (the strategy cannot change: pipelines built with the policy depend on it; build a new one)`,
+      );
+    }
+  }
+
+  /** @internal Swaps in options that passed {@link checkOptions}. */
+  applyOptions(o: ResolvedTimeoutOptions): void {
+    const old = this.o;
+    this.o = o;
+    if (o.timeout === old.timeout) return;
+    (this as { timeout: number }).timeout = o.timeout;
+    this.error = stackless(() => new TimeoutError(o.name, o.timeout));
+    if (o.timeout > old.timeout || this.queue.size === 0) {
+      // Later deadlines for later calls keep the queue in deadline order.
+      this.queue.setDuration(o.timeout, this.clock.now());
+      return;
+    }
+    // Calls started under the longer timeout keep their deadlines in a queue of their own.
+    const previous = this.queue;
+    previous.prune();
+    this.retired = (this.retired ?? []).filter((q) => q.size > 0);
+    if (previous.size > 0) this.retired.push(previous);
+    else previous.clear();
+    this.queue = this.makeQueue(o.timeout);
+    this.queue.continueStamps(previous);
   }
 
   /** Calls `listener` each time a deadline passes. */
@@ -87,7 +157,9 @@ export class TimeoutPolicy {
 
   /** @internal Deadlines held (finished ones not yet dropped included); for tests. */
   get pending(): number {
-    return this.queue.size;
+    let n = this.queue.size;
+    if (this.retired !== undefined) for (const q of this.retired) n += q.size;
+    return n;
   }
 
   /**
@@ -96,6 +168,8 @@ export class TimeoutPolicy {
    */
   dispose(): void {
     this.queue.clear();
+    if (this.retired !== undefined) for (const q of this.retired) q.clear();
+    this.retired = undefined;
     this.timedOut.clear();
   }
 }

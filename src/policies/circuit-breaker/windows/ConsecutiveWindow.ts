@@ -8,9 +8,15 @@ export class ConsecutiveWindow implements HealthWindow {
   slowCalls = 0;
 
   constructor(
-    private readonly threshold: number,
-    private readonly trackSlow: boolean,
+    private threshold: number,
+    private trackSlow: boolean,
   ) {}
+
+  /** New thresholds for the outcomes to come; the run so far is kept. */
+  retune(threshold: number, trackSlow: boolean): void {
+    this.threshold = threshold;
+    this.trackSlow = trackSlow;
+  }
 
   record(failure: boolean, slow: boolean): boolean {
     this.calls++;
@@ -33,6 +39,11 @@ export class ConsecutiveWindow implements HealthWindow {
 
   toSnapshot(): WindowSnapshot {
     return { kind: 'consecutive', data: [this.failures, this.slowCalls] };
+  }
+
+  restoreCalls(calls: number): void {
+    this.reset();
+    this.calls = calls;
   }
 
   restore(snapshot: WindowSnapshot): void {

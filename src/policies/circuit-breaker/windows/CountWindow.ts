@@ -22,9 +22,14 @@ export class CountWindow implements HealthWindow {
 
   constructor(
     size: number,
-    private readonly t: Thresholds,
+    private t: Thresholds,
   ) {
     this.ring = new Uint8Array(size);
+  }
+
+  /** New thresholds for the judgements to come; the outcomes held are kept. */
+  retune(t: Thresholds): void {
+    this.t = t;
   }
 
   record(failure: boolean, slow: boolean): boolean {
@@ -64,6 +69,14 @@ export class CountWindow implements HealthWindow {
     const start = this.calls === size ? this.head : 0;
     for (let i = 0; i < this.calls; i++) out.push(this.ring[(start + i) % size]!);
     return { kind: 'count', data: out };
+  }
+
+  restoreCalls(calls: number): void {
+    // A ring of successes only: zeros, whatever their order.
+    this.reset();
+    this.ring.fill(0);
+    this.calls = Math.min(calls, this.ring.length);
+    this.head = this.calls % this.ring.length;
   }
 
   restore(snapshot: WindowSnapshot): void {

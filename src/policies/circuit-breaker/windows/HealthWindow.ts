@@ -30,6 +30,11 @@ export interface HealthWindow {
   readonly failures: number;
   readonly slowCalls: number;
   reset(): void;
+  /**
+   * Empties the window, then holds `calls` successes (as far as it can hold them), for a
+   * breaker rebuilt from a record of its counts.
+   */
+  restoreCalls(calls: number): void;
   toSnapshot(now: number): WindowSnapshot;
   restore(snapshot: WindowSnapshot, now: number): void;
 }

@@ -26,13 +26,23 @@ export class TimeWindow implements HealthWindow {
   constructor(
     duration: number,
     private readonly buckets: number,
-    private readonly t: Thresholds,
+    private t: Thresholds,
   ) {
     this.width = duration / buckets;
     this.epochs = new Float64Array(buckets).fill(-1);
     this.bCalls = new Uint32Array(buckets);
     this.bFailures = new Uint32Array(buckets);
     this.bSlow = new Uint32Array(buckets);
+  }
+
+  /** New thresholds for the judgements to come; the outcomes held are kept. */
+  retune(t: Thresholds): void {
+    this.t = t;
+  }
+
+  /** Only an empty time window is ever restored from a count (outcomes need their times). */
+  restoreCalls(): void {
+    this.reset();
   }
 
   record(failure: boolean, slow: boolean, now: number): boolean {

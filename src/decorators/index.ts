@@ -1,0 +1,28 @@
+/**
+ * Method decorators: `@circuitBreaker`, `@retry`, `@timeout`, `@bulkhead`, `@fallback` and
+ * `@usePipeline`. They work as TC39 decorators and as legacy `experimentalDecorators` ones;
+ * stacked on one method they make one pipeline, outermost (top) first.
+ *
+ * @example
+ * ```ts
+ * import { circuitBreaker, retry, timeout } from 'breakwater/decorators';
+ *
+ * class Payments {
+ *   @retry({ maxAttempts: 3 })        // outermost: each attempt goes through the breaker
+ *   @circuitBreaker('payments')       // a name in the default registry
+ *   @timeout(1_000)                   // innermost: a limit per attempt
+ *   async charge(id: string, signal?: AbortSignal) { ... }
+ * }
+ * ```
+ * @packageDocumentation
+ */
+export { bulkhead, circuitBreaker, fallback, retry, timeout, usePipeline } from './factories.js';
+export { pipelineOf } from './introspect.js';
+export type {
+  KeyedDecoratorOptions,
+  NamedDecoratorOptions,
+  PolicyDecorator,
+  PolicyDecoratorOptions,
+  SharedDecoratorOptions,
+  SignalArgument,
+} from './types.js';

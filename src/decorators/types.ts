@@ -1,0 +1,64 @@
+import type { Registry } from '../registry/Registry.js';
+
+/**
+ * Where a decorated method takes an `AbortSignal`:
+ * - `'last'` (default): the last argument of a call, when it is an `AbortSignal`;
+ * - a number: the argument at that index (the method always receives a signal there when the
+ *   pipeline holds a timeout, even if the caller passed none);
+ * - `false`: no argument is a signal.
+ */
+export type SignalArgument = 'last' | number | false;
+
+/** Decorator options when the decorator is given policy options (a new policy). */
+export interface PolicyDecoratorOptions {
+  /**
+   * One policy per object (per class object for a static method) instead of one shared by
+   * every object of the class. @default false
+   */
+  readonly perInstance?: boolean;
+  /** Where the method takes an `AbortSignal`. @default 'last' */
+  readonly signal?: SignalArgument;
+}
+
+/** Decorator options when the decorator is given a policy object or a pipeline. */
+export interface SharedDecoratorOptions {
+  /** Where the method takes an `AbortSignal`. @default 'last' */
+  readonly signal?: SignalArgument;
+}
+
+/** Decorator options when the decorator is given a registry name. */
+export interface NamedDecoratorOptions {
+  /** The registry the name is looked up in. @default defaultRegistry */
+  readonly registry?: Registry;
+  /** Where the method takes an `AbortSignal`. @default 'last' */
+  readonly signal?: SignalArgument;
+}
+
+/** Decorator options of a registry name for a policy kind the registry keeps per key. */
+export interface KeyedDecoratorOptions<A extends unknown[] = never[]>
+  extends NamedDecoratorOptions {
+  /**
+   * Computes a key from the call's arguments (with `this` the object called); each key gets its
+   * own instance from the registry (`keyedCircuitBreaker` / `keyedBulkhead`), e.g. one breaker
+   * per downstream host.
+   */
+  readonly key?: (...args: A) => string;
+}
+
+/**
+ * A method decorator that works both as a TC39 (standard) decorator and as a legacy
+ * `experimentalDecorators` one. It leaves the method's type as it is: `this`, parameters,
+ * return type and overloads. `R` is what the method must return (a promise for policies that
+ * wait); `A` the leading parameters a `key` function reads.
+ */
+export interface PolicyDecorator<R = unknown, A extends unknown[] = never[]> {
+  <This, F extends (this: This, ...args: [...A, ...never[]]) => R>(
+    value: F,
+    context: ClassMethodDecoratorContext<This, F>,
+  ): F;
+  <F extends (...args: [...A, ...never[]]) => R>(
+    target: object,
+    propertyKey: string | symbol,
+    descriptor: TypedPropertyDescriptor<F>,
+  ): void;
+}

@@ -1,0 +1,43 @@
+import { BreakwaterError } from '../errors/BreakwaterError.js';
+import { ErrorCode } from '../errors/codes.js';
+
+/** One problem found in registry config data. */
+export interface ConfigIssue {
+  /** Dotted path of the offending key, e.g. `circuitBreakers.payments.failureRateThreshold`. */
+  readonly path: string;
+  /** What is wrong, without the path, e.g. `expected a number in (0, 1], got 1.5`. */
+  readonly message: string;
+}
+
+/**
+ * Thrown when registry config data is invalid. It lists every problem found, each with its
+ * path, rather than stopping at the first; its message has one line per issue:
+ * `circuitBreakers.payments.failureRateThreshold: expected a number in (0, 1], got 1.5`.
+ */
+export class ConfigError extends BreakwaterError {
+  static override readonly codes: readonly string[] = [ErrorCode.InvalidConfig];
+  /** Every problem found: misspelt keys and malformed values first, then values out of range. */
+  readonly issues: readonly ConfigIssue[];
+
+  constructor(issues: readonly ConfigIssue[]) {
+    const lines = issues.map((i) => `\n  ${i.path}: ${i.message}`).join('');
+    super(
+      ErrorCode.InvalidConfig,
+      `Invalid registry config (${issues.length} ${issues.length === 1 ? 'issue' : 'issues'}):${lines}`,
+    );
+    this.issues = Object.freeze(issues.map((i) => Object.freeze({ ...i })));
+  }
+}
+
+Object.defineProperty(ConfigError.prototype, 'name', { value: 'ConfigError', writable: true });
+
+/** @internal A value as it appears in messages: strings quoted, objects named by kind. */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'symbol') return value.toString();
+  if (Array.isArray(value)) return 'an array';
+  if (value !== null && typeof value === 'object') return 'an object';
+  return String(value);
+}

@@ -1,0 +1,365 @@
+import type { Clock } from '../clock/Clock.js';
+
+/** @internal What a {@link KeyedInstances} needs to know about the instances it keeps. */
+export interface KeyedKind<T> {
+  /** Numbers kept per key while the key has no instance (0 for none). */
+  readonly stride: number;
+  /** A new instance for `key`. */
+  create(key: string): T;
+  /** Restores an instance just made from the numbers at `store[at..at+stride)` (zeros: fresh). */
+  revive(instance: T, store: Float64Array, at: number): void;
+  /**
+   * When the instance can be dropped losing nothing but its identity, writes its numbers at
+   * `store[at..)`, releases what it holds and returns true; otherwise returns false.
+   */
+  shelve(instance: T, store: Float64Array, at: number, key: string): boolean;
+  /** True when the instance must not be evicted now. */
+  isProtected(instance: T): boolean;
+  /** Releases everything an evicted instance holds. */
+  dispose(instance: T): void;
+}
+
+const NIL = -1;
+/** Entries looked at from the least recently used end per eviction for room. */
+export const EVICTION_SCAN = 64;
+/** Idle entries looked at (and instances considered for shelving) per access. */
+const SWEEP = 4;
+/** @internal Instances kept per keyed name before the least recently used are shelved. */
+export const LIVE_INSTANCES = 1024;
+
+/**
+ * @internal One instance per key, up to `maxKeys` keys, the least recently used evicted first
+ * and keys unused for `idleTimeout` dropped, without any timer: the work is done a few entries
+ * at a time on each access, from the least recently used end of the list.
+ *
+ * Protected instances (an open or half-open breaker, a bulkhead with calls in flight or
+ * queued: see {@link KeyedKind.isProtected}) are never evicted; one met at the idle end is
+ * moved to the recent end as if used now. When the cap is reached and the
+ * {@link EVICTION_SCAN} least recently used entries are all protected, the new key is added
+ * over the cap; later accesses keep trying to get back under it.
+ *
+ * Memory: entries live in typed arrays indexed by slot (recency links, last use, the numbers
+ * of shelved instances) plus one `Map` from key to slot. At most {@link LIVE_INSTANCES}
+ * instances are kept as objects; beyond that the least recently used one that the kind can
+ * shelve (a closed breaker with nothing but successes in its window and no listener, an idle
+ * bulkhead) is reduced to its numbers and rebuilt from them on its next use. So an idle key
+ * costs about a hundred bytes, not the kilobyte or two of a breaker object.
+ */
+export class KeyedInstances<T> {
+  /** Keys held. */
+  size = 0;
+  private readonly index = new Map<string, number>();
+  private keys: (string | undefined)[] = [];
+  private items: (T | undefined)[] = [];
+  /** Recency list of every entry: `head` is the most recently used. */
+  private prev = new Int32Array(0);
+  private next = new Int32Array(0);
+  private head = NIL;
+  private tail = NIL;
+  /** Recency list of the entries that hold an instance. */
+  private livePrev = new Int32Array(0);
+  private liveNext = new Int32Array(0);
+  private liveHead = NIL;
+  private liveTail = NIL;
+  private liveCount = 0;
+  private used = new Float64Array(0);
+  private store = new Float64Array(0);
+  private capacity = 0;
+  private top = 0;
+  /** Free slots, chained through `next`. */
+  private free = NIL;
+  /**
+   * True while entries are looked at for eviction: reading a breaker's state may run its
+   * event listeners, and a listener that uses this set of keys must not evict under our feet.
+   */
+  private busy = false;
+
+  constructor(
+    private readonly kind: KeyedKind<T>,
+    private readonly clock: Clock,
+    private maxKeys: number,
+    private idleTimeout: number,
+    private readonly maxLive = LIVE_INSTANCES,
+  ) {}
+
+  /** Instances held as objects (the others are shelved as numbers). */
+  get live(): number {
+    return this.liveCount;
+  }
+
+  /** Changes the limits; a lower cap evicts down to it at once (protected entries aside). */
+  setLimits(maxKeys: number, idleTimeout: number): void {
+    this.maxKeys = maxKeys;
+    this.idleTimeout = idleTimeout;
+    const now = this.clock.now();
+    this.sweepAll(now);
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      this.makeRoom(maxKeys, now, NIL, this.size);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** The instance for `key`, made (or rebuilt from its numbers) when needed. */
+  get(key: string): T {
+    const now = this.clock.now();
+    let slot = this.index.get(key);
+    if (this.busy) {
+      // Called from an event listener while entries are looked at: no eviction now.
+      if (slot === undefined) slot = this.insert(key, now);
+      else this.touch(slot, now);
+      return this.items[slot] ?? this.revive(slot, key);
+    }
+    this.busy = true;
+    try {
+      if (slot !== undefined && now - this.used[slot]! >= this.idleTimeout && !this.guarded(slot)) {
+        // Unused for the idle timeout: dropped, whether or not a sweep got to it yet.
+        this.remove(slot);
+        slot = undefined;
+      }
+      if (slot === undefined) {
+        this.sweep(now);
+        if (this.size >= this.maxKeys) this.makeRoom(this.maxKeys - 1, now, NIL, EVICTION_SCAN);
+        slot = this.insert(key, now);
+      } else {
+        this.touch(slot, now);
+        this.sweep(now);
+        if (this.size > this.maxKeys) this.makeRoom(this.maxKeys, now, slot, EVICTION_SCAN);
+      }
+      let item = this.items[slot];
+      if (item === undefined) item = this.revive(slot, key);
+      else this.liveTouch(slot);
+      if (this.liveCount > this.maxLive) this.shelveSome(slot);
+      return item;
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /**
+   * The instance for `key` without counting a use (it is rebuilt if shelved), or undefined
+   * when the key is not held.
+   */
+  peek(key: string): T | undefined {
+    const slot = this.index.get(key);
+    if (slot === undefined) return undefined;
+    return this.items[slot] ?? this.revive(slot, key);
+  }
+
+  /** Calls `fn` for every key, most recently used first, with its instance or its numbers. */
+  forEach(fn: (key: string, item: T | undefined, store: Float64Array, at: number) => void): void {
+    // Slots first: `fn` may run code (event listeners) that uses this very set of keys.
+    const slots = new Int32Array(this.size);
+    let k = 0;
+    for (let s = this.head; s !== NIL; s = this.next[s]!) slots[k++] = s;
+    const stride = this.kind.stride;
+    for (const s of slots) {
+      const key = this.keys[s];
+      if (key !== undefined) fn(key, this.items[s], this.store, s * stride);
+    }
+  }
+
+  /** Calls `fn` for every key held as an instance (not shelved). */
+  forEachLive(fn: (key: string, item: T) => void): void {
+    const slots: number[] = [];
+    for (let s = this.liveHead; s !== NIL; s = this.liveNext[s]!) slots.push(s);
+    for (const s of slots) {
+      const item = this.items[s];
+      if (item !== undefined) fn(this.keys[s]!, item);
+    }
+  }
+
+  /** Drops every key whose idle timeout has passed (protected ones aside). */
+  sweepAll(now = this.clock.now()): void {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      for (let n = this.size; n > 0 && this.tail !== NIL; n--) if (!this.sweepOne(now)) return;
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** Drops the instance of `key` (disposing it), if held. */
+  delete(key: string): void {
+    const slot = this.index.get(key);
+    if (slot !== undefined) this.remove(slot);
+  }
+
+  /** Disposes every instance and forgets every key. */
+  clear(): void {
+    for (let s = this.liveHead; s !== NIL; s = this.liveNext[s]!) this.kind.dispose(this.items[s]!);
+    this.index.clear();
+    this.keys = [];
+    this.items = [];
+    this.prev = new Int32Array(0);
+    this.next = new Int32Array(0);
+    this.livePrev = new Int32Array(0);
+    this.liveNext = new Int32Array(0);
+    this.used = new Float64Array(0);
+    this.store = new Float64Array(0);
+    this.head = this.tail = this.liveHead = this.liveTail = this.free = NIL;
+    this.size = this.liveCount = this.capacity = this.top = 0;
+  }
+
+  // ---- eviction ---------------------------------------------------------------------------------
+
+  private guarded(slot: number): boolean {
+    const item = this.items[slot];
+    return item !== undefined && this.kind.isProtected(item);
+  }
+
+  /** A few entries from the idle end: dropped when idle, moved up when protected. */
+  private sweep(now: number): void {
+    for (let n = 0; n < SWEEP && this.tail !== NIL; n++) if (!this.sweepOne(now)) return;
+  }
+
+  private sweepOne(now: number): boolean {
+    const slot = this.tail;
+    if (now - this.used[slot]! < this.idleTimeout) return false;
+    if (this.guarded(slot)) this.touch(slot, now);
+    else this.remove(slot);
+    return true;
+  }
+
+  /**
+   * Evicts least recently used entries until at most `limit` remain, looking at no more than
+   * `scan` of them; protected ones are moved to the recent end. `keep` is never evicted.
+   */
+  private makeRoom(limit: number, now: number, keep: number, scan: number): void {
+    for (let n = 0; n < scan && this.size > limit && this.tail !== NIL; n++) {
+      const slot = this.tail;
+      if (slot === keep) return;
+      if (this.guarded(slot)) this.touch(slot, now);
+      else this.remove(slot);
+    }
+  }
+
+  /** Shelves instances from the least recently used end until few enough are live. */
+  private shelveSome(keep: number): void {
+    const stride = this.kind.stride;
+    for (let n = 0; n < SWEEP && this.liveCount > this.maxLive; n++) {
+      const slot = this.liveTail;
+      if (slot === keep || slot === NIL) return;
+      if (this.kind.shelve(this.items[slot]!, this.store, slot * stride, this.keys[slot]!)) {
+        this.items[slot] = undefined;
+        this.liveUnlink(slot);
+        this.liveCount--;
+      } else {
+        this.liveTouch(slot);
+      }
+    }
+  }
+
+  // ---- slots --------------------------------------------------------------------------------------
+
+  private insert(key: string, now: number): number {
+    let slot = this.free;
+    if (slot !== NIL) this.free = this.next[slot]!;
+    else {
+      if (this.top === this.capacity) this.grow();
+      slot = this.top++;
+    }
+    const stride = this.kind.stride;
+    this.store.fill(0, slot * stride, slot * stride + stride);
+    this.keys[slot] = key;
+    this.items[slot] = undefined;
+    this.index.set(key, slot);
+    this.used[slot] = now;
+    this.link(slot);
+    this.size++;
+    return slot;
+  }
+
+  private revive(slot: number, key: string): T {
+    const item = this.kind.create(key);
+    this.kind.revive(item, this.store, slot * this.kind.stride);
+    this.items[slot] = item;
+    this.liveLink(slot);
+    this.liveCount++;
+    return item;
+  }
+
+  private remove(slot: number): void {
+    const item = this.items[slot];
+    this.index.delete(this.keys[slot]!);
+    this.unlink(slot);
+    if (item !== undefined) {
+      this.liveUnlink(slot);
+      this.liveCount--;
+      this.items[slot] = undefined;
+    }
+    this.keys[slot] = undefined;
+    this.next[slot] = this.free;
+    this.free = slot;
+    this.size--;
+    if (item !== undefined) this.kind.dispose(item);
+  }
+
+  private grow(): void {
+    const n = this.capacity === 0 ? 16 : this.capacity * 2;
+    const stride = this.kind.stride;
+    this.prev = resize(this.prev, n);
+    this.next = resize(this.next, n);
+    this.livePrev = resize(this.livePrev, n);
+    this.liveNext = resize(this.liveNext, n);
+    this.used = resize(this.used, n);
+    this.store = resize(this.store, n * stride);
+    this.capacity = n;
+  }
+
+  private touch(slot: number, now: number): void {
+    this.used[slot] = now;
+    if (this.head === slot) return;
+    this.unlink(slot);
+    this.link(slot);
+  }
+
+  private link(slot: number): void {
+    this.prev[slot] = NIL;
+    this.next[slot] = this.head;
+    if (this.head !== NIL) this.prev[this.head] = slot;
+    this.head = slot;
+    if (this.tail === NIL) this.tail = slot;
+  }
+
+  private unlink(slot: number): void {
+    const p = this.prev[slot]!;
+    const n = this.next[slot]!;
+    if (p !== NIL) this.next[p] = n;
+    else this.head = n;
+    if (n !== NIL) this.prev[n] = p;
+    else this.tail = p;
+  }
+
+  private liveTouch(slot: number): void {
+    if (this.liveHead === slot) return;
+    this.liveUnlink(slot);
+    this.liveLink(slot);
+  }
+
+  private liveLink(slot: number): void {
+    this.livePrev[slot] = NIL;
+    this.liveNext[slot] = this.liveHead;
+    if (this.liveHead !== NIL) this.livePrev[this.liveHead] = slot;
+    this.liveHead = slot;
+    if (this.liveTail === NIL) this.liveTail = slot;
+  }
+
+  private liveUnlink(slot: number): void {
+    const p = this.livePrev[slot]!;
+    const n = this.liveNext[slot]!;
+    if (p !== NIL) this.liveNext[p] = n;
+    else this.liveHead = n;
+    if (n !== NIL) this.livePrev[n] = p;
+    else this.liveTail = p;
+  }
+}
+
+function resize<A extends Int32Array | Float64Array>(a: A, n: number): A {
+  const out = new (a.constructor as new (n: number) => A)(n);
+  out.set(a);
+  return out;
+}

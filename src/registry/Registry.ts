@@ -1,0 +1,520 @@
+import type { Clock } from '../clock/Clock.js';
+import { systemClock } from '../clock/systemClock.js';
+import { OptionsError, UsageError } from '../errors/OptionsError.js';
+import { Outcome } from '../pipeline/protocol.js';
+import { Bulkhead, bulkheadFromResolved } from '../policies/bulkhead/Bulkhead.js';
+import {
+  type BulkheadOptions,
+  type ResolvedBulkheadOptions,
+  resolveBulkheadOptions,
+} from '../policies/bulkhead/options.js';
+import { breakerFromResolved, CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
+import type { CallOutcomeEvent } from '../policies/circuit-breaker/events.js';
+import {
+  type CircuitBreakerOptions,
+  type ResolvedBreakerOptions,
+  resolveBreakerOptions,
+} from '../policies/circuit-breaker/options.js';
+import { CircuitState } from '../policies/circuit-breaker/state.js';
+import { type RetryOptions, resolveRetryOptions } from '../policies/retry/options.js';
+import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
+import { resolveTimeoutOptions, type TimeoutOptions } from '../policies/timeout/options.js';
+import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
+import { checkOptionsObject, clockOption } from '../validation/validate.js';
+import { ConfigError, type ConfigIssue, describeValue } from './ConfigError.js';
+import {
+  type OptionsData,
+  optionsFor,
+  type RegistryConfig,
+  type RegistryKind,
+  SECTION_OF,
+  type ValidConfig,
+  validateConfig,
+} from './config.js';
+import { KeyedInstances, type KeyedKind } from './KeyedInstances.js';
+import {
+  breakerEntry,
+  bulkheadEntry,
+  type RegistryInstanceSnapshot,
+  type RegistrySnapshot,
+  retryEntry,
+  shelvedBreakerEntry,
+  timeoutEntry,
+} from './snapshot.js';
+
+/** Options of a {@link Registry} itself (the policies' options come from the config). */
+export interface RegistryOptions {
+  /** The clock given to every policy the registry builds, and read for idle keys. */
+  readonly clock?: Clock;
+}
+
+/** A policy a registry can hold. */
+export type RegistryPolicy = CircuitBreaker | RetryPolicy | TimeoutPolicy | Bulkhead;
+
+interface Named<P> {
+  readonly policy: P;
+  /** Built in code and handed to `register`: the config never changes it. */
+  readonly registered: boolean;
+}
+
+/** Keyed breakers of one name: built from one options object, shelved when idle. */
+class BreakerKind implements KeyedKind<CircuitBreaker> {
+  readonly stride = 6;
+  instances!: KeyedInstances<CircuitBreaker>;
+
+  constructor(
+    readonly name: string,
+    public o: ResolvedBreakerOptions,
+  ) {}
+
+  create(key: string): CircuitBreaker {
+    return breakerFromResolved(this.o, `${this.name}:${key}`);
+  }
+
+  revive(breaker: CircuitBreaker, store: Float64Array, at: number): void {
+    breaker.importIdle(store, at);
+  }
+
+  shelve(breaker: CircuitBreaker, store: Float64Array, at: number, key: string): boolean {
+    if (!breaker.exportIdle(store, at)) return false;
+    // Calls this breaker admitted may still be in flight: their outcomes go to whichever
+    // breaker holds the key when they end, counted as calls of the generation they started in.
+    const token = breaker.generation;
+    const forward = (outcome: Outcome) => (event: CallOutcomeEvent) => {
+      const current = this.instances.peek(key);
+      if (current !== undefined && current !== breaker) {
+        current.release(token, outcome, event.elapsed, event.detail);
+      }
+    };
+    breaker.onSuccess(forward(Outcome.Success));
+    breaker.onFailure(forward(Outcome.Failure));
+    return true;
+  }
+
+  isProtected(breaker: CircuitBreaker): boolean {
+    // Open and half-open, and also the states set by hand (forced open, disabled,
+    // metrics-only): evicting would silently bring the key back closed.
+    return breaker.state !== CircuitState.Closed;
+  }
+
+  dispose(breaker: CircuitBreaker): void {
+    breaker.dispose();
+  }
+}
+
+/** Keyed bulkheads of one name. An idle bulkhead holds nothing, so shelving keeps nothing. */
+class BulkheadKind implements KeyedKind<Bulkhead> {
+  readonly stride = 0;
+
+  constructor(
+    readonly name: string,
+    public o: ResolvedBulkheadOptions,
+  ) {}
+
+  create(key: string): Bulkhead {
+    return bulkheadFromResolved(this.o, `${this.name}:${key}`);
+  }
+
+  revive(): void {}
+
+  shelve(bulkhead: Bulkhead): boolean {
+    if (this.isProtected(bulkhead) || bulkhead.rejected.size !== 0) return false;
+    bulkhead.dispose();
+    return true;
+  }
+
+  isProtected(bulkhead: Bulkhead): boolean {
+    return bulkhead.inFlight !== 0 || bulkhead.queueLength !== 0;
+  }
+
+  dispose(bulkhead: Bulkhead): void {
+    bulkhead.dispose();
+  }
+}
+
+interface Keyed<T, K extends KeyedKind<T>> {
+  readonly kind: K;
+  readonly instances: KeyedInstances<T>;
+}
+
+/**
+ * Named and keyed policy instances built from config data, shared across a codebase.
+ *
+ * - `registry.circuitBreaker('payments')` returns the same breaker every time, built from
+ *   `defaults.circuitBreaker` with `circuitBreakers.payments` on top (or the defaults alone for
+ *   a name without an entry). Likewise `retry`, `timeout` and `bulkhead`; each kind has its own
+ *   names.
+ * - `registry.keyedCircuitBreaker('api', host)` gives each key its own breaker, built from the
+ *   config of name `api` on first use. Each keyed name keeps at most `keys.maxKeys` keys: the
+ *   least recently used is evicted to make room, a key unused for `keys.idleTimeout` is dropped,
+ *   and evicted instances are disposed. Open and half-open breakers (and breakers set to a state
+ *   by hand) and bulkheads with calls in flight or queued are never evicted; when the cap is
+ *   reached and the 64 least recently used keys are all protected, the new key is added over
+ *   the cap, and later uses get back under it as keys become evictable. No timer is involved:
+ *   the work is done a few keys at a time on each use.
+ * - An idle keyed instance may be kept as a few numbers instead of an object (a closed breaker
+ *   with nothing but successes in its window, an idle bulkhead) and rebuilt with the same state
+ *   on its next use, so a million idle keys cost about a hundred bytes each. So ask the
+ *   registry for a keyed instance each time it is used rather than keeping it: a kept one may
+ *   have been replaced by then. Outcomes of calls still in flight on a replaced breaker are
+ *   passed on to the key's current breaker.
+ * - `reconfigure(config)` applies new settings to the calls to come without losing breaker
+ *   state or permits in flight, or changes nothing when any of it is invalid.
+ *
+ * @example
+ * ```ts
+ * const registry = new Registry(JSON.parse(await readFile('resilience.json', 'utf8')));
+ * const p = pipeline(registry.retry('payments'), registry.circuitBreaker('payments'));
+ * const perHost = (host: string) => pipeline(registry.keyedCircuitBreaker('api', host));
+ * ```
+ */
+export class Registry {
+  private config: ValidConfig;
+  private readonly clock: Clock;
+  private readonly breakers = new Map<string, Named<CircuitBreaker>>();
+  private readonly retries = new Map<string, Named<RetryPolicy>>();
+  private readonly timeouts = new Map<string, Named<TimeoutPolicy>>();
+  private readonly bulkheads = new Map<string, Named<Bulkhead>>();
+  private readonly keyedBreakers = new Map<string, Keyed<CircuitBreaker, BreakerKind>>();
+  private readonly keyedBulkheads = new Map<string, Keyed<Bulkhead, BulkheadKind>>();
+
+  /**
+   * @param config settings as plain data (see {@link RegistryConfig}); throws
+   *   {@link ConfigError} listing every problem when it is invalid.
+   */
+  constructor(config?: RegistryConfig, options?: RegistryOptions) {
+    const o = checkOptionsObject(options, ['clock'], '');
+    this.clock = clockOption(o.clock, 'clock', systemClock);
+    this.config = validateConfig(config);
+  }
+
+  /** The circuit breaker named `name`: the same instance on every call. */
+  circuitBreaker(name: string): CircuitBreaker {
+    let entry = this.breakers.get(name);
+    if (entry === undefined) {
+      const options = this.options(this.config, 'circuitBreaker', name);
+      entry = { policy: new CircuitBreaker(options as CircuitBreakerOptions), registered: false };
+      this.breakers.set(name, entry);
+    }
+    return entry.policy;
+  }
+
+  /** The retry policy named `name`: the same instance on every call. */
+  retry(name: string): RetryPolicy {
+    let entry = this.retries.get(name);
+    if (entry === undefined) {
+      const options = this.options(this.config, 'retry', name);
+      entry = { policy: new RetryPolicy(options as RetryOptions), registered: false };
+      this.retries.set(name, entry);
+    }
+    return entry.policy;
+  }
+
+  /**
+   * The timeout policy named `name`: the same instance on every call. Throws
+   * {@link ConfigError} when neither `timeouts[name]` nor `defaults.timeout` gives a timeout.
+   */
+  timeout(name: string): TimeoutPolicy {
+    let entry = this.timeouts.get(name);
+    if (entry === undefined) {
+      const options = this.options(this.config, 'timeout', name);
+      entry = {
+        policy: new TimeoutPolicy(options as unknown as TimeoutOptions),
+        registered: false,
+      };
+      this.timeouts.set(name, entry);
+    }
+    return entry.policy;
+  }
+
+  /** The bulkhead named `name`: the same instance on every call. */
+  bulkhead(name: string): Bulkhead {
+    let entry = this.bulkheads.get(name);
+    if (entry === undefined) {
+      const options = this.options(this.config, 'bulkhead', name);
+      entry = { policy: new Bulkhead(options as BulkheadOptions), registered: false };
+      this.bulkheads.set(name, entry);
+    }
+    return entry.policy;
+  }
+
+  /**
+   * Adds an instance built in code (with predicates, say) under `name`; the named accessor of
+   * its kind returns it from then on. The config never changes it, but `dispose` disposes it.
+   * Throws {@link UsageError} when its kind already has an instance of that name.
+   */
+  register(name: string, policy: RegistryPolicy): void {
+    checkName(name);
+    const map =
+      policy instanceof CircuitBreaker
+        ? this.breakers
+        : policy instanceof RetryPolicy
+          ? this.retries
+          : policy instanceof TimeoutPolicy
+            ? this.timeouts
+            : policy instanceof Bulkhead
+              ? this.bulkheads
+              : undefined;
+    if (map === undefined) {
+      throw new OptionsError(
+        'policy',
+        policy,
+        'a CircuitBreaker, RetryPolicy, TimeoutPolicy or Bulkhead',
+      );
+    }
+    if (map.has(name)) {
+      const kind =
+        map === this.breakers
+          ? 'circuit breaker'
+          : map === this.retries
+            ? 'retry policy'
+            : map === this.timeouts
+              ? 'timeout'
+              : 'bulkhead';
+      throw new UsageError(`The registry already has a ${kind} named ${JSON.stringify(name)}`);
+    }
+    (map as Map<string, Named<RegistryPolicy>>).set(name, { policy, registered: true });
+  }
+
+  /**
+   * The breaker of `key` under name `name` (one per downstream host, tenant, ...), built from
+   * the config of `name` on first use. Ask for it on each use rather than keeping it: an idle
+   * one may be evicted, or rebuilt from its numbers (see the class description).
+   */
+  keyedCircuitBreaker(name: string, key: string): CircuitBreaker {
+    const group = this.keyedBreakers.get(name) ?? this.keyedBreakerGroup(name);
+    if (typeof key !== 'string') throw new OptionsError('key', key, 'a string');
+    return group.instances.get(key);
+  }
+
+  /** The bulkhead of `key` under name `name`, like {@link keyedCircuitBreaker}. */
+  keyedBulkhead(name: string, key: string): Bulkhead {
+    const group = this.keyedBulkheads.get(name) ?? this.keyedBulkheadGroup(name);
+    if (typeof key !== 'string') throw new OptionsError('key', key, 'a string');
+    return group.instances.get(key);
+  }
+
+  /**
+   * Every instance (named ones, then keyed ones, most recently used first), with its state
+   * and counters, as plain JSON-serializable data. Keys past their idle timeout are dropped
+   * first.
+   */
+  snapshot(): RegistrySnapshot {
+    const instances: RegistryInstanceSnapshot[] = [];
+    for (const [name, { policy }] of this.breakers)
+      instances.push(breakerEntry(name, undefined, policy));
+    for (const [name, { policy }] of this.retries) instances.push(retryEntry(name, policy));
+    for (const [name, { policy }] of this.timeouts) instances.push(timeoutEntry(name, policy));
+    for (const [name, { policy }] of this.bulkheads) {
+      instances.push(bulkheadEntry(name, undefined, policy, policy.maxConcurrent));
+    }
+    for (const [name, { instances: keyed }] of this.keyedBreakers) {
+      keyed.sweepAll();
+      keyed.forEach((key, breaker, store, at) => {
+        instances.push(
+          breaker === undefined
+            ? shelvedBreakerEntry(name, key, store, at)
+            : breakerEntry(name, key, breaker),
+        );
+      });
+    }
+    for (const [name, { kind, instances: keyed }] of this.keyedBulkheads) {
+      keyed.sweepAll();
+      keyed.forEach((key, bulkhead) => {
+        instances.push(bulkheadEntry(name, key, bulkhead, kind.o.maxConcurrent));
+      });
+    }
+    return { instances };
+  }
+
+  /**
+   * Applies new settings to every instance built from the config (not to registered ones) and
+   * to the keyed limits, for the calls to come: breakers keep their state, bulkheads their
+   * permits in flight and their queue (see each policy's `reconfigure`). Everything is
+   * checked first: when the data is invalid, or a setting cannot apply to an instance in use
+   * (slow-call tracking turned on for a breaker built without it, a queue given to a bulkhead
+   * built without one, a timeout's strategy changed), it throws {@link ConfigError} listing
+   * every problem and changes nothing. Keyed instances that cannot take the new settings are
+   * dropped and rebuilt on their next use when they are not protected.
+   */
+  reconfigure(config: RegistryConfig): void {
+    const next = validateConfig(config);
+    const issues: ConfigIssue[] = [];
+    const steps: (() => void)[] = [];
+    const check = (kind: RegistryKind, name: string, prepare: () => () => void): void => {
+      try {
+        steps.push(prepare());
+      } catch (error) {
+        if (error instanceof ConfigError) issues.push(...error.issues);
+        else if (error instanceof OptionsError) {
+          issues.push({
+            path: `${SECTION_OF.get(kind)}.${name}.${error.option}`,
+            message: `expected ${error.expected}, got ${describeValue(error.value)}`,
+          });
+        } else throw error;
+      }
+    };
+
+    for (const [name, { policy, registered }] of this.breakers) {
+      if (registered) continue;
+      check('circuitBreaker', name, () => {
+        const o = resolveBreakerOptions(this.options(next, 'circuitBreaker', name));
+        policy.checkOptions(o);
+        return () => policy.applyOptions(o);
+      });
+    }
+    for (const [name, { policy, registered }] of this.retries) {
+      if (registered) continue;
+      check('retry', name, () => {
+        const o = resolveRetryOptions(this.options(next, 'retry', name));
+        policy.checkOptions(o);
+        return () => policy.applyOptions(o);
+      });
+    }
+    for (const [name, { policy, registered }] of this.timeouts) {
+      if (registered) continue;
+      check('timeout', name, () => {
+        const o = resolveTimeoutOptions(this.options(next, 'timeout', name) as never);
+        policy.checkOptions(o);
+        return () => policy.applyOptions(o);
+      });
+    }
+    for (const [name, { policy, registered }] of this.bulkheads) {
+      if (registered) continue;
+      check('bulkhead', name, () => {
+        const o = resolveBulkheadOptions(this.options(next, 'bulkhead', name));
+        policy.checkOptions(o);
+        return () => policy.applyOptions(o);
+      });
+    }
+    for (const [name, { kind, instances }] of this.keyedBreakers) {
+      check('circuitBreaker', name, () => {
+        const o = resolveBreakerOptions(this.options(next, 'circuitBreaker', name));
+        const { keep, drop } = this.sortKeyed(instances, kind, (b) => b.checkOptions(o, b.name));
+        return () => {
+          const old = kind.o;
+          kind.o = o;
+          for (const key of drop) instances.delete(key);
+          for (const b of keep) b.applyOptions(o);
+          if (!sameWindow(old, o)) {
+            // A window of another shape starts empty, shelved ones included.
+            instances.forEach((_key, b, store, at) => {
+              if (b === undefined) store[at] = 0;
+            });
+          }
+        };
+      });
+    }
+    for (const [name, { kind, instances }] of this.keyedBulkheads) {
+      check('bulkhead', name, () => {
+        const o = resolveBulkheadOptions(this.options(next, 'bulkhead', name));
+        const { keep, drop } = this.sortKeyed(instances, kind, (b) => b.checkOptions(o, b.name));
+        return () => {
+          kind.o = o;
+          for (const key of drop) instances.delete(key);
+          for (const b of keep) b.applyOptions(o);
+        };
+      });
+    }
+    if (issues.length > 0) throw new ConfigError(issues);
+
+    this.config = next;
+    for (const step of steps) step();
+    const { maxKeys, idleTimeout } = next.keys;
+    for (const { instances } of this.keyedBreakers.values())
+      instances.setLimits(maxKeys, idleTimeout);
+    for (const { instances } of this.keyedBulkheads.values())
+      instances.setLimits(maxKeys, idleTimeout);
+  }
+
+  /**
+   * Disposes every instance (registered ones included: pending retry delays and queue waits
+   * end with a `UsageError`, timers are cancelled) and forgets them all. The registry stays
+   * usable: later calls build new instances from the same config.
+   */
+  dispose(): void {
+    for (const map of [this.breakers, this.retries, this.timeouts, this.bulkheads] as Map<
+      string,
+      Named<RegistryPolicy>
+    >[]) {
+      for (const { policy } of map.values()) policy.dispose();
+      map.clear();
+    }
+    for (const { instances } of this.keyedBreakers.values()) instances.clear();
+    for (const { instances } of this.keyedBulkheads.values()) instances.clear();
+    this.keyedBreakers.clear();
+    this.keyedBulkheads.clear();
+  }
+
+  // ---- internals --------------------------------------------------------------------------------
+
+  /** Options for instance `name` of `kind` under `config`, with the name and the clock. */
+  private options(config: ValidConfig, kind: RegistryKind, name: string): OptionsData {
+    checkName(name);
+    return { ...optionsFor(config, kind, name), name, clock: this.clock };
+  }
+
+  private keyedBreakerGroup(name: string): Keyed<CircuitBreaker, BreakerKind> {
+    const o = resolveBreakerOptions(this.options(this.config, 'circuitBreaker', name));
+    const kind = new BreakerKind(name, o);
+    const { maxKeys, idleTimeout } = this.config.keys;
+    const instances = new KeyedInstances(kind, this.clock, maxKeys, idleTimeout);
+    kind.instances = instances;
+    const group = { kind, instances };
+    this.keyedBreakers.set(name, group);
+    return group;
+  }
+
+  private keyedBulkheadGroup(name: string): Keyed<Bulkhead, BulkheadKind> {
+    const o = resolveBulkheadOptions(this.options(this.config, 'bulkhead', name));
+    const kind = new BulkheadKind(name, o);
+    const { maxKeys, idleTimeout } = this.config.keys;
+    const group = { kind, instances: new KeyedInstances(kind, this.clock, maxKeys, idleTimeout) };
+    this.keyedBulkheads.set(name, group);
+    return group;
+  }
+
+  /**
+   * Splits the live keyed instances into those that take new options (`check` passes) and
+   * those to drop (it fails, but they are not protected). A protected one that cannot take
+   * them makes the whole change fail: the error is thrown on.
+   */
+  private sortKeyed<T>(
+    instances: KeyedInstances<T>,
+    kind: KeyedKind<T>,
+    check: (instance: T) => void,
+  ): { keep: T[]; drop: string[] } {
+    const keep: T[] = [];
+    const drop: string[] = [];
+    instances.forEachLive((key, instance) => {
+      try {
+        check(instance);
+        keep.push(instance);
+      } catch (error) {
+        if (!(error instanceof OptionsError) || kind.isProtected(instance)) throw error;
+        drop.push(key);
+      }
+    });
+    return { keep, drop };
+  }
+}
+
+function checkName(name: unknown): void {
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new OptionsError('name', name, 'a non-empty string');
+  }
+}
+
+function sameWindow(a: ResolvedBreakerOptions, b: ResolvedBreakerOptions): boolean {
+  if (a.windowKind !== b.windowKind) return false;
+  if (a.windowKind === 'count') return a.size === b.size;
+  if (a.windowKind === 'time') return a.duration === b.duration && a.buckets === b.buckets;
+  return true;
+}
+
+/**
+ * A registry for code that does not need an isolated one. Configure it from data with
+ * `defaultRegistry.reconfigure(config)`; tests and multi-tenant applications should make
+ * their own `new Registry(config)` instead.
+ */
+export const defaultRegistry: Registry = /* @__PURE__ */ new Registry();

@@ -1,0 +1,122 @@
+import type { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
+import type {
+  CircuitBreaker,
+  CircuitBreakerStats,
+} from '../policies/circuit-breaker/CircuitBreaker.js';
+import { CircuitState } from '../policies/circuit-breaker/state.js';
+import type { RetryPolicy } from '../policies/retry/RetryPolicy.js';
+import type { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
+
+/** Counters of a bulkhead in a {@link RegistrySnapshot}. */
+export interface BulkheadStats {
+  readonly inFlight: number;
+  readonly queueLength: number;
+  readonly maxConcurrent: number;
+}
+
+/** Counters of a retry policy in a {@link RegistrySnapshot}. */
+export interface RetryStats {
+  /** Executions waiting out a retry delay now. */
+  readonly waiting: number;
+}
+
+/** Settings of a timeout policy in a {@link RegistrySnapshot}. */
+export interface TimeoutStats {
+  /** The time limit in ms. */
+  readonly timeout: number;
+}
+
+interface Entry {
+  /** The instance's registry name. */
+  readonly name: string;
+  /** The key of a keyed instance (absent for named ones). */
+  readonly key?: string;
+}
+
+/** One instance of a registry, as plain JSON-serializable data. */
+export type RegistryInstanceSnapshot =
+  | (Entry & {
+      readonly kind: 'circuitBreaker';
+      readonly state: CircuitState;
+      readonly stats: CircuitBreakerStats;
+    })
+  | (Entry & { readonly kind: 'bulkhead'; readonly stats: BulkheadStats })
+  | (Entry & { readonly kind: 'retry'; readonly stats: RetryStats })
+  | (Entry & { readonly kind: 'timeout'; readonly stats: TimeoutStats });
+
+/**
+ * Every instance of a registry (named ones first, then keyed ones, most recently used first)
+ * with its state and counters, as plain data for health endpoints and dashboards.
+ */
+export interface RegistrySnapshot {
+  readonly instances: readonly RegistryInstanceSnapshot[];
+}
+
+/** @internal */
+export function breakerEntry(
+  name: string,
+  key: string | undefined,
+  breaker: CircuitBreaker,
+): RegistryInstanceSnapshot {
+  const stats = breaker.stats();
+  return withKey({ kind: 'circuitBreaker', name, state: stats.state, stats }, key);
+}
+
+/** @internal A breaker shelved as the numbers written by `CircuitBreaker.exportIdle`. */
+export function shelvedBreakerEntry(
+  name: string,
+  key: string,
+  store: Float64Array,
+  at: number,
+): RegistryInstanceSnapshot {
+  return {
+    kind: 'circuitBreaker',
+    name,
+    key,
+    state: CircuitState.Closed,
+    stats: {
+      state: CircuitState.Closed,
+      generation: store[at + 1]!,
+      successes: store[at + 2]!,
+      failures: store[at + 3]!,
+      rejections: store[at + 4]!,
+      ignored: store[at + 5]!,
+      callsInWindow: store[at]!,
+      failuresInWindow: 0,
+      slowCallsInWindow: 0,
+      probesInFlight: 0,
+    },
+  };
+}
+
+/** @internal `bulkhead` undefined: a shelved (idle) one with `maxConcurrent`. */
+export function bulkheadEntry(
+  name: string,
+  key: string | undefined,
+  bulkhead: Bulkhead | undefined,
+  maxConcurrent: number,
+): RegistryInstanceSnapshot {
+  const stats: BulkheadStats =
+    bulkhead === undefined
+      ? { inFlight: 0, queueLength: 0, maxConcurrent }
+      : {
+          inFlight: bulkhead.inFlight,
+          queueLength: bulkhead.queueLength,
+          maxConcurrent: bulkhead.maxConcurrent,
+        };
+  return withKey({ kind: 'bulkhead', name, stats }, key);
+}
+
+/** @internal */
+export function retryEntry(name: string, retry: RetryPolicy): RegistryInstanceSnapshot {
+  return { kind: 'retry', name, stats: { waiting: retry.sleeping.size } };
+}
+
+/** @internal */
+export function timeoutEntry(name: string, timeout: TimeoutPolicy): RegistryInstanceSnapshot {
+  return { kind: 'timeout', name, stats: { timeout: timeout.timeout } };
+}
+
+function withKey<E extends RegistryInstanceSnapshot>(entry: E, key: string | undefined): E {
+  return key === undefined ? entry : { ...entry, key };
+}

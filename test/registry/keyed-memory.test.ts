@@ -1,0 +1,72 @@
+/**
+ * Heap cost of keyed instances, measured in a child process with --expose-gc by
+ * test/registry/keyed-memory.mjs on a build of src/ made here (test-artifacts/ is not
+ * committed). Small key counts keep it quick; run the script by hand for the full numbers:
+ *
+ *   node --expose-gc test/registry/keyed-memory.mjs <built index.js> idle 1000000
+ *   node --expose-gc test/registry/keyed-memory.mjs <built index.js> churn 10000000 100000
+ */
+import { spawn } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { build } from 'tsdown';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const outDir = `${root}test-artifacts/registry-memory`;
+const script = fileURLToPath(new URL('./keyed-memory.mjs', import.meta.url));
+
+function measure(args: readonly string[]): Promise<Record<string, number>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', script, `${outDir}/index.js`, ...args], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`exit ${code}: ${stderr}`));
+      else resolve(JSON.parse(stdout));
+    });
+  });
+}
+
+beforeAll(async () => {
+  await rm(outDir, { recursive: true, force: true });
+  await build({
+    config: false,
+    entry: { index: 'src/index.ts' },
+    outDir,
+    format: ['esm'],
+    platform: 'neutral',
+    target: 'es2022',
+    dts: false,
+    sourcemap: false,
+    logLevel: 'silent',
+  });
+}, 60_000);
+
+describe('keyed breakers memory', () => {
+  it('an idle keyed breaker (one call made, count window of 100) costs at most 200 bytes', async () => {
+    // 250,000 keys fill the slot arrays to 95 % (they grow by doubling), as 1,000,000 do.
+    const result = await measure(['idle', '250000']);
+    expect(result.held).toBe(250_000);
+    expect(result.bytesPerKey).toBeGreaterThan(0);
+    expect(result.bytesPerKey).toBeLessThanOrEqual(200);
+  }, 60_000);
+
+  it('pushing many distinct keys through a capped registry keeps the heap flat', async () => {
+    const result = await measure(['churn', '300000', '50000']);
+    expect(result.held).toBe(50_000);
+    // After the key index has grown its table once (second round), the heap stays flat.
+    expect(Math.abs(result.growthAfterTwoRounds!)).toBeLessThan(0.05);
+    expect(result.growth).toBeLessThan(0.3);
+  }, 60_000);
+});

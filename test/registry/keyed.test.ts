@@ -1,0 +1,424 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  type CircuitBreaker,
+  pipeline,
+  Registry,
+  type RegistryConfig,
+  type RegistryInstanceSnapshot,
+} from '../../src/index.js';
+import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
+
+function deferred<T = unknown>() {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** One synchronous call through `breaker`. */
+function run(breaker: CircuitBreaker, ok: boolean): void {
+  try {
+    pipeline(breaker).executeSync(() => {
+      if (!ok) throw new Error('down');
+      return 1;
+    });
+  } catch {}
+}
+
+const opensAtOnce = (extra: RegistryConfig = {}): RegistryConfig => ({
+  ...extra,
+  circuitBreakers: {
+    hosts: { window: { kind: 'consecutive', threshold: 1 }, breakDuration: '10s' },
+  },
+});
+
+function keyed(registry: Registry): RegistryInstanceSnapshot[] {
+  return registry.snapshot().instances.filter((i) => i.key !== undefined);
+}
+
+const keysOf = (registry: Registry) => keyed(registry).map((i) => i.key);
+
+/** The instances the registry built for these keys, one per key, without reusing one. */
+const LIVE_LIMIT = 1024;
+
+describe('keyed instances', () => {
+  it('one instance per key, the same one on every use, named after the name and the key', () => {
+    const registry = new Registry();
+    const a = registry.keyedCircuitBreaker('hosts', 'a.example');
+    expect(registry.keyedCircuitBreaker('hosts', 'a.example')).toBe(a);
+    expect(registry.keyedCircuitBreaker('hosts', 'b.example')).not.toBe(a);
+    expect(registry.keyedCircuitBreaker('other', 'a.example')).not.toBe(a);
+    expect(a.name).toBe('hosts:a.example');
+    const q = registry.keyedBulkhead('tenants', 't1');
+    expect(registry.keyedBulkhead('tenants', 't1')).toBe(q);
+    expect(q.name).toBe('tenants:t1');
+  });
+
+  it('are built from the config of their name', () => {
+    const registry = new Registry({
+      defaults: { bulkhead: { maxConcurrent: 3 } },
+      bulkheads: { tenants: { maxConcurrent: 7 } },
+    });
+    expect(registry.keyedBulkhead('tenants', 't').maxConcurrent).toBe(7);
+    expect(registry.keyedBulkhead('others', 't').maxConcurrent).toBe(3);
+  });
+
+  it('keep keys of one name apart from the named instance of that name', () => {
+    const registry = new Registry();
+    const named = registry.circuitBreaker('hosts');
+    named.trip();
+    expect(registry.keyedCircuitBreaker('hosts', 'a').state).toBe('closed');
+  });
+});
+
+describe('the key cap', () => {
+  it('evicts the least recently used key when a new one would pass the cap', () => {
+    const registry = new Registry({ keys: { maxKeys: 3 } });
+    const a = registry.keyedCircuitBreaker('hosts', 'a');
+    registry.keyedCircuitBreaker('hosts', 'b');
+    registry.keyedCircuitBreaker('hosts', 'c');
+    expect(registry.keyedCircuitBreaker('hosts', 'a')).toBe(a);
+    registry.keyedCircuitBreaker('hosts', 'd');
+    expect(keysOf(registry)).toEqual(['d', 'a', 'c']);
+    expect(registry.keyedCircuitBreaker('hosts', 'a')).toBe(a);
+  });
+
+  it('disposes what it evicts: listeners of an evicted breaker and bulkhead are removed', () => {
+    const registry = new Registry({ keys: { maxKeys: 1 } });
+    const breaker = registry.keyedCircuitBreaker('hosts', 'a');
+    let changes = 0;
+    breaker.onStateChange(() => changes++);
+    const bulkhead = registry.keyedBulkhead('tenants', 'a');
+    let refusals = 0;
+    bulkhead.onRejected(() => refusals++);
+
+    registry.keyedCircuitBreaker('hosts', 'b');
+    registry.keyedBulkhead('tenants', 'b');
+
+    breaker.trip();
+    expect(changes).toBe(0);
+    expect(registry.keyedCircuitBreaker('hosts', 'a')).not.toBe(breaker);
+    // A listener still attached would see this refusal.
+    bulkhead.reconfigure({ maxConcurrent: 1 });
+    const gate = deferred();
+    const p = pipeline(bulkhead);
+    void p.execute(() => gate.promise);
+    void p.execute(() => 1).catch(() => {});
+    expect(refusals).toBe(0);
+    gate.resolve(0);
+  });
+
+  it('never evicts an open or half-open breaker; the cap is exceeded only while every candidate is protected', () => {
+    const clock = new ManualClock();
+    const registry = new Registry(opensAtOnce({ keys: { maxKeys: 2 } }), { clock });
+    const a = registry.keyedCircuitBreaker('hosts', 'a');
+    run(a, false);
+    const b = registry.keyedCircuitBreaker('hosts', 'b');
+    run(b, false);
+    expect([a.state, b.state]).toEqual(['open', 'open']);
+    const c = registry.keyedCircuitBreaker('hosts', 'c');
+    // Over the cap: a and b were the only candidates and both are open.
+    expect(keysOf(registry)).toEqual(['c', 'b', 'a']);
+    clock.advance(10_000);
+    expect(a.state).toBe('half-open');
+    registry.keyedCircuitBreaker('hosts', 'd');
+    // c was evictable, so the cap holds again (d replaced c; the half-open ones stay).
+    expect(keysOf(registry).sort()).toEqual(['a', 'b', 'd']);
+    expect(registry.keyedCircuitBreaker('hosts', 'a')).toBe(a);
+    run(a, true);
+    expect(a.state).toBe('closed');
+    registry.keyedCircuitBreaker('hosts', 'b');
+    // With a closed, the next use gets back under the cap, evicting the least recently used
+    // of the evictable keys (d, used before a).
+    expect(keysOf(registry)).toEqual(['b', 'a']);
+    expect(registry.keyedCircuitBreaker('hosts', 'c')).not.toBe(c);
+  });
+
+  it('keeps breakers held in a state by hand: forced open, disabled, metrics-only', () => {
+    const registry = new Registry({ keys: { maxKeys: 1 } });
+    const forced = registry.keyedCircuitBreaker('hosts', 'forced');
+    forced.isolate();
+    const disabled = registry.keyedCircuitBreaker('hosts', 'disabled');
+    disabled.disable();
+    const metrics = registry.keyedCircuitBreaker('hosts', 'metrics');
+    metrics.metricsOnly();
+    registry.keyedCircuitBreaker('hosts', 'plain');
+    expect(keysOf(registry).sort()).toEqual(['disabled', 'forced', 'metrics', 'plain']);
+    expect(registry.keyedCircuitBreaker('hosts', 'forced')).toBe(forced);
+  });
+
+  it('never evicts a bulkhead with calls in flight or queued', async () => {
+    const registry = new Registry({
+      keys: { maxKeys: 1 },
+      bulkheads: { tenants: { maxConcurrent: 1, maxQueue: 1 } },
+    });
+    const busy = registry.keyedBulkhead('tenants', 'busy');
+    const gate = deferred();
+    const p = pipeline(busy);
+    const running = p.execute(() => gate.promise);
+    const queued = p.execute(() => 'queued');
+    registry.keyedBulkhead('tenants', 'other');
+    registry.keyedBulkhead('tenants', 'third');
+    expect(keysOf(registry)).toContain('busy');
+    expect(registry.keyedBulkhead('tenants', 'busy')).toBe(busy);
+    gate.resolve(1);
+    await running;
+    await expect(queued).resolves.toBe('queued');
+    registry.keyedBulkhead('tenants', 'fourth');
+    expect(keysOf(registry)).toEqual(['fourth']);
+  });
+
+  it('a listener that uses the registry while keys are looked at leaves it consistent', () => {
+    const clock = new ManualClock();
+    const registry = new Registry(opensAtOnce({ keys: { maxKeys: 2 } }), { clock });
+    const a = registry.keyedCircuitBreaker('hosts', 'a');
+    const seen: string[] = [];
+    // Reading a's state for eviction moves it to half-open, which runs this listener.
+    a.onStateChange((e) => {
+      seen.push(e.to);
+      registry.keyedCircuitBreaker('hosts', `from-listener-${seen.length}`);
+    });
+    run(a, false);
+    registry.keyedCircuitBreaker('hosts', 'b');
+    clock.advance(10_000);
+    registry.keyedCircuitBreaker('hosts', 'c');
+    expect(seen).toEqual(['open', 'half-open']);
+    const keys = keysOf(registry);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toContain('a');
+    expect(registry.keyedCircuitBreaker('hosts', 'a')).toBe(a);
+    registry.keyedCircuitBreaker('hosts', 'd');
+    expect(keyed(registry).length).toBeLessThanOrEqual(3);
+  });
+
+  it('looks at the 64 least recently used keys per use; the excess goes on later uses', () => {
+    const registry = new Registry(opensAtOnce({ keys: { maxKeys: 66 } }));
+    for (let i = 0; i < 65; i++) run(registry.keyedCircuitBreaker('hosts', `open${i}`), false);
+    registry.keyedCircuitBreaker('hosts', 'closed');
+    registry.keyedCircuitBreaker('hosts', 'new');
+    // 64 open keys were looked at, all protected: the closed key beyond them was not reached.
+    expect(keyed(registry)).toHaveLength(67);
+    expect(keysOf(registry)).toContain('closed');
+    registry.keyedCircuitBreaker('hosts', 'new');
+    expect(keyed(registry)).toHaveLength(66);
+    expect(keysOf(registry)).not.toContain('closed');
+  });
+
+  it('property: open and half-open breakers are never evicted, and the cap is exceeded only while all other keys are protected', () => {
+    type Op =
+      | { op: 'use' | 'fail' | 'succeed' | 'reset'; key: number }
+      | { op: 'advance'; ms: number };
+    const opArb: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ op: fc.constantFrom('use', 'fail', 'succeed', 'reset'), key: fc.nat(9) }),
+      fc.record({ op: fc.constant('advance'), ms: fc.integer({ min: 1, max: 400 }) }),
+    ) as fc.Arbitrary<Op>;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 50, max: 1_000 }),
+        fc.array(opArb, { maxLength: 60 }),
+        (maxKeys, idleTimeout, ops) => {
+          const clock = new ManualClock();
+          const registry = new Registry(
+            {
+              keys: { maxKeys, idleTimeout },
+              circuitBreakers: {
+                hosts: {
+                  window: { kind: 'consecutive', threshold: 1 },
+                  breakDuration: 300,
+                  halfOpen: { maxWait: 200 },
+                },
+              },
+            },
+            { clock },
+          );
+          const held = new Map<string, CircuitBreaker>();
+          const isProtected = (state: string) => state === 'open' || state === 'half-open';
+          for (const step of ops) {
+            let used: string | undefined;
+            if (step.op === 'advance') clock.advance(step.ms);
+            else {
+              used = `k${step.key}`;
+              const breaker = registry.keyedCircuitBreaker('hosts', used);
+              const before = held.get(used);
+              // A key is rebuilt only when it was evicted, which needs it unprotected.
+              if (before !== undefined && before !== breaker) {
+                expect(isProtected(before.state)).toBe(false);
+              }
+              held.set(used, breaker);
+              if (step.op === 'fail') run(breaker, false);
+              else if (step.op === 'succeed') run(breaker, true);
+              else if (step.op === 'reset') breaker.reset();
+            }
+            expect(clock.pendingTimers).toBe(0);
+            const entries = keyed(registry);
+            const byKey = new Map(entries.map((e) => [e.key!, e]));
+            for (const [key, breaker] of held) {
+              if (!isProtected(breaker.state)) continue;
+              const entry = byKey.get(key);
+              expect(entry, `${key} is ${breaker.state} and must be kept`).toBeDefined();
+              expect(entry).toMatchObject({ state: breaker.state });
+              expect(entry!.kind === 'circuitBreaker' && entry!.stats.generation).toBe(
+                breaker.generation,
+              );
+            }
+            // A use gets back under the cap unless the other keys are all protected.
+            if (used !== undefined && entries.length > maxKeys) {
+              const others = entries.filter((e) => e.key !== used);
+              for (const e of others) {
+                expect(
+                  e.kind === 'circuitBreaker' && isProtected(e.state),
+                  `over the cap (${entries.length} > ${maxKeys}) with ${e.key} evictable`,
+                ).toBe(true);
+              }
+            }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('idle keys', () => {
+  it('are dropped once unused for the idle timeout, without any timer', () => {
+    const clock = new ManualClock();
+    const registry = new Registry({ keys: { idleTimeout: '1s' } }, { clock });
+    const a = registry.keyedCircuitBreaker('hosts', 'a');
+    let changes = 0;
+    a.onStateChange(() => changes++);
+    registry.keyedCircuitBreaker('hosts', 'b');
+    registry.keyedBulkhead('tenants', 't');
+    expect(clock.pendingTimers).toBe(0);
+    clock.advance(500);
+    registry.keyedCircuitBreaker('hosts', 'b');
+    clock.advance(499);
+    expect(keysOf(registry)).toEqual(['b', 'a', 't']);
+    clock.advance(1);
+    // a reached its idle timeout; b was used 500 ms later.
+    registry.keyedCircuitBreaker('hosts', 'c');
+    expect(keysOf(registry)).toEqual(['c', 'b']);
+    expect(clock.pendingTimers).toBe(0);
+    a.trip();
+    expect(changes).toBe(0);
+    expect(registry.keyedCircuitBreaker('hosts', 'a')).not.toBe(a);
+  });
+
+  it('a key used after its idle timeout gets a fresh instance even before any sweep reached it', () => {
+    const clock = new ManualClock();
+    const registry = new Registry(opensAtOnce({ keys: { idleTimeout: 100 } }), { clock });
+    const a = registry.keyedCircuitBreaker('hosts', 'a');
+    a.trip();
+    a.reset();
+    run(a, true);
+    clock.advance(100);
+    const again = registry.keyedCircuitBreaker('hosts', 'a');
+    expect(again).not.toBe(a);
+    expect(again.stats().successes).toBe(0);
+  });
+
+  it('protected ones stay, counted as used when met, and go once they are evictable', () => {
+    const clock = new ManualClock();
+    const registry = new Registry(opensAtOnce({ keys: { idleTimeout: 100 } }), { clock });
+    const a = registry.keyedCircuitBreaker('hosts', 'a');
+    run(a, false);
+    clock.advance(150);
+    expect(keysOf(registry)).toEqual(['a']);
+    expect(registry.keyedCircuitBreaker('hosts', 'a')).toBe(a);
+    a.reset();
+    clock.advance(100);
+    expect(keysOf(registry)).toEqual([]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('"Infinity" keeps keys until the cap evicts them', () => {
+    const clock = new ManualClock();
+    const registry = new Registry({ keys: { idleTimeout: 'Infinity' } }, { clock });
+    registry.keyedBulkhead('tenants', 'a');
+    clock.advance(2_147_483_647);
+    expect(keysOf(registry)).toEqual(['a']);
+  });
+});
+
+describe('shelved keys', () => {
+  /** Uses enough other keys that `key`'s instance is no longer among the live ones. */
+  function crowdOut(registry: Registry, kind: 'breaker' | 'bulkhead'): void {
+    for (let i = 0; i < LIVE_LIMIT + 10; i++) {
+      if (kind === 'breaker') run(registry.keyedCircuitBreaker('hosts', `other${i}`), true);
+      else registry.keyedBulkhead('tenants', `other${i}`);
+    }
+  }
+
+  it('an idle closed breaker is rebuilt with the same counts and window after being shelved', () => {
+    const registry = new Registry({
+      circuitBreakers: { hosts: { window: { kind: 'count', size: 4 } } },
+    });
+    const a = registry.keyedCircuitBreaker('hosts', 'a');
+    a.trip();
+    a.reset();
+    for (let i = 0; i < 3; i++) run(a, true);
+    const before = a.stats();
+    crowdOut(registry, 'breaker');
+    const entry = keyed(registry).find((e) => e.key === 'a');
+    expect(entry).toMatchObject({ state: 'closed', stats: before });
+    const rebuilt = registry.keyedCircuitBreaker('hosts', 'a');
+    expect(rebuilt).not.toBe(a);
+    expect(rebuilt.stats()).toEqual(before);
+    // The three successes are still in the window: one failure in four calls is 25 %.
+    run(rebuilt, false);
+    expect(rebuilt.stats()).toMatchObject({ callsInWindow: 4, failuresInWindow: 1 });
+    expect(rebuilt.state).toBe('closed');
+  });
+
+  it('a breaker with a failure in its window, or with a listener, is never shelved', () => {
+    const registry = new Registry();
+    const failed = registry.keyedCircuitBreaker('hosts', 'failed');
+    run(failed, false);
+    const watched = registry.keyedCircuitBreaker('hosts', 'watched');
+    watched.onSuccess(() => {});
+    crowdOut(registry, 'breaker');
+    expect(registry.keyedCircuitBreaker('hosts', 'failed')).toBe(failed);
+    expect(registry.keyedCircuitBreaker('hosts', 'watched')).toBe(watched);
+  });
+
+  it('the outcome of a call still in flight on a shelved breaker reaches the key current breaker', async () => {
+    const registry = new Registry(opensAtOnce());
+    const a = registry.keyedCircuitBreaker('hosts', 'a');
+    const gate = deferred();
+    const call = pipeline(a).execute(() => gate.promise);
+    crowdOut(registry, 'breaker');
+    gate.reject(new Error('down'));
+    await expect(call).rejects.toThrow('down');
+    await flushMicrotasks();
+    const current = registry.keyedCircuitBreaker('hosts', 'a');
+    expect(current).not.toBe(a);
+    expect(current.state).toBe('open');
+    expect(current.stats().failures).toBe(1);
+  });
+
+  it('an idle bulkhead is rebuilt on its next use; a busy one is kept', async () => {
+    const registry = new Registry({ bulkheads: { tenants: { maxConcurrent: 1 } } });
+    const idle = registry.keyedBulkhead('tenants', 'idle');
+    const busy = registry.keyedBulkhead('tenants', 'busy');
+    const gate = deferred();
+    const running = pipeline(busy).execute(() => gate.promise);
+    crowdOut(registry, 'bulkhead');
+    expect(registry.keyedBulkhead('tenants', 'idle')).not.toBe(idle);
+    expect(registry.keyedBulkhead('tenants', 'busy')).toBe(busy);
+    gate.resolve(1);
+    await running;
+  });
+
+  it('shelved keys count toward the cap and age like live ones', () => {
+    const clock = new ManualClock();
+    const registry = new Registry({ keys: { maxKeys: 2_000, idleTimeout: 1_000 } }, { clock });
+    crowdOut(registry, 'breaker');
+    expect(keyed(registry)).toHaveLength(LIVE_LIMIT + 10);
+    clock.advance(1_000);
+    expect(keyed(registry)).toHaveLength(0);
+  });
+});
