@@ -9,7 +9,7 @@
  * and installs benchmarks/ dependencies (npm ci) when they are missing.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +20,7 @@ import {
   benchDir,
   ensureBuilt,
   ensureDependencies,
+  installedVersions,
   library,
   machine,
   snapshotDist,
@@ -80,7 +81,15 @@ for (const name of readdirSync(scenarioDir).filter((f) => f.endsWith('.mjs'))) {
   if (filter !== undefined && !filter.test(id)) continue;
   const file = join(scenarioDir, name);
   const mod = await import(pathToFileURL(file).href);
-  scenarios.push({ id, file, title: mod.title, order: mod.order ?? 100, time: [], alloc: [] });
+  scenarios.push({
+    id,
+    file,
+    title: mod.title,
+    order: mod.order ?? 100,
+    notImplemented: mod.notImplemented ?? [],
+    time: [],
+    alloc: [],
+  });
 }
 scenarios.sort((a, b) => a.order - b.order || a.id.localeCompare(b.id));
 if (scenarios.length === 0) {
@@ -98,7 +107,24 @@ const ALLOC_FLAGS = [
   `--max-semi-space-size=${semiSpaceMB}`,
 ];
 
+/**
+ * Runs one measuring process; a process that fails is run once more (a busy machine can make
+ * a row fail once, e.g. a collection in every allocation batch), and a second failure ends the
+ * run.
+ */
 function runChild(scenario, mode) {
+  try {
+    return runChildOnce(scenario, mode);
+  } catch (error) {
+    process.stderr.write(`  ${error.message}; running it once more\n`);
+    retried.push({ scenario: scenario.id, mode, error: error.message });
+    return runChildOnce(scenario, mode);
+  }
+}
+
+const retried = [];
+
+function runChildOnce(scenario, mode) {
   const args = [
     ...(mode === 'alloc' ? ALLOC_FLAGS : []),
     childScript,
@@ -141,10 +167,17 @@ try {
   process.exit(1);
 }
 
+// Imported once dist/ is built and snapshotted: pipelines.mjs loads the library.
+const { peerConfigs } = await import('./lib/peers.mjs');
+const { breakwaterConfigs } = await import('./lib/pipelines.mjs');
+
 const rows = aggregate(scenarios);
 const report = {
   machine: machine(),
   library: library(),
+  versions: installedVersions(),
+  dependencies: JSON.parse(readFileSync(join(benchDir, 'package.json'), 'utf8')).dependencies,
+  configs: [...breakwaterConfigs(), ...peerConfigs()],
   command: `node benchmarks/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
   settings: { quick, runs, allocRuns, filter: values.filter ?? null },
   // 1-minute load average when the run started and ended: other work on the machine widens
@@ -153,13 +186,18 @@ const report = {
   date: new Date().toISOString(),
   scenarios: scenarios.map((s) => ({ id: s.id, title: s.title })),
   rows,
+  // Libraries a scenario has no row for, and why (e.g. a breakwater feature not built yet).
+  absent: scenarios.flatMap((s) => s.notImplemented.map((a) => ({ scenario: s.id, ...a }))),
   budgets: checkBudgets(rows),
   pollution: pollution(rows),
+  // Processes that failed once and were run again.
+  retried,
 };
 
 console.log(
   consoleReport({
     rows,
+    absent: report.absent,
     budgets: report.budgets,
     pollution: report.pollution,
     meta: report,

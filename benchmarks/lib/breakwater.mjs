@@ -7,11 +7,23 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const snapshot = process.env.BREAKWATER_DIST;
-const entry = snapshot
-  ? pathToFileURL(join(snapshot, 'index.js')).href
-  : new URL('../../dist/index.js', import.meta.url).href;
+const file = (name) =>
+  snapshot
+    ? pathToFileURL(join(snapshot, name)).href
+    : new URL(`../../dist/${name}`, import.meta.url).href;
 
-const lib = await import(entry);
+const lib = await import(file('index.js'));
 
-export const { VERSION, bulkhead, circuitBreaker, isBrokenCircuitError, pipeline, retry, timeout } =
-  lib;
+export const {
+  VERSION,
+  CircuitBreaker,
+  bulkhead,
+  circuitBreaker,
+  isBrokenCircuitError,
+  pipeline,
+  retry,
+  timeout,
+} = lib;
+
+/** `breakwater/decorators`, or undefined for a build that has none. */
+export const decorators = await import(file('decorators/index.js')).catch(() => undefined);

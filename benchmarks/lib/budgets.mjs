@@ -1,11 +1,98 @@
 /**
- * Per-call budgets from the issue, checked against the rows of a run. `overhead*` limits are
- * over the bare row of the same scenario; `nsPerOp`/`bytesPerOp` limits are absolute.
+ * Budgets checked against the rows of a run.
+ *
+ * - `ratio` budgets compare breakwater with the peers measured in the same run: the peer's
+ *   figure divided by breakwater's must reach `minRatio` (one check per peer row).
+ * - `limit` budgets are breakwater's own absolute per-call limits: `overhead*` over the bare
+ *   row of the same scenario, `nsPerOp`/`bytesPerOp` absolute.
+ * - `na` budgets cannot be judged yet (the breakwater feature does not exist).
  */
 
-export const BUDGETS = [
+const BW = 'breakwater';
+
+export const PEER_BUDGETS = [
+  {
+    id: 'closed-breaker-vs-cockatiel',
+    kind: 'ratio',
+    label: 'closed breaker overhead ≤ 1/4 of cockatiel’s',
+    metric: 'overheadNs',
+    minRatio: 4,
+    ours: { scenario: 'breaker-closed', library: BW, variant: 'execute, async target' },
+    peers: [
+      { library: 'cockatiel 4', variant: 'execute, async target' },
+      { library: 'cockatiel 3', variant: 'execute, async target' },
+    ],
+  },
+  {
+    id: 'composed-vs-cockatiel',
+    kind: 'ratio',
+    label: 'composed pipeline overhead ≥ 50× below cockatiel `wrap`',
+    metric: 'overheadNs',
+    minRatio: 50,
+    ours: { scenario: 'composed', library: BW, variant: 'execute, async target' },
+    peers: [
+      { library: 'cockatiel 4', variant: 'wrap(retry, breaker, bulkhead, timeout), async target' },
+      { library: 'cockatiel 3', variant: 'wrap(retry, breaker, bulkhead, timeout), async target' },
+    ],
+  },
+  {
+    id: 'composed-vs-opossum-p-retry',
+    kind: 'ratio',
+    label: 'composed pipeline overhead ≥ 30× below opossum + p-retry',
+    metric: 'overheadNs',
+    minRatio: 30,
+    ours: { scenario: 'composed', library: BW, variant: 'execute, async target' },
+    peers: [
+      { library: 'opossum + p-retry', variant: 'pRetry(() => breaker.fire()), async target' },
+    ],
+  },
+  {
+    id: 'open-rejection-vs-peers',
+    kind: 'ratio',
+    label: 'open-breaker refusal via tryExecute ≥ 100× cheaper than the peers’ throw',
+    metric: 'overheadNs',
+    minRatio: 100,
+    // A tripped breaker (it must read the clock to know whether the break is over), as the
+    // peers' are. Overheads over the bare call in the same loop: `await target()` for the
+    // awaited tryExecute, `try { await target() } catch {}` for the peers' caught rejections.
+    ours: { scenario: 'breaker-open', library: BW, variant: 'tryExecute, trip' },
+    peers: [
+      { library: 'cockatiel 4', variant: 'execute (rejects, caught), tripped by 5 failures' },
+      { library: 'cockatiel 3', variant: 'execute (rejects, caught), tripped by 5 failures' },
+      { library: 'opossum', variant: 'fire (rejects, caught), tripped by 1 failure' },
+    ],
+  },
+  {
+    id: 'timeout-vs-opossum-cooperative',
+    kind: 'ratio',
+    label: 'timeout overhead ≥ 5× below opossum’s (cooperative)',
+    metric: 'overheadNs',
+    minRatio: 5,
+    ours: { scenario: 'timeout', library: BW, variant: 'execute, cooperative' },
+    peers: [{ library: 'opossum', variant: 'fire, timeout 1000 (breaker included)' }],
+  },
+  {
+    id: 'timeout-vs-opossum-aggressive',
+    kind: 'ratio',
+    label: 'timeout overhead ≥ 5× below opossum’s (aggressive)',
+    metric: 'overheadNs',
+    minRatio: 5,
+    ours: { scenario: 'timeout', library: BW, variant: 'execute, aggressive' },
+    peers: [{ library: 'opossum', variant: 'fire, timeout 1000 (breaker included)' }],
+  },
+  {
+    id: 'rate-limiter-vs-rate-limiter-flexible',
+    kind: 'na',
+    label: 'rate-limiter permit ≤ 1/5 of rate-limiter-flexible’s time, 0 B',
+    scenario: 'rate-limiter',
+    reason: 'breakwater has no rate limiter yet',
+  },
+];
+
+export const LIMIT_BUDGETS = [
   {
     id: 'closed-breaker',
+    kind: 'limit',
     label: 'closed breaker, execute: over bare await',
     scenario: 'breaker-closed',
     variant: 'execute, async target',
@@ -13,6 +100,7 @@ export const BUDGETS = [
   },
   {
     id: 'open-breaker-try-forced',
+    kind: 'limit',
     label: 'open breaker (forceOpen), tryExecute call',
     scenario: 'breaker-open',
     variant: 'tryExecute call only, forceOpen',
@@ -20,6 +108,7 @@ export const BUDGETS = [
   },
   {
     id: 'open-breaker-try-tripped',
+    kind: 'limit',
     label: 'open breaker (tripped), tryExecute call',
     scenario: 'breaker-open',
     variant: 'tryExecute call only, trip',
@@ -27,6 +116,7 @@ export const BUDGETS = [
   },
   {
     id: 'composed',
+    kind: 'limit',
     label: 'composed four-policy pipeline: over bare await',
     scenario: 'composed',
     variant: 'execute, async target',
@@ -34,6 +124,7 @@ export const BUDGETS = [
   },
   {
     id: 'sync-breaker',
+    kind: 'limit',
     label: 'sync breaker path, executeSync',
     scenario: 'breaker-closed',
     variant: 'executeSync, sync target',
@@ -41,7 +132,11 @@ export const BUDGETS = [
   },
 ];
 
+export const BUDGETS = [...PEER_BUDGETS, ...LIMIT_BUDGETS];
+
 const UNIT = { overheadNs: 'ns', nsPerOp: 'ns', overheadBytes: 'B', bytesPerOp: 'B' };
+
+const finite = (x) => typeof x === 'number' && Number.isFinite(x);
 
 /**
  * Byte figures are compared to the nearest byte: every real allocation is at least 16 bytes,
@@ -51,26 +146,100 @@ function within(metric, value, limit) {
   return UNIT[metric] === 'B' ? Math.round(value) <= limit : value <= limit;
 }
 
+function find(rows, scenario, library, variant) {
+  return rows.find(
+    (r) => r.scenario === scenario && r.library === library && r.variant === variant,
+  );
+}
+
+function overall(checks) {
+  return checks.length === 0 || checks.some((c) => c.pass === null)
+    ? null
+    : checks.every((c) => c.pass);
+}
+
+function judgeRatio(b, rows) {
+  const ours = find(rows, b.ours.scenario, b.ours.library, b.ours.variant);
+  const ourValue = ours?.[b.metric];
+  const checks = b.peers.map((p) => {
+    const peer = find(rows, p.scenario ?? b.ours.scenario, p.library, p.variant);
+    const peerValue = peer?.[b.metric];
+    if (!finite(ourValue) || !finite(peerValue)) {
+      return {
+        against: p.library,
+        variant: p.variant,
+        ours: null,
+        peer: null,
+        ratio: null,
+        pass: null,
+      };
+    }
+    // breakwater at or below zero overhead (within noise of the bare call) beats any ratio.
+    const ratio = ourValue <= 0 ? Number.POSITIVE_INFINITY : peerValue / ourValue;
+    return {
+      against: p.library,
+      variant: p.variant,
+      ours: ourValue,
+      peer: peerValue,
+      ratio,
+      pass: ratio >= b.minRatio,
+    };
+  });
+  return {
+    id: b.id,
+    kind: b.kind,
+    label: b.label,
+    scenario: b.ours.scenario,
+    variant: b.ours.variant,
+    metric: b.metric,
+    unit: UNIT[b.metric],
+    minRatio: b.minRatio,
+    checks,
+    pass: overall(checks),
+  };
+}
+
+function judgeLimit(b, rows) {
+  const row = find(rows, b.scenario, BW, b.variant);
+  const checks = Object.entries(b.limits).map(([metric, limit]) => {
+    const value = row?.[metric];
+    const measured = finite(value);
+    return {
+      metric,
+      limit,
+      unit: UNIT[metric],
+      value: measured ? value : null,
+      pass: measured ? within(metric, value, limit) : null,
+    };
+  });
+  return {
+    id: b.id,
+    kind: b.kind,
+    label: b.label,
+    scenario: b.scenario,
+    variant: b.variant,
+    checks,
+    pass: overall(checks),
+  };
+}
+
 export function checkBudgets(rows) {
   return BUDGETS.map((b) => {
-    const row = rows.find((r) => r.scenario === b.scenario && r.variant === b.variant);
-    const checks = Object.entries(b.limits).map(([metric, limit]) => {
-      const value = row?.[metric];
-      const measured = typeof value === 'number' && Number.isFinite(value);
-      return {
-        metric,
-        limit,
-        unit: UNIT[metric],
-        value: measured ? value : null,
-        pass: measured ? within(metric, value, limit) : null,
-      };
-    });
-    const pass = checks.some((c) => c.pass === null) ? null : checks.every((c) => c.pass);
-    return { id: b.id, label: b.label, scenario: b.scenario, variant: b.variant, checks, pass };
+    if (b.kind === 'ratio') return judgeRatio(b, rows);
+    if (b.kind === 'limit') return judgeLimit(b, rows);
+    return {
+      id: b.id,
+      kind: b.kind,
+      label: b.label,
+      scenario: b.scenario,
+      reason: b.reason,
+      checks: [],
+      pass: null,
+    };
   });
 }
 
-/** 'PASS', 'MISS' or 'n/a' (row not measured, e.g. filtered out). */
+/** 'PASS', 'MISS' or 'n/a' (not judged: row not measured, or the feature does not exist). */
 export function verdict(pass) {
   return pass === null ? 'n/a' : pass ? 'PASS' : 'MISS';
 }

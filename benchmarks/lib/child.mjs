@@ -9,7 +9,14 @@
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { allocation, SETTINGS, timeAwaitLoop, timeMitata } from './measure.mjs';
+import {
+  allocation,
+  retainedBytes,
+  SETTINGS,
+  timeAwaitLoop,
+  timeInstances,
+  timeMitata,
+} from './measure.mjs';
 
 const { values, positionals } = parseArgs({
   options: {
@@ -33,36 +40,62 @@ function describe(outcome) {
     : `error ${outcome.error?.name}: ${outcome.error?.message}`;
 }
 
+const label = (row) => `${id} / ${row.library} / ${row.variant}`;
+
 /** One call before measuring, so a row that does not do what it claims fails loudly. */
-async function verify(row, op) {
+async function verify(row, op, dispose) {
   let outcome;
   try {
     const value = op();
-    outcome = { ok: true, value: row.kind === 'sync' ? value : await value };
+    outcome = {
+      ok: true,
+      value: row.kind === 'sync' || row.kind === 'instances' ? value : await value,
+    };
   } catch (error) {
     outcome = { ok: false, error };
   }
   const good = row.check ? await row.check(outcome) : outcome.ok;
-  if (!good) throw new Error(`${id} / ${row.variant}: unexpected outcome (${describe(outcome)})`);
+  if (!good) throw new Error(`${label(row)}: unexpected outcome (${describe(outcome)})`);
+  if (row.kind === 'instances' && outcome.ok && dispose !== undefined) dispose(outcome.value);
+}
+
+async function measureRow(row, op) {
+  const opsPerCall = row.opsPerCall ?? 1;
+  if (row.kind === 'instances') {
+    return values.mode === 'alloc'
+      ? retainedBytes(op, opsPerCall, settings, row.disposeInstance)
+      : timeInstances(op, opsPerCall, settings, row.disposeInstance);
+  }
+  if (values.mode === 'alloc') return allocation(op, row.kind, settings, opsPerCall);
+  if (row.kind === 'sync') return timeMitata(op, settings);
+  return timeAwaitLoop(op, row.kind, settings, opsPerCall);
 }
 
 const rows = scenario.rows({ quick: values.quick });
 const out = { scenario: id, title: scenario.title, mode: values.mode, rows: [] };
 for (const row of rows) {
-  const op = await row.prepare();
-  await verify(row, op);
-  let result;
-  if (values.mode === 'alloc') result = await allocation(op, row.kind, settings);
-  else if (row.kind === 'sync') result = await timeMitata(op, settings);
-  else result = await timeAwaitLoop(op, row.kind, settings);
-  out.rows.push({
-    library: row.library,
-    variant: row.variant,
-    kind: row.kind,
-    baseline: row.baseline ?? null,
-    cleanOf: row.cleanOf ?? null,
-    ...result,
-  });
+  // prepare() returns the op, or { op, dispose } when the row leaves timers or intervals
+  // behind that must not run during the rows after it.
+  const prepared = await row.prepare();
+  const { op, dispose } = typeof prepared === 'function' ? { op: prepared } : prepared;
+  try {
+    await verify(row, op, row.disposeInstance);
+    const result = await measureRow(row, op);
+    out.rows.push({
+      library: row.library,
+      variant: row.variant,
+      kind: row.kind,
+      baseline: row.baseline ?? null,
+      cleanOf: row.cleanOf ?? null,
+      opsPerCall: row.opsPerCall ?? 1,
+      ...result,
+      ...row.extra?.(),
+    });
+  } catch (error) {
+    throw new Error(`${label(row)}: ${error.message}`, { cause: error });
+  } finally {
+    dispose?.();
+  }
 }
 console.log(JSON.stringify(out));
 // Policy timers must not keep the process alive after measuring.

@@ -1,158 +1,506 @@
 /** docs/benchmarks.md, regenerated from one run by `npm run bench:doc`. */
 import { verdict } from './budgets.mjs';
-import { fmtBytes, fmtNs, markdownBudgets, markdownTable } from './report.mjs';
-
-function rowOf(report, scenario, variant) {
-  return report.rows.find((r) => r.scenario === scenario && r.variant === variant);
-}
+import {
+  fmtBytes,
+  fmtNs,
+  fmtRatio,
+  markdownBudgets,
+  markdownLimits,
+  markdownTable,
+  md,
+} from './report.mjs';
 
 const ns = (x) => `${fmtNs(x)} ns`;
 const bytes = (x) => `${fmtBytes(x)} B`;
 const plus = (x, f) => (x < 0 ? f(x) : `+${f(x)}`);
-const allocates = (b) => (Math.round(b) === 0 ? 'allocates nothing' : `allocates ${bytes(b)}`);
+const over = (r) => `${plus(r.overheadNs, ns)} and ${plus(r.overheadBytes, bytes)}`;
+const ms = (x) => `${(x / 1e6).toFixed(1)} ms`;
+
+/** Row lookup for the reading: `get(scenario, library, variant)`. */
+function finder(report) {
+  return (scenario, library, variant) =>
+    report.rows.find(
+      (r) => r.scenario === scenario && r.library === library && r.variant === variant,
+    );
+}
+
+/** "cockatiel 4 +123 ns, cockatiel 3 +130 ns" for the rows that exist. */
+function list(items, f) {
+  return items
+    .filter(([, r]) => r !== undefined)
+    .map(([name, r]) => `${name} ${f(r)}`)
+    .join(', ');
+}
+
+const ratio = (a, b) => (a && b && b.overheadNs > 0 ? fmtRatio(a.overheadNs / b.overheadNs) : '–');
 
 /** A short reading of the numbers in plain words; a sentence is left out when its rows are. */
 function reading(report) {
-  const get = (s, v) => rowOf(report, s, v);
+  const get = finder(report);
   const out = [];
 
-  const bare = get('bare', 'await target()');
-  const bareSync = get('bare', 'target() sync');
+  const bare = get('bare', 'bare', 'await target()');
+  const bareSync = get('bare', 'bare', 'target() sync');
   if (bare && bareSync) {
     out.push(
-      `A bare \`await target()\` of an async function costs ${ns(bare.nsPerOp)} and ${bytes(bare.bytesPerOp)} per call on this machine ` +
-        '(two promises: the target’s and the await). A plain sync call is about free once the JIT inlines it ' +
-        `(${ns(bareSync.nsPerOp)}). Every “over bare” figure subtracts the bare row measured in the same process.`,
+      `A bare \`await target()\` of an async function costs ${ns(bare.nsPerOp)} and ${bytes(bare.bytesPerOp)} per call ` +
+        'on this machine (two promises: the target’s and the await). A plain sync call is about free once the JIT ' +
+        `inlines it (${ns(bareSync.nsPerOp)}). Every “Δ” figure subtracts the bare row measured in the same process.`,
     );
   }
 
-  const closed = get('breaker-closed', 'execute, async target');
-  const closedSync = get('breaker-closed', 'executeSync, sync target');
+  const S = 'breaker-closed';
+  const closed = get(S, 'breakwater', 'execute, async target');
   if (closed) {
+    const then = get(S, 'reference', 'await target().then(ok, err)');
+    const sync = get(S, 'breakwater', 'executeSync, sync target');
     let s =
-      `A closed circuit breaker adds ${plus(closed.overheadNs, ns)} and ${plus(closed.overheadBytes, bytes)} ` +
-      'to an awaited async call.';
-    if (closedSync) {
-      s += ` Through \`executeSync\` with a sync target the whole call takes ${ns(closedSync.nsPerOp)} and ${allocates(closedSync.bytesPerOp)}.`;
+      `A closed circuit breaker: breakwater adds ${over(closed)} to an awaited async call; ` +
+      list(
+        [
+          ['cockatiel 4', get(S, 'cockatiel 4', 'execute, async target')],
+          ['cockatiel 3', get(S, 'cockatiel 3', 'execute, async target')],
+          ['opossum', get(S, 'opossum', 'fire, async target (timeout: false)')],
+          [
+            'opossum with its defaults',
+            get(S, 'opossum', 'fire, async target (all defaults: a 10 s timer per call)'),
+          ],
+        ],
+        over,
+      ) +
+      '.';
+    if (then) {
+      s +=
+        ` One \`.then(ok, err)\` on the target's promise, the least any wrapper that must see an async outcome ` +
+        `adds, costs ${over(then)} by itself.`;
+    }
+    if (sync) {
+      s += ` With a sync target, \`executeSync\` takes ${ns(sync.nsPerOp)} per call and allocates ${bytes(sync.bytesPerOp)}; the peers have no sync path.`;
     }
     out.push(s);
   }
 
-  const tryForced = get('breaker-open', 'tryExecute call only, forceOpen');
-  const tryTrip = get('breaker-open', 'tryExecute call only, trip');
-  const tryAwait = get('breaker-open', 'tryExecute, forceOpen');
-  const throwing = get('breaker-open', 'execute (rejects, caught), forceOpen');
-  if (tryForced && tryTrip) {
+  const O = 'breaker-open';
+  const tryTrip = get(O, 'breakwater', 'tryExecute, trip');
+  if (tryTrip) {
+    const callOnly = get(O, 'breakwater', 'tryExecute call only, trip');
+    const throwing = get(O, 'breakwater', 'execute (rejects, caught), trip');
     let s =
-      `Refusing a call with \`tryExecute\` on an open breaker takes ${ns(tryForced.nsPerOp)} when it was forced open ` +
-      `and ${ns(tryTrip.nsPerOp)} when it was tripped, allocating ${bytes(tryForced.bytesPerOp)} and ` +
-      `${bytes(tryTrip.bytesPerOp)} per call.`;
-    if (tryAwait) {
-      s += ` Awaited, the whole refusal takes ${ns(tryAwait.nsPerOp)} and ${bytes(tryAwait.bytesPerOp)}, the await included.`;
-    }
+      `An open breaker refusing a call: breakwater's awaited \`tryExecute\` takes ${ns(tryTrip.nsPerOp)} and ` +
+      `${bytes(tryTrip.bytesPerOp)} in all (the call itself ${callOnly ? ns(callOnly.nsPerOp) : '–'}), against ` +
+      list(
+        [
+          [
+            'cockatiel 4',
+            get(O, 'cockatiel 4', 'execute (rejects, caught), tripped by 5 failures'),
+          ],
+          [
+            'cockatiel 3',
+            get(O, 'cockatiel 3', 'execute (rejects, caught), tripped by 5 failures'),
+          ],
+          ['opossum', get(O, 'opossum', 'fire (rejects, caught), tripped by 1 failure')],
+        ],
+        (r) => `${ns(r.nsPerOp)} and ${bytes(r.bytesPerOp)}`,
+      ) +
+      ' for a caught rejection.';
     if (throwing) {
       s +=
-        ` The throwing \`execute\` path costs ${ns(throwing.nsPerOp)} and ${bytes(throwing.bytesPerOp)}: a rejected ` +
-        'promise and the `catch` are expensive in V8 whatever library makes them, which is why `tryExecute` exists.';
+        ` breakwater's own throwing \`execute\` costs ${ns(throwing.nsPerOp)}: a rejected promise and its \`catch\` ` +
+        'are expensive in V8 whatever library makes them, while the peers add a fresh `Error` with a stack on top.';
     }
     out.push(s);
   }
 
-  const parts = [];
-  const retry = get('retry', 'execute, maxAttempts 3');
+  const R = 'retry';
+  const retry = get(R, 'breakwater', 'execute, maxAttempts 4 (3 retries)');
   if (retry) {
-    parts.push(
-      `a retry whose first attempt succeeds adds ${plus(retry.overheadNs, ns)} and ${plus(retry.overheadBytes, bytes)}`,
+    out.push(
+      `A retry whose first attempt succeeds: breakwater ${over(retry)}; ` +
+        list(
+          [
+            ['cockatiel 4', get(R, 'cockatiel 4', 'execute, maxAttempts 3 (3 retries)')],
+            ['cockatiel 3', get(R, 'cockatiel 3', 'execute, maxAttempts 3 (3 retries)')],
+            ['p-retry', get(R, 'p-retry', 'pRetry, retries 3')],
+          ],
+          over,
+        ) +
+        '.',
     );
-  }
-  const coop = get('timeout', 'execute, cooperative');
-  const aggr = get('timeout', 'execute, aggressive');
-  if (coop && aggr) {
-    parts.push(
-      `a 1000 ms timeout adds ${plus(coop.overheadNs, ns)} and ${plus(coop.overheadBytes, bytes)} (cooperative) or ` +
-        `${plus(aggr.overheadNs, ns)} and ${plus(aggr.overheadBytes, bytes)} (aggressive)`,
-    );
-  }
-  const bh = get('bulkhead', 'execute, async target');
-  if (bh) {
-    parts.push(`a bulkhead adds ${plus(bh.overheadNs, ns)} and ${plus(bh.overheadBytes, bytes)}`);
-  }
-  if (parts.length > 0) {
-    const text = parts.join('; ');
-    out.push(`On their own, ${text}.`);
   }
 
-  const composed = get('composed', 'execute, async target');
-  const composedSync = get('composed', 'execute, sync target');
+  const T = 'timeout';
+  const coop = get(T, 'breakwater', 'execute, cooperative');
+  const aggr = get(T, 'breakwater', 'execute, aggressive');
+  if (coop && aggr) {
+    out.push(
+      `A 1000 ms timeout around a call that succeeds at once: breakwater ${over(coop)} (cooperative) and ` +
+        `${over(aggr)} (aggressive); ` +
+        list(
+          [
+            ['cockatiel 4 cooperative', get(T, 'cockatiel 4', 'execute, cooperative')],
+            ['aggressive', get(T, 'cockatiel 4', 'execute, aggressive')],
+            ['cockatiel 3 cooperative', get(T, 'cockatiel 3', 'execute, cooperative')],
+            ['aggressive', get(T, 'cockatiel 3', 'execute, aggressive')],
+            [
+              'opossum (breaker included)',
+              get(T, 'opossum', 'fire, timeout 1000 (breaker included)'),
+            ],
+          ],
+          over,
+        ) +
+        '. cockatiel builds an AbortController, a timer and listeners per call and aborts the signal on ' +
+        'every successful return; breakwater shares one timer between all calls of a policy.',
+    );
+  }
+
+  const B = 'bulkhead';
+  const bh = get(B, 'breakwater', 'execute, async target');
+  if (bh) {
+    out.push(
+      `A bulkhead of 100: breakwater ${over(bh)}; ` +
+        list(
+          [
+            ['cockatiel 4', get(B, 'cockatiel 4', 'execute, async target')],
+            ['cockatiel 3', get(B, 'cockatiel 3', 'execute, async target')],
+            [
+              'opossum (breaker included)',
+              get(B, 'opossum', 'fire, capacity 100 (breaker included)'),
+            ],
+          ],
+          over,
+        ) +
+        '.',
+    );
+  }
+
+  const C = 'composed';
+  const composed = get(C, 'breakwater', 'execute, async target');
   if (composed) {
+    const ck4 = get(C, 'cockatiel 4', 'wrap(retry, breaker, bulkhead, timeout), async target');
+    const ck3 = get(C, 'cockatiel 3', 'wrap(retry, breaker, bulkhead, timeout), async target');
+    const op = get(C, 'opossum + p-retry', 'pRetry(() => breaker.fire()), async target');
     let s =
-      `All four policies in one pipeline (retry, breaker, timeout, bulkhead) add ${plus(composed.overheadNs, ns)} ` +
-      `and ${plus(composed.overheadBytes, bytes)} to an async call.`;
+      `All four policies composed: breakwater's pipeline adds ${over(composed)} to an async call; ` +
+      list(
+        [
+          ['cockatiel 4 `wrap`', ck4],
+          ['cockatiel 3 `wrap`', ck3],
+          ['opossum driven by p-retry', op],
+        ],
+        over,
+      ) +
+      `, that is ${ratio(ck4, composed)}, ${ratio(ck3, composed)} and ${ratio(op, composed)} breakwater's overhead.`;
     const rps = 10_000;
     const cpuMs = (composed.overheadNs * rps) / 1e6;
-    const garbageMB = (composed.overheadBytes * rps) / 1e6;
     s +=
-      ` For scale: at ${rps.toLocaleString('en-US')} calls per second that is about ${cpuMs.toFixed(1)} ms of CPU ` +
-      `per second (${(cpuMs / 10).toFixed(2)} % of one core) and ${garbageMB.toFixed(1)} MB/s of extra short-lived garbage.`;
-    if (composedSync) {
-      s += ` With a sync target through \`execute\` they add ${plus(composedSync.overheadNs, ns)} and ${plus(composedSync.overheadBytes, bytes)} over \`await syncTarget()\`.`;
+      ` At ${rps.toLocaleString('en-US')} calls per second breakwater's pipeline costs about ${cpuMs.toFixed(1)} ms of CPU ` +
+      `per second (${(cpuMs / 10).toFixed(2)} % of one core)`;
+    if (ck4) {
+      const ckMs = (ck4.overheadNs * rps) / 1e6;
+      s += `, cockatiel 4's about ${ckMs.toFixed(0)} ms (${(ckMs / 10).toFixed(1)} %)`;
+    }
+    s += '.';
+    const decorated = get(
+      C,
+      'breakwater',
+      'decorated async method (@retry @circuitBreaker @timeout @bulkhead)',
+    );
+    if (decorated) {
+      s += ` Stacked as method decorators on an async method, the same four policies add ${over(decorated)}.`;
     }
     out.push(s);
+  }
+
+  const L = 'rate-limiter';
+  const rl = get(L, 'rate-limiter-flexible', 'consume(key)');
+  if (rl) {
+    const bn = get(L, 'bottleneck', 'schedule(target)');
+    const bn100 = get(L, 'bottleneck', 'schedule(target), 100 in flight');
+    let s = `A rate-limiter permit: rate-limiter-flexible's \`consume\` takes ${ns(rl.nsPerOp)} and ${bytes(rl.bytesPerOp)} per call`;
+    if (bn) {
+      s +=
+        `; bottleneck's \`schedule\` takes ${ms(bn.nsPerOp)} per job one at a time` +
+        `${bn100 ? ` and ${ms(bn100.nsPerOp)} per job with 100 in flight` : ''}, because its local ` +
+        'datastore yields through `setTimeout(0)` at each step';
+    }
+    out.push(`${s}. breakwater has no rate limiter yet, so it has no row.`);
+  }
+
+  const scale = report.rows.filter(
+    (r) => r.scenario === 'timeouts-at-scale' && r.library !== 'bare',
+  );
+  if (scale.length > 0) {
+    const n = scale[0].opsPerCall;
+    out.push(
+      `${n.toLocaleString('en-US')} calls in flight at once, each with a 1000 ms timeout (time for the whole batch, ` +
+        'over the bare batch, and bytes per call): ' +
+        scale
+          .map(
+            (r) =>
+              `${r.library} ${r.variant.replace(/^[\d,]+ × /, '')} ${plus((r.overheadNs * n) / 1e6, (x) => `${x.toFixed(1)} ms`)}, ${bytes(r.bytesPerOp)}` +
+              (r.timedOutCalls > 0
+                ? ` (${r.timedOutCalls.toLocaleString('en-US')} of ${r.settledCalls.toLocaleString('en-US')} calls timed out: starting the batch took longer than 1000 ms)`
+                : ''),
+          )
+          .join('; ') +
+        '.' +
+        (scale.every((r) => r.timedOutCalls === 0)
+          ? ' No call timed out: every batch was started and settled within its timeout.'
+          : ''),
+    );
+  }
+
+  const inst = report.rows.filter(
+    (r) => r.scenario === 'breaker-instances' && r.library !== 'bare',
+  );
+  if (inst.length > 0) {
+    const n = inst[0].opsPerCall;
+    out.push(
+      `Making ${n.toLocaleString('en-US')} breakers (time per breaker, bytes each keeps alive): ` +
+        inst
+          .map(
+            (r) =>
+              `${r.library} ${r.variant.replace(/^[\d,]+ × /, '')} ${ns(r.nsPerOp)}, ${bytes(r.bytesPerOp)}`,
+          )
+          .join('; ') +
+        '. opossum also arms two 1 s intervals per breaker.',
+    );
   }
 
   const changes = report.pollution.filter((p) => p.clean !== null);
   if (changes.length > 0) {
-    const list = changes
-      .map(
-        (p) =>
-          `${p.clean.scenario} / ${p.variant} ${p.changePct >= 0 ? '+' : ''}${p.changePct.toFixed(0)} %`,
-      )
-      .join(', ');
+    const big = changes.filter((p) => Math.abs(p.changePct) >= 10);
     out.push(
-      'After the same pipeline has first run eleven different targets (a “polluted” profile), the rows change by ' +
-        `${list}. Compare each change with the row’s spread in the table before reading it as more than noise.`,
-    );
-  }
-
-  const judged = report.budgets.filter((b) => b.pass !== null);
-  if (judged.length > 0) {
-    const missed = judged.filter((b) => !b.pass).map((b) => b.label);
-    const met = judged.length - missed.length;
-    out.push(
-      `${met} of ${judged.length} budgets ${met === 1 ? 'is' : 'are'} met` +
-        (missed.length > 0 ? `; missed: ${missed.join('; ')}.` : '.'),
+      'After the same policy has first run eleven different targets (a “polluted” profile), ' +
+        (big.length === 0
+          ? 'no row changes by 10 % or more.'
+          : `these rows change by 10 % or more: ${big
+              .map(
+                (p) =>
+                  `${p.clean.scenario}: ${p.library} ${p.variant} ${p.changePct >= 0 ? '+' : ''}${p.changePct.toFixed(0)} %`,
+              )
+              .join(', ')}.`) +
+        ' Compare each change with the rows’ spreads before reading it as more than noise.',
     );
   }
   return out.map((s) => `- ${s}`).join('\n');
 }
 
-export function renderDoc(report) {
-  const m = report.machine;
-  const lib = report.library;
-  const pollutionLines = report.pollution
+/**
+ * What makes a missed peer budget miss, from reference rows and decompositions measured in the
+ * same run. Only budgets whose cause was measured get a note.
+ */
+function missNotes(report) {
+  const get = finder(report);
+  const missed = new Set(report.budgets.filter((b) => b.pass === false).map((b) => b.id));
+  const out = [];
+  const then = get('breaker-closed', 'reference', 'await target().then(ok, err)');
+  const clock = get('timeout', 'reference', 'performance.now()');
+
+  if (missed.has('closed-breaker-vs-cockatiel')) {
+    const bw = get('breaker-closed', 'breakwater', 'execute, async target');
+    const ck = get('breaker-closed', 'cockatiel 4', 'execute, async target');
+    const sync = get('breaker-closed', 'breakwater', 'executeSync, sync target');
+    if (bw && then && ck) {
+      const limit = ck.overheadNs / 4;
+      const room = limit - then.overheadNs;
+      out.push(
+        `**Closed breaker vs cockatiel.** breakwater adds ${ns(bw.overheadNs)}; a quarter of cockatiel 4's ` +
+          `${ns(ck.overheadNs)} is ${ns(ck.overheadNs / 4)}. A promise-returning \`execute\` must see the ` +
+          'outcome of the target’s promise, which takes at least one derived promise and its reaction: ' +
+          `\`await target().then(ok, err)\` alone adds ${ns(then.overheadNs)} and ${bytes(then.overheadBytes)}. ` +
+          `The breaker’s own work (admission, outcome, window) is the rest: about ` +
+          `${ns(bw.overheadNs - then.overheadNs)} and ${bytes(bw.overheadBytes - then.overheadBytes)}. ` +
+          (room > 0
+            ? `To meet the budget the breaker would have to fit in ${ns(room)} on top of that reaction.`
+            : 'That reaction alone already exceeds the budget.') +
+          (sync && sync.nsPerOp <= limit
+            ? ` Without a promise the budget is met: \`executeSync\` takes ${ns(sync.nsPerOp)} per call in all.`
+            : ''),
+      );
+    }
+  }
+
+  if (missed.has('open-rejection-vs-peers')) {
+    const tryTrip = get('breaker-open', 'breakwater', 'tryExecute, trip');
+    const tryForced = get('breaker-open', 'breakwater', 'tryExecute, forceOpen');
+    const callTrip = get('breaker-open', 'breakwater', 'tryExecute call only, trip');
+    const callForced = get('breaker-open', 'breakwater', 'tryExecute call only, forceOpen');
+    const ck = get(
+      'breaker-open',
+      'cockatiel 4',
+      'execute (rejects, caught), tripped by 5 failures',
+    );
+    const thrown = get('breaker-open', 'reference', 'async throw new Error() (rejects, caught)');
+    if (tryTrip && callTrip && callForced && ck) {
+      out.push(
+        `**Open-breaker refusal.** A tripped breaker refuses through \`tryExecute\` in ${ns(callTrip.nsPerOp)} ` +
+          `(the call, not awaited) and ${bytes(callTrip.bytesPerOp)}; held open by hand (\`forceOpen\`), in ` +
+          `${ns(callForced.nsPerOp)} and ${bytes(callForced.bytesPerOp)}. The tripped path reads the clock on ` +
+          'every refused call to know whether its break is over' +
+          (clock ? ` (\`performance.now()\` costs ${ns(clock.nsPerOp)} here)` : '') +
+          (clock
+            ? `; the reference row \`performance.now()\` allocates ${bytes(clock.bytesPerOp)} per reading, as the tripped call does`
+            : '') +
+          '. Awaited, over the bare call, the tripped refusal adds ' +
+          `${ns(tryTrip.overheadNs)}` +
+          (tryForced ? ` and the forced one ${ns(tryForced.overheadNs)}` : '') +
+          `; cockatiel 4's caught rejection adds ${ns(ck.overheadNs)}` +
+          (thrown
+            ? `, of which a bare async function throwing a new \`Error\` (caught) already costs ${ns(thrown.overheadNs)}`
+            : '') +
+          '.' +
+          (tryForced && tryForced.overheadNs > 0 && ck.overheadNs / tryForced.overheadNs >= 100
+            ? ' The forced-open path would meet the 100× budget; the tripped one, which the peers’ state matches, does not.'
+            : ''),
+      );
+    }
+  }
+
+  if (missed.has('timeout-vs-opossum-cooperative') || missed.has('timeout-vs-opossum-aggressive')) {
+    const refs = get('timeout', 'reference', 'timer.ref() + timer.unref(), no other timer');
+    const coop = get('timeout', 'breakwater', 'execute, cooperative');
+    const aggr = get('timeout', 'breakwater', 'execute, aggressive');
+    const op = get('timeout', 'opossum', 'fire, timeout 1000 (breaker included)');
+    if (coop && aggr && op) {
+      let s =
+        `**Timeout vs opossum.** opossum's timeout (its breaker included) adds ${ns(op.overheadNs)}, so the ` +
+        `budget allows ${ns(op.overheadNs / 5)}; breakwater adds ${ns(coop.overheadNs)} (cooperative) and ` +
+        `${ns(aggr.overheadNs)} (aggressive). A cooperative timeout reads the clock once per call` +
+        `${clock ? ` (${ns(clock.nsPerOp)})` : ''}, records the deadline in the policy's shared queue, and ` +
+        `allocates a per-call execution record with two bound handlers (${plus(coop.overheadBytes, bytes)} in all)` +
+        `${refs ? `; when no other timer keeps the process alive it also references and unreferences its shared timer (${ns(refs.nsPerOp)} for the pair)` : ''}` +
+        `${then ? `, on top of the derived promise any async wrapper pays (${ns(then.overheadNs)})` : ''}.`;
+      s +=
+        ` The aggressive strategy costs ${plus(aggr.overheadNs - coop.overheadNs, ns)} and ` +
+        `${plus(aggr.overheadBytes - coop.overheadBytes, bytes)} more: an outer promise the call can settle ` +
+        'before the function does, a side record, and two closures per attempt.';
+      out.push(s);
+    }
+  }
+
+  if (missed.has('composed-vs-cockatiel') || missed.has('composed-vs-opossum-p-retry')) {
+    const c = get('composed', 'breakwater', 'execute, async target');
+    const parts = [
+      ['retry', get('retry', 'breakwater', 'execute, maxAttempts 4 (3 retries)')],
+      ['breaker', get('breaker-closed', 'breakwater', 'execute, async target')],
+      ['timeout', get('timeout', 'breakwater', 'execute, cooperative')],
+      ['bulkhead', get('bulkhead', 'breakwater', 'execute, async target')],
+    ];
+    if (c && parts.every(([, r]) => r !== undefined)) {
+      const largest = parts.reduce((a, b) => (b[1].overheadNs > a[1].overheadNs ? b : a))[0];
+      out.push(
+        `**Composed pipeline.** breakwater's four policies add ${ns(c.overheadNs)} together; alone they add ` +
+          `${parts.map(([name, r]) => `${name} ${ns(r.overheadNs)}`).join(', ')}. Each single-policy figure ` +
+          'includes the derived promise every async wrapper pays, which the pipeline pays once. The largest ' +
+          `share is the ${largest}'s.`,
+      );
+    }
+  }
+  return out;
+}
+
+/** Failed ratio checks that came within 10 % of the ratio needed. */
+function nearMisses(report) {
+  const out = [];
+  for (const b of report.budgets) {
+    if (b.kind !== 'ratio') continue;
+    for (const c of b.checks) {
+      if (c.pass === false && c.ratio >= b.minRatio * 0.9) {
+        out.push(`${b.label}, vs ${c.against} (${fmtRatio(c.ratio)} of ${b.minRatio}×)`);
+      }
+    }
+  }
+  return out;
+}
+
+function versionsTable(report) {
+  const pkg = report.dependencies ?? {};
+  const lines = ['| package | installed | package.json |', '|---|---|---|'];
+  for (const [name, v] of Object.entries(report.versions)) {
+    lines.push(`| ${name} | ${v ?? 'missing'} | \`${pkg[name] ?? ''}\` |`);
+  }
+  return lines.join('\n');
+}
+
+function configsTable(report) {
+  const lines = ['| library | used for | configuration (source of the factory that built it) |'];
+  lines.push('|---|---|---|');
+  for (const c of report.configs) {
+    lines.push(`| ${c.library} | ${c.use} | \`${md(c.source)}\` |`);
+  }
+  return lines.join('\n');
+}
+
+function resultSections(report) {
+  const out = [];
+  for (const s of report.scenarios) {
+    const rows = report.rows.filter((r) => r.scenario === s.id);
+    const absent = report.absent.filter((a) => a.scenario === s.id);
+    if (rows.length === 0) continue;
+    out.push(`### ${s.title} (\`${s.id}\`)\n\n${markdownTable(rows, absent)}`);
+  }
+  return out.join('\n\n');
+}
+
+function pollutionTable(report) {
+  const lines = report.pollution
     .filter((p) => p.clean !== null)
     .map(
       (p) =>
-        `| ${p.clean.scenario} / ${p.variant} | ${fmtNs(p.clean.nsPerOp)} | ${fmtNs(p.polluted.nsPerOp)} | ` +
+        `| ${p.library} | ${md(p.variant)} | ${fmtNs(p.clean.nsPerOp)} | ${fmtNs(p.polluted.nsPerOp)} | ` +
         `${p.changePct >= 0 ? '+' : ''}${p.changePct.toFixed(1)} % | ` +
         `${fmtNs(p.clean.overheadNs)} → ${fmtNs(p.polluted.overheadNs)} | ${fmtBytes(p.clean.bytesPerOp)} → ${fmtBytes(p.polluted.bytesPerOp)} |`,
     );
-  const budgetSummary = report.budgets.map((b) => `${verdict(b.pass)}: ${b.label}`).join(' · ');
+  if (lines.length === 0) return '';
+  return `## Clean vs polluted profile
+
+Polluted: before measuring, the same policy (for opossum, eleven breakers sharing its code) ran eleven different
+targets 3000 rounds over: async and sync, different return types, a bound method, a \`new Promise\` factory.
+
+| library | row | clean ns/op | polluted ns/op | change | Δ ns over bare, clean → polluted | B/op clean → polluted |
+|---|---|---:|---:|---:|---:|---:|
+${lines.join('\n')}
+
+`;
+}
+
+export function renderDoc(report) {
+  const m = report.machine;
+  const lib = report.library;
+  const peerBudgets = report.budgets.filter((b) => b.kind !== 'limit');
+  const limitBudgets = report.budgets.filter((b) => b.kind === 'limit');
+  const summary = (list) => list.map((b) => `${verdict(b.pass)}: ${b.label}`).join(' · ');
+  const notes = missNotes(report);
+  const near = nearMisses(report);
+  const busy = Math.max(report.loadAverage.start, report.loadAverage.end) > m.cores * 0.75;
   return `# Benchmarks
 
 <!-- Generated by \`npm run bench:doc\` (benchmarks/run.mjs). Do not edit by hand: re-run it. -->
 
-Per-call cost of breakwater's policies against a bare call, measured ${report.date.slice(0, 10)}.
-Absolute nanoseconds belong to this machine; the overheads and bytes carry over better.
+Per-call cost of breakwater's policies and of the libraries people use for the same job (cockatiel 4 and 3,
+opossum, p-retry, rate-limiter-flexible, bottleneck), measured side by side in one run on ${report.date.slice(0, 10)}.
+Absolute nanoseconds belong to this machine; the overheads, ratios and bytes carry over better.
 
 ## Machine and versions
 
 - Node ${m.node} (V8 ${m.v8}), ${m.os}
 - CPU: ${m.cpu}, ${m.cores} cores available, ${m.memoryGiB} GiB RAM; 1-minute load average
   ${report.loadAverage.start} at the start of the run and ${report.loadAverage.end} at the end (other work on
-  the machine widens the time spreads; allocation figures are not affected)
+  the machine widens the time spreads; allocation figures are not affected)${
+    busy
+      ? `. **The machine was busy during this run** (load near or above its ${m.cores} cores): time figures are
+  inflated and noisier than on an idle machine; overheads are taken within each process, which cancels part of it`
+      : ''
+  }
 - breakwater ${lib.version}${lib.commit ? ` (commit ${lib.commit})` : ''}, built by \`npm run build\` and loaded from \`dist/\`
-- mitata 1.0.34 (timing of the sync rows)
+- Peers and tools, as installed in \`benchmarks/node_modules\` (\`benchmarks/package.json\` and its lock file pin them;
+  cockatiel 3 is installed under the alias \`cockatiel3\`):
+
+${versionsTable(report)}
+
+cockatiel 4.0.0 and p-retry 9.0.0 declare \`engines: node >=22\` and opossum 10.0.0 \`^22 || ^24 || ^26\`; on
+Node 20 npm only warns, and every row checks its first call's outcome before it is measured.
 
 ## Command
 
@@ -162,38 +510,68 @@ npm run bench:doc
 \`\`\`
 
 \`npm run bench\` runs the same measurements and prints the table; \`npm run bench -- --json FILE\` also writes
-the results as JSON, and \`--runs N\` sets the number of timing processes per scenario.
+the results as JSON (\`{ machine, versions, configs, rows: [{ scenario, library, variant, nsPerOp, nsSpread,
+bytesPerOp, overheadNs, ... }], budgets }\`), \`--runs N\` sets the number of timing processes per scenario and
+\`--filter REGEX\` picks scenarios. The runner installs \`benchmarks/\` dependencies (\`npm ci --prefix benchmarks\`)
+when they are missing.
 
+## Configurations
+
+Each library is configured like the others: breakers open after 5 consecutive failures and stay open 10 s,
+retries make 3 retries with exponential backoff from about 100 ms, timeouts are 1000 ms, bulkheads admit 100
+calls with no queue, and no event listener is attached. What cannot be matched: opossum has no
+consecutive-failure window (its breaker uses a rolling 10 s window opening at 50 % errors), no standalone timeout
+or bulkhead (its timeout and bulkhead rows include its breaker), and its internal statistics listeners are always
+on; its two 1 s background intervals per breaker run between measured batches, not inside them, and are
+cleared after each row. cockatiel's composition is \`wrap(retry, breaker, bulkhead, timeout)\`; breakwater's pipeline
+runs retry, breaker, timeout, bulkhead (outer to inner)${
+    report.configs.some((c) => c.use === 'composed, decorators')
+      ? ', and so do its decorators, stacked on an async method that returns 1 like the target of the other rows'
+      : '; the measured build has no decorators, so they have no row'
+  }. The configuration of every row, printed from the code
+that built it:
+
+${configsTable(report)}
+
+## Budgets against the peers
+
+Judged on figures from this run: each compares overheads over the bare call measured in the same process (for
+the open breaker, breakwater's awaited \`tryExecute\` on a tripped breaker against the peers' caught rejection on
+theirs). A ratio is the peer's figure divided by breakwater's; it must reach the number in “needed”.
+
+${summary(peerBudgets)}
+
+${markdownBudgets(peerBudgets)}
+${near.length > 0 ? `\nNear misses, within 10 % of the ratio needed: ${near.join('; ')}. The spreads of the rows involved are wider than\nthat gap, so another run may judge these either way.\n` : ''}${notes.length > 0 ? `\nWhere a budget is missed, what costs the difference (figures from this run):\n\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}
 ## Results
 
 ${report.settings.runs} timing process(es) and ${report.settings.allocRuns} allocation process(es) per scenario.
 \`ns/op\` is the median over processes, \`spread\` the min–max of the per-process figures, \`B/op\` bytes
-allocated per call; \`Δ\` is the overhead over the scenario's bare row (blank on bare rows).
+allocated per call; \`Δ\` is the overhead over the bare row of the same scenario that makes the same kind of
+call (awaited, sync, caught, or the same batch), measured in the same process (blank on bare rows). In the
+in-flight rows an op is a batch of concurrent calls and every figure is per call. In the breaker
+instance rows figures are per instance and \`B/op\` is what each instance keeps alive after a full GC
+(“kept”). Rows of library \`reference\` price a platform operation for comparison.${
+    (report.retried ?? []).length > 0
+      ? `\n\n${report.retried.length} measuring process(es) failed once and were run again, as the runner does on a busy
+machine: ${report.retried.map((r) => `${r.scenario} (${r.mode}): ${md(r.error)}`).join('; ')}.`
+      : ''
+  }
 
-${markdownTable(report.rows)}
+${resultSections(report)}
 
-## Budgets
+${pollutionTable(report)}## What the numbers say
 
-${budgetSummary}
+${reading(report)}
 
-${markdownBudgets(report.budgets)}
+## breakwater's own per-call budgets
+
+${summary(limitBudgets)}
+
+${markdownLimits(limitBudgets)}
 
 Byte budgets are compared to the nearest byte. The tryExecute budget applies to the call itself (the refusal the
 library makes); awaiting the settled promise it returns is the caller's cost, shown in the awaited rows.
-
-${
-  pollutionLines.length > 0
-    ? `## Clean vs polluted profile
-
-| row | clean ns/op | polluted ns/op | change | Δ ns over bare, clean → polluted | B/op clean → polluted |
-|---|---:|---:|---:|---:|---:|
-${pollutionLines.join('\n')}
-
-`
-    : ''
-}## What the numbers say
-
-${reading(report)}
 
 ## Method
 
@@ -201,24 +579,29 @@ ${reading(report)}
   are interleaved (round 1 of every scenario, then round 2, ...) so drift of a shared machine spreads over
   all scenarios. Within a process the rows run in the order of the table, each with its own freshly
   compiled measuring loop; every row first makes one checked call (a row that does not do what its name
-  says fails the run).
+  says fails the run), and timers a row leaves (opossum's intervals, timeout timers) are cleared before the
+  next row.
 - **Async rows (\`time by: await loop\`)** use the peer-baseline method: sequential \`for (i < n) await op()\`
   (expected rejections inside \`try/catch\`), warm-up of about 0.7 s in growing chunks with a
   \`setImmediate\` turn between chunks, then 11 batches of about 50 ms timed with \`process.hrtime\`; the
-  process reports the median batch ns/op. This is latency per call with one call in flight.
-- **Sync rows (\`time by: mitata\`)** use mitata 1.0.34's \`measure()\` after the same warm-up; the process
+  process reports the median batch ns/op. This is latency per call with one call in flight, except in the
+  in-flight rows, whose op starts 100 or 10,000 calls together and awaits them all.
+- **Sync rows (\`time by: mitata\`)** use mitata's \`measure()\` after the same warm-up; the process
   reports mitata's p50. mitata batches 4096 calls per sample, so a sync op the JIT can inline shows as
   well under 1 ns.
-- **Allocation** (all rows) runs in separate processes started with
+- **Allocation** (all rows but the instance rows) runs in separate processes started with
   \`node --expose-gc --min-semi-space-size=512 --max-semi-space-size=512\`: \`gc(); gc()\`, read
   \`v8.getHeapStatistics().used_heap_size\`, run N calls (N up to 100 000 async, 2 000 000 sync), read it
   again. A \`PerformanceObserver\` on \`'gc'\` entries checks that no collection ran inside the batch (N is
   halved and the batches redone if one did). Each process takes the median of 3 batches, after one
   unmeasured batch of the same size.
+- **Instance rows** (\`time by: instances\`) make 100,000 instances into a preallocated array, all kept alive:
+  one unmeasured round, then 5 timed rounds (median; collections the instances cause are part of the time).
+  Their bytes are **retained**: \`gc(); gc()\`, heap size, make the instances, \`gc(); gc()\`, heap size again.
 - **Overheads** are the median over processes of (row − bare row) within the same process, so load that
   slows a whole process cancels out.
-- The open-breaker rows hold the breaker open with \`forceOpen()\` or trip it with \`trip()\` and a break of
-  2³¹−1 ms. The polluted rows first run the pipeline through 11 different targets (async and sync,
-  different return types, a bound method, a \`new Promise\` factory) 3000 rounds over.
+- The breakwater open-breaker rows hold the breaker open with \`forceOpen()\` or trip it with \`trip()\` and a
+  break of 2³¹−1 ms; the peers' breakers are tripped by failing calls, with the same break. The polluted rows
+  first run the policy through 11 different targets 3000 rounds over.
 `;
 }

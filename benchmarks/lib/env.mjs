@@ -19,10 +19,37 @@ function sh(command, args, cwd) {
   if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${r.status})`);
 }
 
-/** Installs the benchmark dependencies from the lock file when they are missing. */
+const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
+
+/** The version of each dependency of benchmarks/package.json as installed, or null. */
+export function installedVersions() {
+  const { dependencies } = readJson(join(benchDir, 'package.json'));
+  const out = {};
+  for (const name of Object.keys(dependencies)) {
+    const file = join(benchDir, 'node_modules', name, 'package.json');
+    out[name] = existsSync(file) ? readJson(file).version : null;
+  }
+  return out;
+}
+
+/** The version a dependency spec pins: "1.2.3" or an alias "npm:name@1.2.3". */
+const pinned = (spec) => spec.slice(spec.lastIndexOf('@') + 1);
+
+/**
+ * Installs the benchmark dependencies from the lock file when one is missing or is not the
+ * version package.json pins (e.g. after a pull that changed them).
+ */
 export function ensureDependencies() {
-  if (existsSync(join(benchDir, 'node_modules', 'mitata', 'package.json'))) return;
-  console.error('benchmarks/node_modules is missing: npm ci --prefix benchmarks');
+  const { dependencies } = readJson(join(benchDir, 'package.json'));
+  const installed = installedVersions();
+  const stale = Object.entries(dependencies).filter(
+    ([name, spec]) => installed[name] !== pinned(spec),
+  );
+  if (stale.length === 0) return;
+  console.error(
+    `benchmarks/node_modules lacks ${stale.map(([n, s]) => `${n}@${pinned(s)}`).join(', ')}: ` +
+      'npm ci --prefix benchmarks',
+  );
   sh(npm, ['ci', '--prefix', benchDir, '--no-audit', '--no-fund'], rootDir);
 }
 
@@ -60,7 +87,7 @@ export function machine() {
 }
 
 export function library() {
-  const pkg = JSON.parse(readFileSync(join(rootDir, 'package.json'), 'utf8'));
+  const pkg = readJson(join(rootDir, 'package.json'));
   const git = (args) => {
     const r = spawnSync('git', args, { cwd: rootDir, encoding: 'utf8' });
     return r.status === 0 ? r.stdout.trim() : undefined;

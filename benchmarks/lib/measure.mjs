@@ -8,6 +8,11 @@
  * - 'async': `await op()`; the op must resolve.
  * - 'async-catch': `try { await op() } catch {}`; the op is expected to reject.
  * - 'sync': `op()`; whatever it returns is not awaited.
+ * - 'instances': `op()` makes one object that is kept (see {@link timeInstances} and
+ *   {@link retainedBytes}).
+ *
+ * An op may perform several operations (`opsPerCall`, e.g. 100 calls started together and
+ * awaited with Promise.all): every figure is then divided by it, so it is per operation.
  */
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
@@ -28,6 +33,7 @@ export const SETTINGS = {
     allocBatches: 3,
     asyncMaxCalls: 100_000,
     syncMaxCalls: 2_000_000,
+    instanceRounds: 5,
   },
   quick: {
     warmupMs: 15,
@@ -39,6 +45,7 @@ export const SETTINGS = {
     allocBatches: 1,
     asyncMaxCalls: 2_000,
     syncMaxCalls: 20_000,
+    instanceRounds: 1,
   },
 };
 
@@ -66,15 +73,17 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * Calls the op for about `ms` in growing chunks, yielding to the event loop between chunks so
  * timers of the library can run. Returns a rough ns/op.
  */
-async function warm(loop, op, ms) {
+async function warm(loop, op, ms, opsPerCall = 1) {
   let calls = 0;
-  let chunk = 16;
+  // An op of many operations starts with one call: 16 of them may already take seconds.
+  let chunk = opsPerCall > 1 ? 1 : 16;
+  const maxChunk = Math.max(1, Math.floor(4096 / opsPerCall));
   const t0 = performance.now();
   do {
     await loop(op, chunk);
     calls += chunk;
     await tick();
-    if (chunk < 4096) chunk *= 2;
+    if (chunk < maxChunk) chunk = Math.min(maxChunk, chunk * 2);
   } while (performance.now() - t0 < ms);
   return ((performance.now() - t0) * 1e6) / calls;
 }
@@ -83,16 +92,16 @@ async function warm(loop, op, ms) {
  * The peer-baseline method: sequential `await op()` in batches of about `batchMs`, timed with
  * hrtime; the process reports the median batch ns/op.
  */
-export async function timeAwaitLoop(op, kind, s) {
+export async function timeAwaitLoop(op, kind, s, opsPerCall = 1) {
   const loop = compileLoop(kind);
-  const estimate = await warm(loop, op, s.warmupMs);
+  const estimate = await warm(loop, op, s.warmupMs, opsPerCall);
   const calls = Math.max(2, Math.round((s.batchMs * 1e6) / estimate));
   const samples = [];
   for (let b = 0; b < s.batches; b++) {
     const t0 = process.hrtime.bigint();
     await loop(op, calls);
     const t1 = process.hrtime.bigint();
-    samples.push(Number(t1 - t0) / calls);
+    samples.push(Number(t1 - t0) / (calls * opsPerCall));
     await tick();
   }
   return {
@@ -127,24 +136,31 @@ export async function timeMitata(op, s) {
 const gcStarts = [];
 let observer;
 
+function observeGc() {
+  if (observer !== undefined) return;
+  observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcStarts.push(entry.startTime);
+  });
+  observer.observe({ entryTypes: ['gc'] });
+}
+
 /**
  * Bytes allocated per op: `gc(); gc()`, read `used_heap_size`, run N ops, read it again. A
  * PerformanceObserver on 'gc' entries checks that no collection started inside the batch; if
  * one did, N is halved and the batches are redone. Needs
  * `--expose-gc --min-semi-space-size=512 --max-semi-space-size=512`.
  */
-export async function allocation(op, kind, s) {
+export async function allocation(op, kind, s, opsPerCall = 1) {
   if (typeof globalThis.gc !== 'function') throw new Error('allocation runs need --expose-gc');
-  if (observer === undefined) {
-    observer = new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) gcStarts.push(entry.startTime);
-    });
-    observer.observe({ entryTypes: ['gc'] });
-  }
+  observeGc();
   const loop = compileLoop(kind);
-  const estimate = await warm(loop, op, s.warmupMs);
-  const cap = kind === 'sync' ? s.syncMaxCalls : s.asyncMaxCalls;
-  let calls = Math.min(cap, Math.max(50, Math.round((s.allocTargetMs * 1e6) / estimate)));
+  const estimate = await warm(loop, op, s.warmupMs, opsPerCall);
+  const cap = Math.max(
+    1,
+    Math.floor((kind === 'sync' ? s.syncMaxCalls : s.asyncMaxCalls) / opsPerCall),
+  );
+  const floor = Math.min(cap, Math.max(1, Math.ceil(50 / opsPerCall)));
+  let calls = Math.min(cap, Math.max(floor, Math.round((s.allocTargetMs * 1e6) / estimate)));
   // One unmeasured batch of the measured size: on-stack replacement and code for this size
   // are produced here, not inside a measured batch.
   await loop(op, calls);
@@ -174,12 +190,12 @@ export async function allocation(op, kind, s) {
     // Let the observer deliver any entry of a collection that ran during the batch.
     await sleep(5);
     if (gcStarts.some((t) => t >= t0 && t <= t1)) {
-      if (++gcRetries > 10 || calls <= 50) throw new Error('a GC ran inside every batch');
-      calls = Math.max(50, calls >> 1);
+      if (++gcRetries > 10 || calls <= floor) throw new Error('a GC ran inside every batch');
+      calls = Math.max(floor, calls >> 1);
       results.length = 0;
       continue;
     }
-    results.push((h1 - h0) / calls);
+    results.push((h1 - h0) / (calls * opsPerCall));
   }
   return {
     method: 'heap-delta',
@@ -188,5 +204,75 @@ export async function allocation(op, kind, s) {
     bytesMax: max(results),
     calls,
     gcRetries,
+  };
+}
+
+/** A packed array of `n` small integers: storing objects in it later allocates nothing. */
+function slots(n) {
+  const a = [];
+  for (let i = 0; i < n; i++) a.push(0);
+  return a;
+}
+
+async function release(kept, dispose) {
+  if (dispose !== undefined) for (const x of kept) dispose(x);
+  kept.fill(0);
+  await tick();
+}
+
+/**
+ * Time to make `count` instances that are all kept alive: one unmeasured round, then
+ * `instanceRounds` measured ones; the process reports the median round's ns per instance.
+ * Collections that making them causes are part of the time (nothing controls GC here).
+ * `dispose(instance)` runs after each round, outside the timing.
+ */
+export async function timeInstances(make, count, s, dispose) {
+  const kept = slots(count);
+  const samples = [];
+  for (let r = -1; r < s.instanceRounds; r++) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < count; i++) kept[i] = make();
+    const t1 = process.hrtime.bigint();
+    if (r >= 0) samples.push(Number(t1 - t0) / count);
+    await release(kept, dispose);
+  }
+  return {
+    method: 'instances',
+    nsPerOp: median(samples),
+    nsMin: min(samples),
+    nsMax: max(samples),
+    calls: count,
+    samples: samples.length,
+  };
+}
+
+/**
+ * Bytes each instance keeps alive: `gc(); gc()`, read `used_heap_size`, make `count`
+ * instances into a preallocated array, `gc(); gc()` again (so only what the instances retain
+ * is left), read it again. Median of `allocBatches` rounds after one unmeasured round.
+ */
+export async function retainedBytes(make, count, s, dispose) {
+  if (typeof globalThis.gc !== 'function') throw new Error('allocation runs need --expose-gc');
+  const kept = slots(count);
+  const results = [];
+  for (let r = -1; r < s.allocBatches; r++) {
+    globalThis.gc();
+    globalThis.gc();
+    await tick();
+    const h0 = v8.getHeapStatistics().used_heap_size;
+    for (let i = 0; i < count; i++) kept[i] = make();
+    globalThis.gc();
+    globalThis.gc();
+    const h1 = v8.getHeapStatistics().used_heap_size;
+    if (r >= 0) results.push((h1 - h0) / count);
+    await release(kept, dispose);
+  }
+  return {
+    method: 'retained',
+    bytesPerOp: median(results),
+    bytesMin: min(results),
+    bytesMax: max(results),
+    calls: count,
+    gcRetries: 0,
   };
 }

@@ -1,15 +1,119 @@
-/** Pipelines shared by a scenario and its polluted variant, so both measure the same thing. */
-import { bulkhead, circuitBreaker, pipeline, retry, timeout } from './breakwater.mjs';
+/**
+ * breakwater's side of every scenario, configured like the peers (see peers.mjs): shared by a
+ * scenario and its polluted variant so both measure the same thing. The report prints the
+ * source of these factories next to the peers' ones. Option values stay literal for that.
+ */
+import {
+  bulkhead,
+  CircuitBreaker,
+  circuitBreaker,
+  decorators,
+  pipeline,
+  retry,
+  timeout,
+} from './breakwater.mjs';
 
-/** `pipeline(circuitBreaker({ window: { kind: 'consecutive', threshold: 5 } }))`. */
+/** True when the measured build has `breakwater/decorators`. */
+export const hasDecorators = decorators !== undefined;
+
+/** A closed breaker: 5 consecutive failures open it for 10 s. */
 export const breakerPipeline = () =>
-  pipeline(circuitBreaker({ window: { kind: 'consecutive', threshold: 5 } }));
+  pipeline(
+    circuitBreaker({ window: { kind: 'consecutive', threshold: 5 }, breakDuration: 10_000 }),
+  );
 
-/** retry(3) -> breaker (consecutive 5) -> timeout(1000, cooperative) -> bulkhead(100), outer to inner. */
+/** 4 attempts in all (3 retries, as cockatiel's `maxAttempts: 3` and p-retry's `retries: 3`). */
+export const retryPipeline = () =>
+  pipeline(retry({ maxAttempts: 4, backoff: 'exponential', delay: 100, multiplier: 2 }));
+
+export const timeoutPipeline = (strategy) => pipeline(timeout({ timeout: 1000, strategy }));
+
+export const bulkheadPipeline = () => pipeline(bulkhead({ maxConcurrent: 100, maxQueue: 0 }));
+
+/** retry -> breaker -> timeout (cooperative) -> bulkhead, outer to inner. */
 export const composedPipeline = () =>
   pipeline(
-    retry({ maxAttempts: 3 }),
-    circuitBreaker({ window: { kind: 'consecutive', threshold: 5 } }),
+    retry({ maxAttempts: 4, backoff: 'exponential', delay: 100, multiplier: 2 }),
+    circuitBreaker({ window: { kind: 'consecutive', threshold: 5 }, breakDuration: 10_000 }),
     timeout({ timeout: 1000, strategy: 'cooperative' }),
-    bulkhead(100),
+    bulkhead({ maxConcurrent: 100, maxQueue: 0 }),
   );
+
+/**
+ * Applies method decorators (outermost first) to `Class.prototype[name]` as compiled TC39
+ * decorators do: the method is replaced by what each decorator returns, innermost first.
+ */
+function decorate(Class, name, list) {
+  let method = Class.prototype[name];
+  for (const d of [...list].reverse()) {
+    method = d(method, {
+      kind: 'method',
+      name,
+      static: false,
+      private: false,
+      addInitializer() {},
+    });
+  }
+  Class.prototype[name] = method;
+}
+
+/**
+ * The composed policies as method decorators, on an async method that returns 1 like the
+ * target of the pipeline rows: `@retry @circuitBreaker @timeout @bulkhead async call()`.
+ */
+export const composedDecorated = ({ retry, circuitBreaker, timeout, bulkhead }) => {
+  class Service {
+    async call() {
+      return 1;
+    }
+  }
+  decorate(Service, 'call', [
+    retry({ maxAttempts: 4, backoff: 'exponential', delay: 100, multiplier: 2 }),
+    circuitBreaker({ window: { kind: 'consecutive', threshold: 5 }, breakDuration: 10_000 }),
+    timeout({ timeout: 1000, strategy: 'cooperative' }),
+    bulkhead({ maxConcurrent: 100, maxQueue: 0 }),
+  ]);
+  return new Service();
+};
+
+/** The decorated service of the measured build (see {@link composedDecorated}). */
+export const decoratedService = () => composedDecorated(decorators);
+
+/**
+ * An open breaker: held open by hand (`forceOpen`) or tripped (`trip`, as 5 failures would)
+ * with a break that outlasts the run, so each call must check the clock.
+ */
+export const openPipeline = (how) => {
+  const breaker = circuitBreaker({
+    window: { kind: 'consecutive', threshold: 5 },
+    breakDuration: 2_147_483_647,
+  });
+  if (how === 'forceOpen') breaker.forceOpen();
+  else breaker.trip();
+  return pipeline(breaker);
+};
+
+/** One breaker instance, configured like the pipelines' breakers. */
+export const newBreaker = () =>
+  new CircuitBreaker({ window: { kind: 'consecutive', threshold: 5 }, breakDuration: 10_000 });
+
+/** One breaker instance with every option at its default (count window of 100 calls). */
+export const newDefaultBreaker = () => new CircuitBreaker();
+
+const src = (f) => f.toString().replace(/\s+/g, ' ');
+
+export function breakwaterConfigs() {
+  return [
+    { library: 'breakwater', use: 'circuit breaker', source: src(breakerPipeline) },
+    { library: 'breakwater', use: 'open breaker', source: src(openPipeline) },
+    { library: 'breakwater', use: 'retry', source: src(retryPipeline) },
+    { library: 'breakwater', use: 'timeout', source: src(timeoutPipeline) },
+    { library: 'breakwater', use: 'bulkhead', source: src(bulkheadPipeline) },
+    { library: 'breakwater', use: 'composed', source: src(composedPipeline) },
+    ...(hasDecorators
+      ? [{ library: 'breakwater', use: 'composed, decorators', source: src(composedDecorated) }]
+      : []),
+    { library: 'breakwater', use: 'breaker instances', source: src(newBreaker) },
+    { library: 'breakwater', use: 'breaker instances, defaults', source: src(newDefaultBreaker) },
+  ];
+}

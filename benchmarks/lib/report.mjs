@@ -2,12 +2,32 @@
 import { verdict } from './budgets.mjs';
 import { max, median, min, round } from './stats.mjs';
 
-const METHOD_LABEL = { 'await-loop': 'await loop', mitata: 'mitata' };
+const METHOD_LABEL = {
+  'await-loop': 'await loop',
+  mitata: 'mitata',
+  instances: 'instances',
+  retained: 'retained',
+};
 
-function findRow(output, variant) {
-  const row = output.rows.find((r) => r.variant === variant);
-  if (row === undefined) throw new Error(`${output.scenario}: no row "${variant}" in a run`);
+/** The bare rows a scenario's other rows are measured against. */
+export const BARE = 'bare';
+
+function findRow(output, library, variant) {
+  const row = output.rows.find((r) => r.library === library && r.variant === variant);
+  if (row === undefined) {
+    throw new Error(`${output.scenario}: no row "${library} / ${variant}" in a run`);
+  }
   return row;
+}
+
+/** Sums of the call counts some rows report (calls made, calls that timed out), if any. */
+function countsOf(outputs) {
+  const out = {};
+  for (const field of ['settledCalls', 'timedOutCalls']) {
+    const values = outputs.map((o) => o[field]).filter((v) => typeof v === 'number');
+    if (values.length > 0) out[field] = values.reduce((a, b) => a + b, 0);
+  }
+  return out;
 }
 
 /**
@@ -22,18 +42,22 @@ export function aggregate(scenarios) {
   const rows = [];
   for (const s of scenarios) {
     for (const proto of s.time[0].rows) {
-      const { variant, baseline } = proto;
-      const times = s.time.map((o) => findRow(o, variant));
-      const allocs = s.alloc.map((o) => findRow(o, variant));
+      const { library, variant, baseline } = proto;
+      const times = s.time.map((o) => findRow(o, library, variant));
+      const allocs = s.alloc.map((o) => findRow(o, library, variant));
       const ns = times.map((r) => r.nsPerOp);
       const nsSpread = times.length > 1 ? [min(ns), max(ns)] : [times[0].nsMin, times[0].nsMax];
       const paired = (outputs, field) =>
         baseline === null
           ? 0
-          : median(outputs.map((o) => findRow(o, variant)[field] - findRow(o, baseline)[field]));
+          : median(
+              outputs.map(
+                (o) => findRow(o, library, variant)[field] - findRow(o, BARE, baseline)[field],
+              ),
+            );
       rows.push({
         scenario: s.id,
-        library: proto.library,
+        library,
         variant,
         nsPerOp: round(median(ns), 1),
         nsSpread: nsSpread.map((x) => round(x, 1)),
@@ -41,11 +65,14 @@ export function aggregate(scenarios) {
         overheadNs: round(paired(s.time, 'nsPerOp'), 1),
         overheadBytes: round(paired(s.alloc, 'bytesPerOp'), 1),
         method: proto.method,
+        allocMethod: allocs[0]?.method ?? null,
+        opsPerCall: proto.opsPerCall ?? 1,
         baseline,
         cleanOf: proto.cleanOf,
         timeRuns: times.length,
         allocRuns: allocs.length,
         allocCalls: allocs[0]?.calls ?? null,
+        ...countsOf([...times, ...allocs]),
       });
     }
   }
@@ -54,6 +81,7 @@ export function aggregate(scenarios) {
 
 const figures = (r) => ({
   scenario: r.scenario,
+  library: r.library,
   nsPerOp: r.nsPerOp,
   overheadNs: r.overheadNs,
   bytesPerOp: r.bytesPerOp,
@@ -64,8 +92,11 @@ export function pollution(rows) {
   return rows
     .filter((r) => r.cleanOf !== null)
     .map((p) => {
-      const c = rows.find((r) => r.scenario === p.cleanOf && r.variant === p.variant);
+      const c = rows.find(
+        (r) => r.scenario === p.cleanOf && r.library === p.library && r.variant === p.variant,
+      );
       return {
+        library: p.library,
         variant: p.variant,
         clean: c ? figures(c) : null,
         polluted: figures(p),
@@ -87,51 +118,92 @@ export function fmtBytes(x) {
   return String(Object.is(r, -0) ? 0 : r);
 }
 
+export function fmtRatio(x) {
+  if (x === Number.POSITIVE_INFINITY) return '∞';
+  if (typeof x !== 'number' || !Number.isFinite(x)) return '–';
+  return x < 10 ? `${x.toFixed(2)}×` : `${x.toFixed(1)}×`;
+}
+
+export const fmtValue = (x, unit) => (unit === 'B' ? fmtBytes(x) : fmtNs(x));
+
 const signed = (s) => (s.startsWith('-') || s === '0' || s === '0.0' || s === '–' ? s : `+${s}`);
 
-function cells(r) {
+/** Rows that make one kept object per operation: ns and bytes are per instance, retained. */
+const isInstances = (r) => r.method === 'instances' || r.allocMethod === 'retained';
+
+function cells(r, withScenario) {
   const bare = r.baseline === null;
-  return [
-    r.scenario,
+  const out = [
     r.library,
     r.variant,
     METHOD_LABEL[r.method] ?? r.method,
     fmtNs(r.nsPerOp),
     `${fmtNs(r.nsSpread[0])}–${fmtNs(r.nsSpread[1])}`,
     bare ? '' : signed(fmtNs(r.overheadNs)),
-    fmtBytes(r.bytesPerOp),
+    `${fmtBytes(r.bytesPerOp)}${isInstances(r) ? ' kept' : ''}`,
     bare ? '' : signed(fmtBytes(r.overheadBytes)),
   ];
+  return withScenario ? [r.scenario, ...out] : out;
 }
 
-const HEAD = [
-  'scenario',
-  'library',
-  'variant',
-  'time by',
-  'ns/op',
-  'spread',
-  'Δ ns',
-  'B/op',
-  'Δ B',
-];
-const RIGHT = [false, false, false, false, true, true, true, true, true];
+const HEAD = ['library', 'variant', 'time by', 'ns/op', 'spread', 'Δ ns', 'B/op', 'Δ B'];
+const RIGHT = [false, false, false, true, true, true, true, true];
+
+/** Rows reported as not measured (a feature the library does not have yet). */
+function absentCells(a, withScenario) {
+  const out = [a.library, a.reason, '', '–', '', '', '–', ''];
+  return withScenario ? [a.scenario, ...out] : out;
+}
 
 function limitText(c) {
   const what = c.metric.startsWith('overhead') ? 'over bare ' : '';
-  const value = c.unit === 'B' ? fmtBytes(c.value) : fmtNs(c.value);
-  return `${what}${value} ${c.unit} (<= ${c.limit} ${c.unit})`;
+  return `${what}${fmtValue(c.value, c.unit)} ${c.unit} (<= ${c.limit} ${c.unit})`;
 }
 
-export function consoleReport({ rows, budgets, pollution: polluted, meta }) {
-  const body = rows.map(cells);
-  const widths = HEAD.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+function ratioText(b, c) {
+  if (c.pass === null) return `vs ${c.against}: not measured`;
+  return (
+    `vs ${c.against} ${fmtValue(c.peer, b.unit)} / ${fmtValue(c.ours, b.unit)} ${b.unit} = ` +
+    `${fmtRatio(c.ratio)} (>= ${b.minRatio}×)`
+  );
+}
+
+/** One line of detail per budget, for the console. */
+export function budgetDetail(b) {
+  if (b.kind === 'na') return b.reason;
+  if (b.pass === null && b.checks.every((c) => c.pass === null)) return 'not measured in this run';
+  if (b.kind === 'ratio') return b.checks.map((c) => ratioText(b, c)).join('; ');
+  return b.checks.map(limitText).join(', ');
+}
+
+export function consoleReport({ rows, absent, budgets, pollution: polluted, meta }) {
+  const HEADS = ['scenario', ...HEAD];
+  const RIGHTS = [false, ...RIGHT];
+  const body = [];
+  const scenarioOf = [];
+  for (const r of rows) {
+    body.push(cells(r, true));
+    scenarioOf.push(r.scenario);
+  }
+  for (const a of absent) {
+    // Right after the last row of its scenario.
+    const at = scenarioOf.lastIndexOf(a.scenario) + 1 || body.length;
+    body.splice(at, 0, absentCells(a, true));
+    scenarioOf.splice(at, 0, a.scenario);
+  }
+  const widths = HEADS.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
   const line = (r) =>
-    r.map((c, i) => (RIGHT[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
+    r.map((c, i) => (RIGHTS[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
   const out = [];
   out.push(
     `breakwater ${meta.library.version} · Node ${meta.machine.node} (V8 ${meta.machine.v8}) · ` +
       `${meta.machine.cpu} × ${meta.machine.cores} · ${meta.machine.os}`,
+  );
+  out.push(
+    `peers: ${Object.entries(meta.versions)
+      .filter(([name]) => name !== 'mitata')
+      .map(([name, v]) => `${name} ${v}`)
+      .join(', ')}`,
   );
   out.push(
     `time: ${meta.settings.runs} process(es) per scenario · allocation: ${meta.settings.allocRuns} ` +
@@ -140,20 +212,18 @@ export function consoleReport({ rows, budgets, pollution: polluted, meta }) {
       `${meta.settings.quick ? ' · QUICK (a few iterations: figures are not meaningful)' : ''}`,
   );
   out.push('');
-  out.push(line(HEAD));
+  out.push(line(HEADS));
   out.push(line(widths.map((w) => '-'.repeat(w))));
   let last;
   for (let i = 0; i < body.length; i++) {
-    if (last !== undefined && rows[i].scenario !== last) out.push('');
-    last = rows[i].scenario;
+    if (last !== undefined && scenarioOf[i] !== last) out.push('');
+    last = scenarioOf[i];
     out.push(line(body[i]));
   }
   out.push('');
   out.push('Budgets');
   for (const b of budgets) {
-    const detail =
-      b.pass === null ? 'not measured in this run' : b.checks.map(limitText).join(', ');
-    out.push(`  ${verdict(b.pass).padEnd(4)}  ${b.label}: ${detail}`);
+    out.push(`  ${verdict(b.pass).padEnd(4)}  ${b.label}: ${budgetDetail(b)}`);
   }
   if (polluted.length > 0) {
     out.push('');
@@ -161,9 +231,9 @@ export function consoleReport({ rows, budgets, pollution: polluted, meta }) {
     for (const p of polluted) {
       if (p.clean === null) continue;
       out.push(
-        `  ${p.clean.scenario} / ${p.variant}: ${fmtNs(p.clean.nsPerOp)} -> ${fmtNs(p.polluted.nsPerOp)} ns ` +
-          `(${p.changePct >= 0 ? '+' : ''}${p.changePct.toFixed(1)} %; over bare ` +
-          `${fmtNs(p.clean.overheadNs)} -> ${fmtNs(p.polluted.overheadNs)} ns), ` +
+        `  ${p.clean.scenario} / ${p.library} / ${p.variant}: ${fmtNs(p.clean.nsPerOp)} -> ` +
+          `${fmtNs(p.polluted.nsPerOp)} ns (${p.changePct >= 0 ? '+' : ''}${p.changePct.toFixed(1)} %; ` +
+          `over bare ${fmtNs(p.clean.overheadNs)} -> ${fmtNs(p.polluted.overheadNs)} ns), ` +
           `${fmtBytes(p.clean.bytesPerOp)} -> ${fmtBytes(p.polluted.bytesPerOp)} B`,
       );
     }
@@ -173,24 +243,47 @@ export function consoleReport({ rows, budgets, pollution: polluted, meta }) {
 
 // ---- markdown -------------------------------------------------------------------------------
 
-const md = (s) => s.replaceAll('|', '\\|');
+export const md = (s) => String(s).replaceAll('|', '\\|');
 
-export function markdownTable(rows) {
+/** The table of one scenario (its rows, then libraries it has no row for). */
+export function markdownTable(rows, absent = []) {
   const out = [`| ${HEAD.join(' | ')} |`, `|${RIGHT.map((r) => (r ? '---:' : '---')).join('|')}|`];
-  for (const r of rows) {
-    out.push(`| ${cells(r).map(md).join(' | ')} |`);
-  }
+  for (const r of rows) out.push(`| ${cells(r, false).map(md).join(' | ')} |`);
+  for (const a of absent) out.push(`| ${absentCells(a, false).map(md).join(' | ')} |`);
   return out.join('\n');
 }
 
 export function markdownBudgets(budgets) {
+  const out = [
+    '| budget | breakwater row | against | peer | breakwater | ratio | needed | verdict |',
+    '|---|---|---|---:|---:|---:|---:|---|',
+  ];
+  for (const b of budgets) {
+    if (b.kind === 'na') {
+      out.push(`| ${md(b.label)} | ${b.scenario} | – | – | – | – | – | **n/a**: ${md(b.reason)} |`);
+      continue;
+    }
+    if (b.kind !== 'ratio') continue;
+    const what = b.metric.startsWith('overhead') ? ' over bare' : ' per call';
+    for (const c of b.checks) {
+      out.push(
+        `| ${md(b.label)} | ${b.scenario} / ${md(b.variant)} | ${md(c.against)} | ` +
+          `${fmtValue(c.peer, b.unit)} ${b.unit}${what} | ${fmtValue(c.ours, b.unit)} ${b.unit}${what} | ` +
+          `${fmtRatio(c.ratio)} | ≥ ${b.minRatio}× | **${verdict(c.pass)}** |`,
+      );
+    }
+  }
+  return out.join('\n');
+}
+
+export function markdownLimits(budgets) {
   const out = ['| budget | row | measured | limit | verdict |', '|---|---|---:|---:|---|'];
   for (const b of budgets) {
+    if (b.kind !== 'limit') continue;
     for (const c of b.checks) {
-      const measured = c.unit === 'B' ? fmtBytes(c.value) : fmtNs(c.value);
       const what = c.metric.startsWith('overhead') ? ' over bare' : '';
       out.push(
-        `| ${md(b.label)} | ${b.scenario} / ${md(b.variant)} | ${measured} ${c.unit}${what} | ` +
+        `| ${md(b.label)} | ${b.scenario} / ${md(b.variant)} | ${fmtValue(c.value, c.unit)} ${c.unit}${what} | ` +
           `<= ${c.limit} ${c.unit} | **${verdict(c.pass)}** |`,
       );
     }

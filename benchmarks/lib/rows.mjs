@@ -55,3 +55,26 @@ export function bareAsyncCatch() {
     check: isOne,
   };
 }
+
+/** Library name of rows that measure a platform cost for comparison, not a library. */
+export const REFERENCE = 'reference';
+
+const identity = (value) => value;
+const rethrow = (error) => {
+  throw error;
+};
+
+/**
+ * `await target().then(ok, err)`: one derived promise and one reaction more than the bare
+ * call, the least any wrapper that must see an async outcome adds.
+ */
+export function referenceThen() {
+  return {
+    library: REFERENCE,
+    variant: 'await target().then(ok, err)',
+    kind: 'async',
+    baseline: BARE_ASYNC,
+    prepare: () => () => asyncTarget().then(identity, rethrow),
+    check: isOne,
+  };
+}

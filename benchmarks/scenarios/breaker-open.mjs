@@ -1,10 +1,14 @@
 /**
- * An open circuit breaker refusing calls: through `execute` (a rejected promise, caught) and
- * through `tryExecute` (a result object, never rejects). The breaker is either held open with
- * `forceOpen()` or tripped with `trip()` and a break that outlasts the run; a tripped breaker
- * must check the clock to know whether the break is over.
+ * An open circuit breaker refusing calls. breakwater: through `execute` (a rejected promise,
+ * caught) and through `tryExecute` (a result object, never rejects); the breaker is either
+ * held open with `forceOpen()` or tripped with `trip()` and a break that outlasts the run (a
+ * tripped breaker must check the clock to know whether the break is over). Peers have only
+ * the throwing API: cockatiel 4 and 3 tripped by 5 failures, opossum tripped by one failure
+ * (its rolling window opens at 50 % errors).
  */
-import { circuitBreaker, isBrokenCircuitError, pipeline } from '../lib/breakwater.mjs';
+import { isBrokenCircuitError } from '../lib/breakwater.mjs';
+import { COCKATIELS, ckOpenBreaker, LIB, opOpenBreaker, shutdown } from '../lib/peers.mjs';
+import { openPipeline } from '../lib/pipelines.mjs';
 import {
   BARE_ASYNC,
   BARE_ASYNC_CATCH,
@@ -12,30 +16,39 @@ import {
   bareAsync,
   bareAsyncCatch,
   bareSync,
+  REFERENCE,
 } from '../lib/rows.mjs';
 import { asyncTarget } from '../lib/targets.mjs';
 
 export const title = 'Circuit breaker, open (refusing)';
 export const order = 2;
 
-const MAX_BREAK = 2_147_483_647;
-
-function openPipeline(how) {
-  const breaker = circuitBreaker({
-    window: { kind: 'consecutive', threshold: 5 },
-    breakDuration: MAX_BREAK,
-  });
-  if (how === 'forceOpen') breaker.forceOpen();
-  else breaker.trip();
-  return pipeline(breaker);
-}
+const failing = async () => {
+  throw new Error('dependency down');
+};
 
 const refused = (o) => !o.ok && isBrokenCircuitError(o.error);
 const refusedResult = (o) => o.ok && o.value.ok === false && o.value.rejected === true;
+/** Any rejection: the peers' own open-circuit errors. */
+const rejected = (o) => !o.ok && o.error instanceof Error;
+
+function executeRow(how) {
+  return {
+    library: LIB.breakwater,
+    variant: `execute (rejects, caught), ${how}`,
+    kind: 'async-catch',
+    baseline: BARE_ASYNC_CATCH,
+    prepare: () => {
+      const p = openPipeline(how);
+      return () => p.execute(asyncTarget);
+    },
+    check: refused,
+  };
+}
 
 function tryAwaited(how) {
   return {
-    library: 'breakwater',
+    library: LIB.breakwater,
     variant: `tryExecute, ${how}`,
     kind: 'async',
     baseline: BARE_ASYNC,
@@ -54,7 +67,7 @@ function tryAwaited(how) {
 function tryCallOnly(how) {
   let last;
   return {
-    library: 'breakwater',
+    library: LIB.breakwater,
     variant: `tryExecute call only, ${how}`,
     kind: 'sync',
     baseline: BARE_SYNC,
@@ -69,24 +82,55 @@ function tryCallOnly(how) {
 }
 
 export function rows() {
-  return [
+  const out = [
     bareAsyncCatch(),
     bareAsync(),
     bareSync(),
     {
-      library: 'breakwater',
-      variant: 'execute (rejects, caught), forceOpen',
+      // What any refusal that throws a fresh error from an async function costs, library aside.
+      library: REFERENCE,
+      variant: 'async throw new Error() (rejects, caught)',
       kind: 'async-catch',
       baseline: BARE_ASYNC_CATCH,
-      prepare: () => {
-        const p = openPipeline('forceOpen');
-        return () => p.execute(asyncTarget);
-      },
-      check: refused,
+      prepare: () => failing,
+      check: rejected,
     },
+    executeRow('forceOpen'),
+    executeRow('trip'),
     tryAwaited('forceOpen'),
     tryAwaited('trip'),
     tryCallOnly('forceOpen'),
     tryCallOnly('trip'),
   ];
+  for (const { library, ck } of COCKATIELS) {
+    out.push({
+      library,
+      variant: 'execute (rejects, caught), tripped by 5 failures',
+      kind: 'async-catch',
+      baseline: BARE_ASYNC_CATCH,
+      prepare: async () => {
+        const p = ckOpenBreaker(ck);
+        for (let i = 0; i < 5; i++) await p.execute(failing).catch(() => {});
+        if (p.state !== ck.CircuitState.Open) throw new Error(`${library} breaker did not open`);
+        return () => p.execute(asyncTarget);
+      },
+      check: (o) => rejected(o) && o.error instanceof ck.BrokenCircuitError,
+    });
+  }
+  out.push({
+    library: LIB.opossum,
+    variant: 'fire (rejects, caught), tripped by 1 failure',
+    kind: 'async-catch',
+    baseline: BARE_ASYNC_CATCH,
+    prepare: async () => {
+      let fail = true;
+      const b = opOpenBreaker(() => (fail ? failing() : asyncTarget()));
+      await b.fire().catch(() => {});
+      fail = false;
+      if (!b.opened) throw new Error('opossum breaker did not open');
+      return { op: () => b.fire(), dispose: () => shutdown(b) };
+    },
+    check: (o) => rejected(o) && o.error.code === 'EOPENBREAKER',
+  });
+  return out;
 }

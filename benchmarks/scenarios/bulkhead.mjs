@@ -1,5 +1,9 @@
-/** A bulkhead of 100 concurrent calls without a queue, never full here. */
-import { bulkhead, pipeline } from '../lib/breakwater.mjs';
+/**
+ * A bulkhead of 100 concurrent calls without a queue, never full here. Peers: cockatiel 4 and
+ * 3 (`bulkhead(100)`), opossum's `capacity: 100` (its breaker included).
+ */
+import { COCKATIELS, ckBulkhead, LIB, opBulkhead, shutdown } from '../lib/peers.mjs';
+import { bulkheadPipeline } from '../lib/pipelines.mjs';
 import { BARE_ASYNC, bareAsync, isOne } from '../lib/rows.mjs';
 import { asyncTarget } from '../lib/targets.mjs';
 
@@ -7,18 +11,43 @@ export const title = 'Bulkhead 100, no queue';
 export const order = 5;
 
 export function rows() {
-  return [
+  const out = [
     bareAsync(),
     {
-      library: 'breakwater',
+      library: LIB.breakwater,
       variant: 'execute, async target',
       kind: 'async',
       baseline: BARE_ASYNC,
       prepare: () => {
-        const p = pipeline(bulkhead(100));
+        const p = bulkheadPipeline();
         return () => p.execute(asyncTarget);
       },
       check: isOne,
     },
   ];
+  for (const { library, ck } of COCKATIELS) {
+    out.push({
+      library,
+      variant: 'execute, async target',
+      kind: 'async',
+      baseline: BARE_ASYNC,
+      prepare: () => {
+        const p = ckBulkhead(ck);
+        return () => p.execute(asyncTarget);
+      },
+      check: isOne,
+    });
+  }
+  out.push({
+    library: LIB.opossum,
+    variant: 'fire, capacity 100 (breaker included)',
+    kind: 'async',
+    baseline: BARE_ASYNC,
+    prepare: () => {
+      const b = opBulkhead(asyncTarget);
+      return { op: () => b.fire(), dispose: () => shutdown(b) };
+    },
+    check: isOne,
+  });
+  return out;
 }

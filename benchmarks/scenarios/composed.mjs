@@ -1,36 +1,59 @@
-/** retry + breaker + timeout(1000, cooperative) + bulkhead(100) in one pipeline. */
-import { composedPipeline } from '../lib/pipelines.mjs';
+/**
+ * retry + breaker + timeout (1000 ms, cooperative) + bulkhead (100) in one breakwater
+ * pipeline, and as breakwater method decorators on an async method (when the build has
+ * them); cockatiel 4 and 3 `wrap(retry, breaker, bulkhead, timeout)`; opossum (timeout 1000,
+ * capacity 100) driven by p-retry (3 retries).
+ */
+import { composedPeerRows } from '../lib/peer-rows.mjs';
+import { LIB } from '../lib/peers.mjs';
+import { composedPipeline, decoratedService, hasDecorators } from '../lib/pipelines.mjs';
 import { BARE_ASYNC, BARE_AWAIT_SYNC, bareAsync, bareAwaitSync, isOne } from '../lib/rows.mjs';
 import { asyncTarget, syncTarget } from '../lib/targets.mjs';
 
 export const title = 'Composed: retry + breaker + timeout + bulkhead';
 export const order = 6;
 
-export function rows() {
+export function rows({ quick }) {
   return [
     bareAsync(),
     bareAwaitSync(),
     {
-      library: 'breakwater',
+      library: LIB.breakwater,
       variant: 'execute, async target',
       kind: 'async',
       baseline: BARE_ASYNC,
       prepare: () => {
         const p = composedPipeline();
-        return () => p.execute(asyncTarget);
+        return { op: () => p.execute(asyncTarget), dispose: () => p.dispose() };
       },
       check: isOne,
     },
     {
-      library: 'breakwater',
+      library: LIB.breakwater,
       variant: 'execute, sync target',
       kind: 'async',
       baseline: BARE_AWAIT_SYNC,
       prepare: () => {
         const p = composedPipeline();
-        return () => p.execute(syncTarget);
+        return { op: () => p.execute(syncTarget), dispose: () => p.dispose() };
       },
       check: isOne,
     },
+    ...(hasDecorators
+      ? [
+          {
+            library: LIB.breakwater,
+            variant: 'decorated async method (@retry @circuitBreaker @timeout @bulkhead)',
+            kind: 'async',
+            baseline: BARE_ASYNC,
+            prepare: () => {
+              const service = decoratedService();
+              return () => service.call();
+            },
+            check: isOne,
+          },
+        ]
+      : []),
+    ...composedPeerRows(BARE_ASYNC, asyncTarget, { polluted: false, quick, cleanOf: null }),
   ];
 }

@@ -1,5 +1,9 @@
-/** Retry (3 attempts, default exponential backoff) whose first attempt succeeds. */
-import { pipeline, retry } from '../lib/breakwater.mjs';
+/**
+ * Retry (3 retries, exponential backoff) whose first attempt succeeds. Peers: cockatiel 4 and
+ * 3 (`maxAttempts: 3` counts retries), p-retry (`retries: 3`).
+ */
+import { COCKATIELS, ckRetry, LIB, PRETRY_OPTIONS, pRetry } from '../lib/peers.mjs';
+import { retryPipeline } from '../lib/pipelines.mjs';
 import { BARE_ASYNC, bareAsync, isOne } from '../lib/rows.mjs';
 import { asyncTarget } from '../lib/targets.mjs';
 
@@ -7,18 +11,40 @@ export const title = 'Retry, first attempt succeeds';
 export const order = 3;
 
 export function rows() {
-  return [
+  const out = [
     bareAsync(),
     {
-      library: 'breakwater',
-      variant: 'execute, maxAttempts 3',
+      library: LIB.breakwater,
+      variant: 'execute, maxAttempts 4 (3 retries)',
       kind: 'async',
       baseline: BARE_ASYNC,
       prepare: () => {
-        const p = pipeline(retry({ maxAttempts: 3 }));
+        const p = retryPipeline();
         return () => p.execute(asyncTarget);
       },
       check: isOne,
     },
   ];
+  for (const { library, ck } of COCKATIELS) {
+    out.push({
+      library,
+      variant: 'execute, maxAttempts 3 (3 retries)',
+      kind: 'async',
+      baseline: BARE_ASYNC,
+      prepare: () => {
+        const p = ckRetry(ck);
+        return () => p.execute(asyncTarget);
+      },
+      check: isOne,
+    });
+  }
+  out.push({
+    library: LIB.pRetry,
+    variant: 'pRetry, retries 3',
+    kind: 'async',
+    baseline: BARE_ASYNC,
+    prepare: () => () => pRetry(asyncTarget, PRETRY_OPTIONS),
+    check: isOne,
+  });
+  return out;
 }

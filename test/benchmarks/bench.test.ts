@@ -1,8 +1,9 @@
 /**
  * Smoke test of the benchmark suite: `node benchmarks/run.mjs --quick --json FILE` in a child
- * process must measure every scenario and write a complete report. The figures of a quick run
- * mean nothing; this pins that the harness runs end to end and reports every row. run.mjs
- * installs benchmarks/ dependencies (npm ci) and builds dist/ itself when they are missing.
+ * process must measure every scenario, breakwater and every peer library, and write a complete
+ * report. The figures of a quick run mean nothing; this pins that the harness runs end to end
+ * and reports every row. run.mjs installs benchmarks/ dependencies (npm ci) and builds dist/
+ * itself when they are missing.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -28,11 +29,35 @@ interface Row {
   overheadBytes: number;
   baseline: string | null;
 }
+interface Budget {
+  id: string;
+  kind: 'ratio' | 'limit' | 'na';
+  pass: boolean | null;
+  checks: { against?: string; ratio?: number | null; pass: boolean | null }[];
+}
 interface Report {
   machine: { node: string; v8: string; cpu: string; cores: number; os: string };
+  versions: Record<string, string | null>;
+  configs: { library: string; use: string; source: string }[];
   rows: Row[];
-  budgets: { id: string; pass: boolean | null }[];
+  absent: { scenario: string; library: string; reason: string }[];
+  budgets: Budget[];
 }
+
+/** The libraries each scenario must report a row for (bare rows aside). */
+const LIBRARIES: Record<string, string[]> = {
+  'breaker-closed': ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum'],
+  'breaker-open': ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum'],
+  'breaker-polluted': ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum'],
+  retry: ['breakwater', 'cockatiel 4', 'cockatiel 3', 'p-retry'],
+  timeout: ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum'],
+  bulkhead: ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum'],
+  composed: ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum + p-retry'],
+  'composed-polluted': ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum + p-retry'],
+  'rate-limiter': ['rate-limiter-flexible', 'bottleneck'],
+  'timeouts-at-scale': ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum'],
+  'breaker-instances': ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum'],
+};
 
 const dir = mkdtempSync(join(tmpdir(), 'breakwater-bench-'));
 const jsonFile = join(dir, 'bench.json');
@@ -43,23 +68,67 @@ beforeAll(async () => {
   const run = await promisify(execFile)(
     process.execPath,
     ['benchmarks/run.mjs', '--quick', '--json', jsonFile],
-    { cwd: root, timeout: 55_000, maxBuffer: 16 * 2 ** 20 },
+    // About 40 s on an idle 2-core machine (a few more when benchmarks/ dependencies must be
+    // installed first); the limit leaves room for a busy one.
+    { cwd: root, timeout: 110_000, maxBuffer: 16 * 2 ** 20 },
   );
   stdout = run.stdout;
   report = JSON.parse(readFileSync(jsonFile, 'utf8')) as Report;
-}, 60_000);
+}, 120_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('npm run bench -- --quick --json FILE', () => {
-  it('finds the scenario files to run', () => {
-    expect(scenarioIds.length).toBeGreaterThanOrEqual(9);
+  it('finds the scenario files to run, each listed here with its libraries', () => {
+    expect(scenarioIds.length).toBeGreaterThanOrEqual(12);
+    for (const id of scenarioIds) {
+      if (id !== 'bare') expect(LIBRARIES[id], id).toBeDefined();
+    }
   });
 
-  it.each(scenarioIds)('reports a bare row and a breakwater row for scenario %s', (id) => {
+  it.each(scenarioIds)('reports a bare row and a row of each library for scenario %s', (id) => {
     const rows = report.rows.filter((r) => r.scenario === id);
     expect(rows.some((r) => r.library === 'bare')).toBe(true);
-    if (id !== 'bare') expect(rows.some((r) => r.library === 'breakwater')).toBe(true);
+    for (const library of LIBRARIES[id] ?? []) {
+      expect(
+        rows.some((r) => r.library === library),
+        `${id}: ${library}`,
+      ).toBe(true);
+    }
+  });
+
+  it('reports breakwater as not implemented where it has no row (rate limiter)', () => {
+    const rows = report.rows.filter((r) => r.scenario === 'rate-limiter');
+    expect(rows.some((r) => r.library === 'breakwater')).toBe(false);
+    expect(report.absent).toEqual([
+      expect.objectContaining({ scenario: 'rate-limiter', library: 'breakwater' }),
+    ]);
+    expect(stdout).toContain('n/a (not yet implemented)');
+  });
+
+  it('reads the installed version of every benchmark dependency, both cockatiel lines included', () => {
+    expect(report.versions.cockatiel).toMatch(/^4\./);
+    expect(report.versions.cockatiel3).toMatch(/^3\.2\./);
+    for (const name of ['opossum', 'p-retry', 'rate-limiter-flexible', 'bottleneck', 'mitata']) {
+      expect(report.versions[name], name).toMatch(/^\d+\.\d+\.\d+$/);
+    }
+  });
+
+  it('prints the configuration of every peer from the code that built it', () => {
+    const libraries = new Set(report.configs.map((c) => c.library));
+    for (const name of [
+      'breakwater',
+      'cockatiel 4 / cockatiel 3',
+      'opossum',
+      'opossum + p-retry',
+      'p-retry',
+      'rate-limiter-flexible',
+      'bottleneck',
+    ]) {
+      expect(libraries.has(name), name).toBe(true);
+    }
+    expect(report.configs.some((c) => c.source.includes('ConsecutiveBreaker(5)'))).toBe(true);
+    expect(report.configs.some((c) => c.source.includes('timeout: false'))).toBe(true);
   });
 
   it('gives every row finite figures and a spread around its median', () => {
@@ -86,15 +155,38 @@ describe('npm run bench -- --quick --json FILE', () => {
     expect(bare?.bytesPerOp).toBeGreaterThan(100);
   });
 
-  it('judges every budget and describes the machine', () => {
+  it('judges every budget against the peers, and marks the rate-limiter budget n/a', () => {
     expect(report.budgets.map((b) => b.id)).toEqual([
+      'closed-breaker-vs-cockatiel',
+      'composed-vs-cockatiel',
+      'composed-vs-opossum-p-retry',
+      'open-rejection-vs-peers',
+      'timeout-vs-opossum-cooperative',
+      'timeout-vs-opossum-aggressive',
+      'rate-limiter-vs-rate-limiter-flexible',
       'closed-breaker',
       'open-breaker-try-forced',
       'open-breaker-try-tripped',
       'composed',
       'sync-breaker',
     ]);
-    expect(report.budgets.every((b) => typeof b.pass === 'boolean')).toBe(true);
+    for (const b of report.budgets) {
+      if (b.kind === 'na') {
+        expect(b.pass, b.id).toBeNull();
+        continue;
+      }
+      expect(typeof b.pass, b.id).toBe('boolean');
+      if (b.kind === 'ratio') {
+        expect(b.checks.length, b.id).toBeGreaterThan(0);
+        for (const c of b.checks) {
+          // A number (Infinity when breakwater's overhead is within noise of zero), never NaN.
+          expect(
+            typeof c.ratio === 'number' && !Number.isNaN(c.ratio),
+            `${b.id} vs ${c.against}`,
+          ).toBe(true);
+        }
+      }
+    }
     expect(report.machine.node).toBe(process.version);
     expect(report.machine.cores).toBeGreaterThan(0);
   });
