@@ -13,39 +13,7 @@ import {
   UsageError,
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
-
-function deferred<T = unknown>() {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
-function track<T>(promise: Promise<T>) {
-  const state = {
-    settled: false,
-    ok: undefined as boolean | undefined,
-    value: undefined as T | undefined,
-    error: undefined as unknown,
-    done: undefined as unknown as Promise<void>,
-  };
-  state.done = promise.then(
-    (value) => {
-      state.settled = true;
-      state.ok = true;
-      state.value = value;
-    },
-    (error) => {
-      state.settled = true;
-      state.ok = false;
-      state.error = error;
-    },
-  );
-  return state;
-}
+import { deferred, track } from '../../support/async.js';
 
 /** Starts `n` calls that hold their slot until released; records the order they start in. */
 function occupy(p: ReturnType<typeof pipeline>, n: number, started: number[] = [], from = 0) {

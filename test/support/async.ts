@@ -1,0 +1,34 @@
+/** A promise with its resolve and reject functions, for targets the test settles by hand. */
+export function deferred<T = unknown>() {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** Records how a promise settled, so a test can check it without awaiting it. */
+export function track<T>(promise: Promise<T>) {
+  const state = {
+    settled: false,
+    ok: undefined as boolean | undefined,
+    value: undefined as T | undefined,
+    error: undefined as unknown,
+    done: undefined as unknown as Promise<void>,
+  };
+  state.done = promise.then(
+    (value) => {
+      state.settled = true;
+      state.ok = true;
+      state.value = value;
+    },
+    (error) => {
+      state.settled = true;
+      state.ok = false;
+      state.error = error;
+    },
+  );
+  return state;
+}
