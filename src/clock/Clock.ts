@@ -21,4 +21,11 @@ export interface Clock {
    * (a manual clock) keep no process alive anyway.
    */
   setKeepAlive?(handle: TimerHandle, keepAlive: boolean): void;
+  /**
+   * True when `now()` costs next to nothing (a manual clock). Policies then read it whenever
+   * they need the time; otherwise (the system clock, where a reading costs about 50 ns) some
+   * of them save readings on hot paths, e.g. an open breaker learns from a shared timer when
+   * its break may be over instead of reading the clock on every refused call.
+   */
+  readonly cheapNow?: boolean;
 }

@@ -77,7 +77,7 @@ export class Pipeline {
         needsStartTime ||= s.needsQueueTime;
         waits ||= s.mayWait;
       } else if (s instanceof TimeoutPolicy) {
-        needsStartTime = true;
+        needsStartTime ||= s.needsStartTime;
         ownSignal = true;
         deferred ||= s.aggressive;
       } else if (s instanceof RetryPolicy) {

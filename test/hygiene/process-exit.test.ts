@@ -95,4 +95,20 @@ describe('a process using breakwater exits by itself', () => {
     },
     LIMIT_MS + 10_000,
   );
+
+  it(
+    'with 1,000 breakers tripped on the system clock, their breaks (60 s) still running',
+    async () => {
+      const exit = await runFixture('tripped-breakers.mjs', ['1000']);
+      expect(exit.killed, `still running after ${LIMIT_MS} ms`).toBe(false);
+      expect(exit.stderr).toBe('');
+      expect(exit).toMatchObject({ code: 0, signal: null });
+      expect(JSON.parse(exit.stdout)).toEqual({
+        breakers: 1_000,
+        refused: 1_000,
+        keepingAlive: [],
+      });
+    },
+    LIMIT_MS + 10_000,
+  );
 });

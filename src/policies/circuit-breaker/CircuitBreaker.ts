@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock/Clock.js';
+import { type Sleeper, Wakeups } from '../../clock/Wakeups.js';
 import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
@@ -67,7 +68,7 @@ export interface CircuitBreakerStats {
  * const user = await pipeline(breaker).execute(({ signal }) => fetch(url, { signal }));
  * ```
  */
-export class CircuitBreaker implements Gate {
+export class CircuitBreaker implements Gate, Sleeper {
   readonly stepKind = StepKind.Gate;
   readonly mayWait = false;
   /**
@@ -88,6 +89,14 @@ export class CircuitBreaker implements Gate {
   private s = S_CLOSED;
   private gen = 0;
   private openUntil = 0;
+  /**
+   * Open: the break may be over, so a refusal reads the clock. Set by a wake at `openUntil`
+   * (see {@link Wakeups}); refusals before it skip the clock, except every 64th, which reads it
+   * anyway in case timers cannot run (a loop that never yields to the event loop).
+   */
+  private breakMayBeOver = false;
+  /** Time of the wake this breaker waits for, or Infinity. */
+  private wakeAt = Number.POSITIVE_INFINITY;
   private halfOpenDeadline = 0;
   private consecutiveOpens = 0;
   private probesStarted = 0;
@@ -296,6 +305,9 @@ export class CircuitBreaker implements Gate {
     if (s === S_CLOSED || s === S_DISABLED || s === S_METRICS_ONLY) return this.gen;
     // Held open by hand: no clock to read, nothing to decide.
     if (s === S_FORCED_OPEN) return this.refuse();
+    if (s === S_OPEN && !this.breakMayBeOver && (this.nRejections & 63) !== 63) {
+      return this.refuse();
+    }
     return this.acquireSlow(now === NO_TIME ? this.clock.now() : now);
   }
 
@@ -487,6 +499,7 @@ export class CircuitBreaker implements Gate {
       this.gen++;
       this.openUntil = now + (target === S_OPEN ? snapshot.openRemaining : 0);
       this.openError.openUntil = this.openUntil;
+      this.awaitBreakEnd(now);
     } else if (target !== S_CLOSED) {
       this.s = target;
       this.gen++;
@@ -513,7 +526,7 @@ export class CircuitBreaker implements Gate {
       this.emitChange(S_OPEN, S_HALF_OPEN, 'break-elapsed');
     }
     if (this.s === S_HALF_OPEN && now >= this.halfOpenDeadline) {
-      this.open(this.halfOpenDeadline, 'half-open-timeout', false);
+      this.open(this.halfOpenDeadline, 'half-open-timeout', false, now);
       // Catch up if even the new open period has elapsed.
       if (now >= this.openUntil) this.settleTime(now);
     }
@@ -530,7 +543,30 @@ export class CircuitBreaker implements Gate {
     }
   }
 
-  private open(now: number, reason: TransitionReason, fromWindow: boolean): void {
+  /** @internal The break this breaker waits on may be over (see {@link Wakeups}). */
+  wake(): void {
+    this.wakeAt = Number.POSITIVE_INFINITY;
+    if (this.s !== S_OPEN) return;
+    const now = this.clock.now();
+    // Woken for an earlier break (closed and re-opened since), or a timer that ran early.
+    if (now < this.openUntil) this.awaitBreakEnd(now);
+    else this.breakMayBeOver = true;
+  }
+
+  private awaitBreakEnd(now: number): void {
+    if (this.clock.cheapNow === true) {
+      this.breakMayBeOver = true;
+      return;
+    }
+    this.breakMayBeOver = false;
+    // One pending wake per breaker: a later one would only find the breaker still open.
+    if (this.openUntil >= this.wakeAt) return;
+    this.wakeAt = this.openUntil;
+    Wakeups.of(this.clock).schedule(this.openUntil, now, this);
+  }
+
+  /** Opens the breaker for a break starting at `start`; `now` is the time now. */
+  private open(start: number, reason: TransitionReason, fromWindow: boolean, now = start): void {
     const from = this.s;
     const o = this.o;
     const length = Math.min(
@@ -539,10 +575,11 @@ export class CircuitBreaker implements Gate {
     );
     this.consecutiveOpens++;
     this.probesInFlight = 0;
-    this.openUntil = now + length;
+    this.openUntil = start + length;
     this.openError.openUntil = this.openUntil;
     this.s = S_OPEN;
     this.gen++;
+    this.awaitBreakEnd(now);
     if (this.stateChanged.size !== 0) {
       const w = this.window;
       this.stateChanged.emit({

@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from '../../clock/Clock.js';
+import { NO_TIME } from '../../pipeline/protocol.js';
 
 /**
  * @internal Deadlines of one fixed duration, in arrival order. Because every entry waits the
@@ -12,6 +13,12 @@ import type { Clock, TimerHandle } from '../../clock/Clock.js';
  * timer per call), but it keeps the process alive only while some entry is held: an awaited
  * call can time out in a script with nothing else pending, and an idle queue never delays
  * exit.
+ *
+ * Coarse mode saves the clock reading per entry (about 50 ns on the system clock): an entry
+ * added without a reading is stamped with the reading of the next timer firing, and while
+ * entries are held the timer fires at least every `tick()` ms. A deadline is then never early
+ * and at most one tick late. The timer stays referenced until a firing finds the queue empty,
+ * so an idle queue delays exit by at most one tick.
  */
 export class DeadlineQueue<T> {
   private targets: (T | undefined)[] = new Array(16);
@@ -23,13 +30,21 @@ export class DeadlineQueue<T> {
   private nextStamp = 1;
   private timer: TimerHandle | undefined;
   private keepingAlive = false;
+  /** The last `unstamped` entries have no deadline yet (coarse mode). */
+  private unstamped = 0;
 
   constructor(
     private readonly clock: Clock,
     private ms: number,
     private readonly isLive: (target: T, stamp: number, tag: number) => boolean,
     private readonly expire: (target: T, stamp: number, tag: number) => void,
+    private readonly coarse = false,
   ) {}
+
+  /** The longest a coarse queue lets an entry go without a deadline: ms / 32, at least 1 ms. */
+  tick(): number {
+    return Math.max(1, this.ms / 32);
+  }
 
   /** Entries held, dead ones included. */
   get size(): number {
@@ -41,7 +56,10 @@ export class DeadlineQueue<T> {
     return this.timer !== undefined;
   }
 
-  /** Adds a waiter whose deadline is `now + ms`; returns its stamp. */
+  /**
+   * Adds a waiter whose deadline is `now + ms`; returns its stamp. In coarse mode `now` may be
+   * `NO_TIME`: the entry is stamped at the next firing, or now if no timer is armed.
+   */
   add(target: T, tag: number, now: number): number {
     if (this.count === this.targets.length) this.grow();
     const mask = this.targets.length - 1;
@@ -49,15 +67,34 @@ export class DeadlineQueue<T> {
     const stamp = this.nextStamp++;
     this.targets[i] = target;
     this.stamps[i] = stamp;
-    this.deadlines[i] = now + this.ms;
     this.tags[i] = tag;
     this.count++;
+    if (now === NO_TIME) {
+      if (this.timer !== undefined) {
+        this.deadlines[i] = Number.NaN;
+        this.unstamped++;
+        return stamp;
+      }
+      now = this.clock.now();
+    }
+    this.deadlines[i] = now + this.ms;
     if (this.timer === undefined) {
       if (this.ms !== Number.POSITIVE_INFINITY) this.arm(this.ms);
-    } else if (!this.keepingAlive) {
+    } else if (!this.keepingAlive && !this.coarse) {
       this.keepAlive(true);
     }
     return stamp;
+  }
+
+  /** Gives the entries without a deadline the deadline `now + ms`. */
+  private stampPending(now: number): void {
+    if (this.unstamped === 0) return;
+    const mask = this.targets.length - 1;
+    const deadline = now + this.ms;
+    for (let k = this.count - this.unstamped; k < this.count; k++) {
+      this.deadlines[(this.head + k) & mask] = deadline;
+    }
+    this.unstamped = 0;
   }
 
   /** Drops dead entries from the head, so a queue of finished calls does not grow. */
@@ -69,8 +106,9 @@ export class DeadlineQueue<T> {
       this.targets[h] = undefined;
       this.head = (h + 1) & mask;
       this.count--;
+      if (this.unstamped > this.count) this.unstamped = this.count;
     }
-    if (this.keepingAlive) this.keepAlive(false);
+    if (this.keepingAlive && !this.coarse) this.keepAlive(false);
   }
 
   /** Tag of the entry last returned by {@link takeFirstLive}. */
@@ -89,6 +127,7 @@ export class DeadlineQueue<T> {
       this.targets[h] = undefined;
       this.head = (h + 1) & mask;
       this.count--;
+      if (this.unstamped > this.count) this.unstamped = this.count;
       if (live) {
         this.takenTag = this.tags[h]!;
         if (this.count === 0 && this.keepingAlive) this.keepAlive(false);
@@ -105,6 +144,7 @@ export class DeadlineQueue<T> {
    * timer still serves them all; a longer one leaves them as they are.
    */
   setDuration(ms: number, now: number): void {
+    this.stampPending(now);
     const shorter = ms < this.ms;
     this.ms = ms;
     if (!shorter) return;
@@ -134,12 +174,14 @@ export class DeadlineQueue<T> {
     this.targets.fill(undefined);
     this.head = 0;
     this.count = 0;
+    this.unstamped = 0;
   }
 
   private readonly fire = (): void => {
     this.timer = undefined;
     this.keepingAlive = false;
     const now = this.clock.now();
+    this.stampPending(now);
     while (this.count > 0) {
       const mask = this.targets.length - 1;
       const h = this.head;
@@ -165,7 +207,7 @@ export class DeadlineQueue<T> {
   };
 
   private arm(ms: number): void {
-    this.timer = this.clock.setTimer(this.fire, ms, true);
+    this.timer = this.clock.setTimer(this.fire, this.coarse ? Math.min(ms, this.tick()) : ms, true);
     this.keepingAlive = true;
   }
 

@@ -46,6 +46,11 @@ export class TimeoutPolicy {
   private o: ResolvedTimeoutOptions;
   /** The clock this policy reads. */
   readonly clock: Clock;
+  /**
+   * @internal True when each call needs a clock reading to start its deadline: on a clock
+   * that is cheap to read. Otherwise deadlines start at the next tick of the shared timer.
+   */
+  readonly needsStartTime: boolean;
   private error: TimeoutError;
   private queue: DeadlineQueue<TimedExecution>;
   /**
@@ -62,6 +67,7 @@ export class TimeoutPolicy {
     this.timeout = o.timeout;
     this.aggressive = o.strategy === 'aggressive';
     this.clock = o.clock;
+    this.needsStartTime = o.clock.cheapNow === true;
     this.error = stackless(() => new TimeoutError(o.name, o.timeout));
     this.queue = this.makeQueue(o.timeout);
   }
@@ -77,6 +83,7 @@ export class TimeoutPolicy {
         }
         exec.deadlinePassed(step, this);
       },
+      !this.needsStartTime,
     );
   }
 
@@ -142,7 +149,11 @@ export class TimeoutPolicy {
 
   /** @internal Starts the clock for `exec` at pipeline step `step`; returns the stamp. */
   register(exec: TimedExecution, step: number, now: number): number {
-    return this.queue.add(exec, step, now === NO_TIME ? this.clock.now() : now);
+    return this.queue.add(
+      exec,
+      step,
+      now === NO_TIME && this.needsStartTime ? this.clock.now() : now,
+    );
   }
 
   /** @internal An execution stopped waiting on its deadline. */

@@ -23,7 +23,11 @@ export type TimeoutStrategy = 'cooperative' | 'aggressive';
 
 /** Options of {@link TimeoutPolicy}. */
 export interface TimeoutOptions {
-  /** The time limit in ms, in [1, 2147483647]. Required. */
+  /**
+   * The time limit in ms, in [1, 2147483647]. Required. On a clock that is costly to read
+   * (the system clock) a deadline starts at the next tick of the policy's shared timer, every
+   * `timeout / 32` ms (at least 1 ms): never early, at most one tick late.
+   */
   readonly timeout: number;
   /** @default "cooperative" */
   readonly strategy?: TimeoutStrategy;

@@ -1,0 +1,106 @@
+import type { Clock, TimerHandle } from './Clock.js';
+
+/** @internal Something woken at a time it asked for. */
+export interface Sleeper {
+  wake(): void;
+}
+
+const byClock = new WeakMap<Clock, Wakeups>();
+
+/**
+ * @internal Wakes any number of sleepers at their own times with ONE timer per clock: a
+ * min-heap of times, the timer armed for the earliest. Open circuit breakers use it to learn
+ * that their break may be over without reading the clock on every refused call, and without a
+ * timer each. The timer never keeps the process alive.
+ *
+ * Entries are never removed early: a sleeper checks, when woken, whether it still cares.
+ */
+export class Wakeups {
+  private times: number[] = [];
+  private sleepers: Sleeper[] = [];
+  private timer: TimerHandle | undefined = undefined;
+  private armedFor = Number.POSITIVE_INFINITY;
+
+  private constructor(private readonly clock: Clock) {}
+
+  /** The instance serving `clock`. */
+  static of(clock: Clock): Wakeups {
+    let w = byClock.get(clock);
+    if (w === undefined) {
+      w = new Wakeups(clock);
+      byClock.set(clock, w);
+    }
+    return w;
+  }
+
+  /** Sleepers waiting, stale ones included; for tests. */
+  get size(): number {
+    return this.times.length;
+  }
+
+  /** Wakes `sleeper` once the clock reads `at` or later; `now` is the time now. */
+  schedule(at: number, now: number, sleeper: Sleeper): void {
+    const times = this.times;
+    let i = times.length;
+    times.push(at);
+    this.sleepers.push(sleeper);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (times[parent]! <= at) break;
+      this.move(parent, i);
+      i = parent;
+    }
+    this.place(i, at, sleeper);
+    if (at < this.armedFor) this.arm(at, now);
+  }
+
+  private readonly fire = (): void => {
+    this.timer = undefined;
+    this.armedFor = Number.POSITIVE_INFINITY;
+    const now = this.clock.now();
+    // A sleeper may schedule again from `wake`; the loop re-reads the heap each time.
+    while (this.times.length > 0 && this.times[0]! <= now) {
+      const sleeper = this.sleepers[0]!;
+      this.pop();
+      sleeper.wake();
+    }
+    if (this.times.length > 0 && this.times[0]! < this.armedFor) this.arm(this.times[0]!, now);
+  };
+
+  private arm(at: number, now: number): void {
+    if (this.timer !== undefined) this.clock.clearTimer(this.timer);
+    this.armedFor = at;
+    this.timer = this.clock.setTimer(this.fire, Math.max(0, at - now), false);
+  }
+
+  private pop(): void {
+    const times = this.times;
+    const last = times.length - 1;
+    const at = times[last]!;
+    const sleeper = this.sleepers[last]!;
+    times.pop();
+    this.sleepers.pop();
+    if (last === 0) return;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= last) break;
+      const r = l + 1;
+      const child = r < last && times[r]! < times[l]! ? r : l;
+      if (times[child]! >= at) break;
+      this.move(child, i);
+      i = child;
+    }
+    this.place(i, at, sleeper);
+  }
+
+  private move(from: number, to: number): void {
+    this.times[to] = this.times[from]!;
+    this.sleepers[to] = this.sleepers[from]!;
+  }
+
+  private place(i: number, at: number, sleeper: Sleeper): void {
+    this.times[i] = at;
+    this.sleepers[i] = sleeper;
+  }
+}
