@@ -298,6 +298,7 @@ export class Pipeline {
 
   private makeHandlers(tokens: number[]): GateHandlers {
     const gates = this.gates;
+    if (gates.length === 1) return oneGateHandlers(gates[0]!, tokens);
     const onOk = (value: unknown): void => {
       for (let i = gates.length - 1; i >= 0; i--) {
         const g = gates[i]!;
@@ -340,6 +341,30 @@ export class Pipeline {
     this.rejectionResults[i] = result;
     return result;
   }
+}
+
+/** The handlers of a pipeline of one gate: the common case, without the loops. */
+function oneGateHandlers(gate: Gate, tokens: number[]): GateHandlers {
+  const token = tokens[0]!;
+  return {
+    tokens,
+    ok: (value) => {
+      gate.release(token, gate.classifyResult(value), Number.NaN, value);
+      return value;
+    },
+    err: (error) => {
+      gate.release(token, gate.classifyError(error), Number.NaN, error);
+      throw error;
+    },
+    tryOk: (value) => {
+      gate.release(token, gate.classifyResult(value), Number.NaN, value);
+      return success(value);
+    },
+    tryErr: (error) => {
+      gate.release(token, gate.classifyError(error), Number.NaN, error);
+      return failure(error);
+    },
+  };
 }
 
 /** Gives each step that keeps a per-call number its slot in the execution record. */
