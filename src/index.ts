@@ -61,10 +61,24 @@ export {
 } from './policies/circuit-breaker/options.js';
 export type { CircuitBreakerSnapshot } from './policies/circuit-breaker/snapshot.js';
 export { CircuitState } from './policies/circuit-breaker/state.js';
-export { bulkhead, circuitBreaker, fallback, retry, timeout } from './policies/factories.js';
+export {
+  bulkhead,
+  circuitBreaker,
+  fallback,
+  rateLimiter,
+  retry,
+  timeout,
+} from './policies/factories.js';
 export type { FallbackEvent } from './policies/fallback/events.js';
 export { FallbackPolicy } from './policies/fallback/FallbackPolicy.js';
 export type { Failure as FallbackFailure, FallbackOptions } from './policies/fallback/options.js';
+export { isRateLimitedError, RateLimitedError } from './policies/rate-limiter/errors.js';
+export type { RateLimitedEvent } from './policies/rate-limiter/events.js';
+export {
+  type RateLimiterOptions,
+  rateLimiterDefaults,
+} from './policies/rate-limiter/options.js';
+export { type AcquireOptions, RateLimiter } from './policies/rate-limiter/RateLimiter.js';
 export type { GiveUpEvent, RetryEvent } from './policies/retry/events.js';
 export {
   type AttemptFailure,

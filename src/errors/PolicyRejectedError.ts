@@ -2,7 +2,13 @@ import { BreakwaterError } from './BreakwaterError.js';
 import { ErrorCode } from './codes.js';
 
 /** Which kind of policy refused a call. */
-export type PolicyKind = 'circuitBreaker' | 'bulkhead' | 'timeout' | 'retry' | 'fallback';
+export type PolicyKind =
+  | 'circuitBreaker'
+  | 'bulkhead'
+  | 'rateLimiter'
+  | 'timeout'
+  | 'retry'
+  | 'fallback';
 
 /**
  * Base class of "a policy refused the call": the circuit was open, the bulkhead was full, the
@@ -13,6 +19,7 @@ export class PolicyRejectedError extends BreakwaterError {
     ErrorCode.CircuitOpen,
     ErrorCode.CircuitIsolated,
     ErrorCode.BulkheadFull,
+    ErrorCode.RateLimited,
     ErrorCode.Timeout,
   ];
   /** The kind of policy that refused the call. */

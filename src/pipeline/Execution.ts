@@ -1,16 +1,30 @@
 import type { Clock, TimerHandle } from '../clock/Clock.js';
-import type { Bulkhead, QueuedExecution } from '../policies/bulkhead/Bulkhead.js';
+import type { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
 import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import type { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
+import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { NO_RETRY, type RetryPolicy } from '../policies/retry/RetryPolicy.js';
 import { TimeoutError } from '../policies/timeout/errors.js';
 import type { TimedExecution, TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 import { type ExecutionContext, neverAbortedSignal } from './context.js';
-import { NO_TIME, Outcome, StepKind, WAIT } from './protocol.js';
+import {
+  NO_TIME,
+  Outcome,
+  StepKind,
+  WAIT,
+  type WaitingExecution,
+  type WaitingGate,
+} from './protocol.js';
 import { failure, isThenable, success } from './result.js';
 
 /** @internal A policy as the executor sees it. */
-export type Step = CircuitBreaker | Bulkhead | RetryPolicy | TimeoutPolicy | FallbackPolicy;
+export type Step =
+  | CircuitBreaker
+  | Bulkhead
+  | RateLimiter
+  | RetryPolicy
+  | TimeoutPolicy
+  | FallbackPolicy;
 
 /** @internal Marks a step that keeps no per-call number. */
 export const NO_SLOT = -1;
@@ -112,7 +126,7 @@ function captureOuter(resolve: (value: unknown) => void, reject: (reason: unknow
  * fields (an array only for larger pipelines), flags share one integer, and what only waits,
  * deadlines and cancellation need lives in a {@link Detour} made on first use.
  */
-export class Execution implements ExecutionContext, TimedExecution, QueuedExecution {
+export class Execution implements ExecutionContext, TimedExecution, WaitingExecution {
   attempt = 1;
   value: unknown = undefined;
   private flags: number;
@@ -242,13 +256,13 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
       // shapes would make that load polymorphic.
       switch (kinds[i]) {
         case StepKind.Gate: {
-          const gate = step as CircuitBreaker | Bulkhead;
-          const token = gate.acquire(now);
+          const gate = step as CircuitBreaker | Bulkhead | RateLimiter;
+          const token = gate.admit(now);
           if (token >= 0) {
             this.set(core.slotOf[i]!, token);
             break;
           }
-          if (token === WAIT) return this.waitInQueue(step as Bulkhead, i, now);
+          if (token === WAIT) return this.waitInQueue(step as WaitingGate, i, now);
           return this.unwind(i - 1, false, gate.rejection(), now);
         }
         case StepKind.Retry:
@@ -316,7 +330,7 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
       const step = steps[i]!;
       switch (core.kinds[i]) {
         case StepKind.Gate: {
-          const gate = step as CircuitBreaker | Bulkhead;
+          const gate = step as CircuitBreaker | Bulkhead | RateLimiter;
           const outcome =
             !ok && this.isCallerAbort(value)
               ? Outcome.Ignored
@@ -433,9 +447,9 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
     );
   }
 
-  private waitInQueue(bulkhead: Bulkhead, step: number, now: number): Next {
+  private waitInQueue(gate: WaitingGate, step: number, now: number): Next {
     const slot = this.core.slotOf[step]!;
-    this.set(slot, bulkhead.enqueue(this, step, now));
+    this.set(slot, gate.enqueue(this, step, now));
     return this.startWait(step).then(
       () => {
         this.set(slot, 0);
@@ -472,7 +486,7 @@ export class Execution implements ExecutionContext, TimedExecution, QueuedExecut
     const s = this.core.steps[step]!;
     if (s.stepKind === StepKind.Gate) {
       this.set(this.core.slotOf[step]!, 0);
-      (s as Bulkhead).leave();
+      (s as WaitingGate).leave();
     } else if (d.waitTimer !== undefined) {
       this.core.clock.clearTimer(d.waitTimer);
       d.waitTimer = undefined;

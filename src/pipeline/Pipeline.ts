@@ -4,6 +4,7 @@ import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
 import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
+import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
 import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 import { type ExecuteOptions, type ExecutionContext, SharedContext } from './context.js';
@@ -12,7 +13,13 @@ import { type Gate, NO_TIME, Outcome, StepKind } from './protocol.js';
 import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
 
 /** Any policy a pipeline can hold. */
-export type Policy = CircuitBreaker | Bulkhead | RetryPolicy | TimeoutPolicy | FallbackPolicy;
+export type Policy =
+  | CircuitBreaker
+  | Bulkhead
+  | RateLimiter
+  | RetryPolicy
+  | TimeoutPolicy
+  | FallbackPolicy;
 
 /** Handlers for the promise of an async call through a gates-only pipeline, per token set. */
 interface GateHandlers {
@@ -76,6 +83,8 @@ export class Pipeline {
       } else if (s instanceof Bulkhead) {
         needsStartTime ||= s.needsQueueTime;
         waits ||= s.mayWait;
+      } else if (s instanceof RateLimiter) {
+        waits ||= s.mayWait;
       } else if (s instanceof TimeoutPolicy) {
         needsStartTime ||= s.needsStartTime;
         ownSignal = true;
@@ -96,7 +105,9 @@ export class Pipeline {
       ownSignal,
       listensToCaller: waits || ownSignal || deferred,
     };
-    this.gates = steps.filter((s): s is CircuitBreaker | Bulkhead => s.stepKind === StepKind.Gate);
+    this.gates = steps.filter(
+      (s): s is CircuitBreaker | Bulkhead | RateLimiter => s.stepKind === StepKind.Gate,
+    );
     this.gatesOnly = this.gates.length === steps.length && !needsStartTime && !waits;
     this.syncCapable = steps.every(
       (s) => s.stepKind === StepKind.Fallback || (s.stepKind === StepKind.Gate && !s.mayWait),
@@ -172,7 +183,7 @@ export class Pipeline {
       for (let i = 0; i < n; i++) {
         const step = steps[i]!;
         if (step.stepKind !== StepKind.Gate) continue;
-        const token = step.acquire(NO_TIME);
+        const token = step.admit(NO_TIME);
         if (token < 0)
           return this.unwindSync(i - 1, false, step.rejection(), base, Number.NaN) as T;
         tokens[base + i] = token;
@@ -265,7 +276,7 @@ export class Pipeline {
     const tokens = this.tokens;
     for (let i = 0; i < gates.length; i++) {
       const gate = gates[i]!;
-      const token = gate.acquire(NO_TIME);
+      const token = gate.admit(NO_TIME);
       if (token < 0) {
         for (let j = i - 1; j >= 0; j--) gates[j]!.release(tokens[j]!, Outcome.Ignored, Number.NaN);
         return tryMode ? this.rejectedResult(i) : Promise.reject(gate.rejection());
@@ -380,7 +391,7 @@ function assignSlots(
       s instanceof CircuitBreaker ||
       s instanceof TimeoutPolicy ||
       s instanceof RetryPolicy ||
-      (s instanceof Bulkhead && s.mayWait);
+      ((s instanceof Bulkhead || s instanceof RateLimiter) && s.mayWait);
     slotOf.push(keeps ? next++ : NO_SLOT);
     timeSlotOf.push(s instanceof RetryPolicy && s.needsTime ? next++ : NO_SLOT);
   }
@@ -397,6 +408,7 @@ function isPolicy(p: unknown): p is Policy {
   return (
     p instanceof CircuitBreaker ||
     p instanceof Bulkhead ||
+    p instanceof RateLimiter ||
     p instanceof RetryPolicy ||
     p instanceof TimeoutPolicy ||
     p instanceof FallbackPolicy

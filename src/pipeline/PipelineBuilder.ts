@@ -4,6 +4,8 @@ import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import type { CircuitBreakerOptions } from '../policies/circuit-breaker/options.js';
 import { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
 import type { FallbackOptions } from '../policies/fallback/options.js';
+import type { RateLimiterOptions } from '../policies/rate-limiter/options.js';
+import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import type { RetryOptions } from '../policies/retry/options.js';
 import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
 import type { TimeoutOptions } from '../policies/timeout/options.js';
@@ -48,6 +50,10 @@ export class PipelineBuilder {
 
   bulkhead(options?: number | BulkheadOptions | Bulkhead): this {
     return this.add(options instanceof Bulkhead ? options : new Bulkhead(options));
+  }
+
+  rateLimiter(options: RateLimiterOptions | RateLimiter): this {
+    return this.add(options instanceof RateLimiter ? options : new RateLimiter(options));
   }
 
   fallback<T>(options: FallbackOptions<T> | FallbackPolicy<T>): this {

@@ -18,9 +18,9 @@ export const Outcome = {
 } as const;
 export type Outcome = (typeof Outcome)[keyof typeof Outcome];
 
-/** Returned by {@link Gate.acquire} when the call is refused. */
+/** Returned by {@link Gate.admit} when the call is refused. */
 export const REJECTED = -1;
-/** Returned by {@link Gate.acquire} when the call must wait for a permit (a bulkhead queue). */
+/** Returned by {@link Gate.admit} when the call must wait for a permit (a bulkhead queue). */
 export const WAIT = -2;
 
 /** Marker for "the time was not read"; gates that need it read their own clock. */
@@ -34,15 +34,15 @@ export interface Gate {
   readonly stepKind: typeof StepKind.Gate;
   /** True when `release` needs the call's duration (slow-call thresholds, latency). */
   readonly needsDuration: boolean;
-  /** True when `acquire` can answer {@link WAIT}. */
+  /** True when `admit` can answer {@link WAIT}. */
   readonly mayWait: boolean;
   /**
    * Admits (a token >= 0), refuses ({@link REJECTED}) or asks to wait ({@link WAIT}).
    * `now` is the pipeline's clock reading, or {@link NO_TIME}.
    */
-  acquire(now: number): number;
+  admit(now: number): number;
   /**
-   * Returns the permit taken by `acquire` with how the call ended; `elapsed` is NaN when the
+   * Returns the permit taken by `admit` with how the call ended; `elapsed` is NaN when the
    * pipeline did not time the call; `detail` is the error or value, for events.
    */
   release(token: number, outcome: Outcome, elapsed: number, detail?: unknown): void;
@@ -52,4 +52,22 @@ export interface Gate {
   classifyResult(value: unknown): Outcome;
   /** The error a refused call rejects with (preallocated unless the policy is in debug mode). */
   rejection(): Error;
+}
+
+/** @internal What a gate needs from an execution waiting in its line (a queue or a reserved turn). */
+export interface WaitingExecution {
+  /** True while the execution still waits at `step` under `stamp`. */
+  queueLive(step: number, stamp: number): boolean;
+  /** The execution waiting at `step` may go on. */
+  queueAdmitted(step: number): void;
+  /** The execution waiting at `step` is refused. */
+  queueRejected(step: number, error: Error): void;
+}
+
+/** A gate whose `admit` may answer {@link WAIT}: a bulkhead with a queue, a rate limiter. */
+export interface WaitingGate extends Gate {
+  /** Puts `exec`, just told to wait at `step`, in line; returns its stamp. */
+  enqueue(exec: WaitingExecution, step: number, now: number): number;
+  /** An execution in line gave up (its signal aborted). */
+  leave(): void;
 }

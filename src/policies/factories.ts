@@ -4,6 +4,8 @@ import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
 import type { CircuitBreakerOptions } from './circuit-breaker/options.js';
 import { FallbackPolicy } from './fallback/FallbackPolicy.js';
 import type { FallbackOptions } from './fallback/options.js';
+import type { RateLimiterOptions } from './rate-limiter/options.js';
+import { RateLimiter } from './rate-limiter/RateLimiter.js';
 import type { RetryOptions } from './retry/options.js';
 import { RetryPolicy } from './retry/RetryPolicy.js';
 import type { TimeoutOptions } from './timeout/options.js';
@@ -32,4 +34,9 @@ export function bulkhead(options?: number | BulkheadOptions): Bulkhead {
 /** A new {@link FallbackPolicy}. @example `fallback({ action: ({ error }) => cached.get(key) })` */
 export function fallback<T>(options: FallbackOptions<T>): FallbackPolicy<T> {
   return new FallbackPolicy(options);
+}
+
+/** A new {@link RateLimiter}. @example `rateLimiter({ limit: 100, period: 1_000, burst: 20 })` */
+export function rateLimiter(options: RateLimiterOptions): RateLimiter {
+  return new RateLimiter(options);
 }

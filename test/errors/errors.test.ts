@@ -10,10 +10,12 @@ import {
   isBrokenCircuitError,
   isBulkheadRejectedError,
   isPolicyRejection,
+  isRateLimitedError,
   isTimeoutError,
   OptionsError,
   PolicyRejectedError,
   pipeline,
+  RateLimitedError,
   RetryPolicy,
   TimeoutError,
   UsageError,
@@ -36,6 +38,7 @@ const classes = [
   BrokenCircuitError,
   IsolatedCircuitError,
   BulkheadRejectedError,
+  RateLimitedError,
   TimeoutError,
   OptionsError,
   UsageError,
@@ -52,6 +55,7 @@ const expectedClasses: Record<string, readonly (typeof classes)[number][]> = {
     IsolatedCircuitError,
   ],
   [ErrorCode.BulkheadFull]: [BreakwaterError, PolicyRejectedError, BulkheadRejectedError],
+  [ErrorCode.RateLimited]: [BreakwaterError, PolicyRejectedError, RateLimitedError],
   [ErrorCode.Timeout]: [BreakwaterError, PolicyRejectedError, TimeoutError],
   [ErrorCode.InvalidOption]: [BreakwaterError, OptionsError],
   [ErrorCode.Usage]: [BreakwaterError, UsageError],
@@ -64,6 +68,7 @@ describe('ErrorCode', () => {
       CircuitOpen: 'ERR_BREAKWATER_CIRCUIT_OPEN',
       CircuitIsolated: 'ERR_BREAKWATER_CIRCUIT_ISOLATED',
       BulkheadFull: 'ERR_BREAKWATER_BULKHEAD_FULL',
+      RateLimited: 'ERR_BREAKWATER_RATE_LIMITED',
       Timeout: 'ERR_BREAKWATER_TIMEOUT',
       InvalidOption: 'ERR_BREAKWATER_INVALID_OPTION',
       Usage: 'ERR_BREAKWATER_USAGE',
@@ -92,6 +97,12 @@ describe('error classes', () => {
       new BulkheadRejectedError('pool', 'full', 4),
       ErrorCode.BulkheadFull,
       'Bulkhead "pool" is full (4 in flight)',
+    ],
+    [
+      'RateLimitedError',
+      new RateLimitedError('api', clock, 1250),
+      ErrorCode.RateLimited,
+      'Rate limiter "api" has no permit free',
     ],
     [
       'TimeoutError',
@@ -214,6 +225,7 @@ describe('instanceof across duplicate copies of the package', () => {
       );
     }
     expect(isBulkheadRejectedError(error)).toBe(code === ErrorCode.BulkheadFull);
+    expect(isRateLimitedError(error)).toBe(code === ErrorCode.RateLimited);
   });
 
   it('a branded object with an unknown code is a BreakwaterError only', () => {

@@ -2,7 +2,15 @@ import type { Clock } from '../../clock/Clock.js';
 import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
-import { type Gate, NO_TIME, Outcome, REJECTED, StepKind, WAIT } from '../../pipeline/protocol.js';
+import {
+  NO_TIME,
+  Outcome,
+  REJECTED,
+  StepKind,
+  WAIT,
+  type WaitingExecution,
+  type WaitingGate,
+} from '../../pipeline/protocol.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { DeadlineQueue } from '../timeout/DeadlineQueue.js';
 import { BulkheadRejectedError, type BulkheadRejection } from './errors.js';
@@ -14,14 +22,7 @@ import {
 } from './options.js';
 
 /** @internal What a bulkhead needs from an execution waiting in its queue. */
-export interface QueuedExecution {
-  /** True while the execution still waits in the queue at `step` under `stamp`. */
-  queueLive(step: number, stamp: number): boolean;
-  /** A slot was given to the execution waiting at `step`. */
-  queueAdmitted(step: number): void;
-  /** The execution waiting at `step` is refused (queue timeout). */
-  queueRejected(step: number, error: Error): void;
-}
+export type QueuedExecution = WaitingExecution;
 
 /**
  * Caps the calls in flight at once, optionally with a bounded FIFO queue of waiting calls.
@@ -34,7 +35,7 @@ export interface QueuedExecution {
  * await pipeline(pool).execute(() => db.query(sql));
  * ```
  */
-export class Bulkhead implements Gate {
+export class Bulkhead implements WaitingGate {
   readonly stepKind = StepKind.Gate;
   readonly needsDuration = false;
   readonly name: string;
@@ -164,7 +165,7 @@ export class Bulkhead implements Gate {
   }
 
   /** @internal */
-  acquire(): number {
+  admit(): number {
     if (this.active < this.o.maxConcurrent) {
       this.active++;
       return 0;

@@ -300,7 +300,7 @@ export class CircuitBreaker implements Gate, Sleeper {
   // ---- the gate protocol ----------------------------------------------------------------------
 
   /** @internal */
-  acquire(now: number): number {
+  admit(now: number): number {
     const s = this.s;
     if (s === S_CLOSED || s === S_DISABLED || s === S_METRICS_ONLY) return this.gen;
     // Held open by hand: no clock to read, nothing to decide.

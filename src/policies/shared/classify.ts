@@ -5,7 +5,7 @@ type Branded = { [BRAND]?: unknown; code?: unknown };
 
 /**
  * @internal True for errors that say something about the dependency. Refusals by other
- * breakwater policies (an open breaker, a full bulkhead) never reached it, so they are not
+ * breakwater policies (an open breaker, a full bulkhead, a rate limit) never reached it, so they are not
  * counted; a timeout did reach it and is counted.
  */
 export function isCountedError(error: unknown): boolean {
@@ -16,6 +16,7 @@ export function isCountedError(error: unknown): boolean {
     code !== ErrorCode.CircuitOpen &&
     code !== ErrorCode.CircuitIsolated &&
     code !== ErrorCode.BulkheadFull &&
+    code !== ErrorCode.RateLimited &&
     // A disposed policy says nothing about the dependency either, and retrying it would re-arm
     // timers after dispose().
     code !== ErrorCode.Usage

@@ -86,6 +86,35 @@ export class DeadlineQueue<T> {
     return stamp;
   }
 
+  /**
+   * Adds a waiter due at `deadline` instead of `now + ms` (the queue's own wait is then
+   * unused); a deadline before the last one held is moved to it, so the order holds and one
+   * timer still serves all. `now` is the time now. Returns its stamp.
+   */
+  addAt(target: T, tag: number, deadline: number, now: number): number {
+    if (this.count === this.targets.length) this.grow();
+    const mask = this.targets.length - 1;
+    if (this.count > 0) {
+      const last = this.deadlines[(this.head + this.count - 1) & mask]!;
+      if (deadline < last) deadline = last;
+    }
+    const i = (this.head + this.count) & mask;
+    const stamp = this.nextStamp++;
+    this.targets[i] = target;
+    this.stamps[i] = stamp;
+    this.tags[i] = tag;
+    this.deadlines[i] = deadline;
+    // A timer left armed by an empty queue may be due after this deadline.
+    if (this.count === 0 && this.timer !== undefined) {
+      this.clock.clearTimer(this.timer);
+      this.timer = undefined;
+    }
+    this.count++;
+    if (this.timer === undefined) this.arm(Math.max(0, deadline - now));
+    else if (!this.keepingAlive) this.keepAlive(true);
+    return stamp;
+  }
+
   /** Gives the entries without a deadline the deadline `now + ms`. */
   private stampPending(now: number): void {
     if (this.unstamped === 0) return;

@@ -1,0 +1,348 @@
+import type { Clock } from '../../clock/Clock.js';
+import { CoarseTime } from '../../clock/CoarseTime.js';
+import { stackless } from '../../errors/BreakwaterError.js';
+import { OptionsError, UsageError } from '../../errors/OptionsError.js';
+import { type Disposer, Listeners } from '../../events/Listeners.js';
+import {
+  NO_TIME,
+  Outcome,
+  REJECTED,
+  StepKind,
+  WAIT,
+  type WaitingExecution,
+  type WaitingGate,
+} from '../../pipeline/protocol.js';
+import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
+import { DeadlineQueue } from '../timeout/DeadlineQueue.js';
+import { RateLimitedError } from './errors.js';
+import type { RateLimitedEvent } from './events.js';
+import {
+  type RateLimiterOptions,
+  type ResolvedRateLimiterOptions,
+  resolveRateLimiterOptions,
+} from './options.js';
+
+/** Options of {@link RateLimiter.acquire}. */
+export interface AcquireOptions {
+  /** Longest wait for the permits in ms. @default the limiter's `maxWait` */
+  readonly maxWait?: number;
+  /** Aborting it stops the wait: the promise rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
+const RESOLVED: Promise<void> = Promise.resolve();
+
+/** One caller of {@link RateLimiter.acquire} waiting for its reserved turn. */
+class Waiter implements WaitingExecution {
+  stamp = 0;
+  done = false;
+  constructor(
+    private readonly limiter: RateLimiter,
+    private readonly resolve: () => void,
+    private readonly reject: (reason: unknown) => void,
+    private readonly signal: AbortSignal | undefined,
+    /** The limiter's TAT right after this reservation, to give it back on abort. */
+    readonly reservedTat: number,
+    readonly permits: number,
+  ) {}
+
+  queueLive(_step: number, stamp: number): boolean {
+    return !this.done && this.stamp === stamp;
+  }
+
+  queueAdmitted(): void {
+    this.finish();
+    this.resolve();
+  }
+
+  queueRejected(_step: number, error: Error): void {
+    this.finish();
+    this.reject(error);
+  }
+
+  /** The signal aborted. */
+  handleEvent(): void {
+    if (this.done) return;
+    this.finish();
+    this.limiter.giveBack(this);
+    this.reject(this.signal!.reason);
+  }
+
+  private finish(): void {
+    this.done = true;
+    this.signal?.removeEventListener('abort', this);
+  }
+}
+
+/**
+ * A rate limiter by GCRA (the generic cell rate algorithm): one number, the theoretical
+ * arrival time, holds its whole state. `burst` calls are admitted at once from idle, then one
+ * every `period / limit` ms; a call that finds no permit is refused with the exact time until
+ * one is free, or waits for it (up to `maxWait`) with its turn reserved, so waiters never
+ * stampede. Times are whole microseconds.
+ *
+ * On the system clock the limiter reads a cached clock reading that is at most about a
+ * millisecond old (see the README): an old reading only ever admits fewer calls, never more.
+ *
+ * @example
+ * ```ts
+ * const limiter = rateLimiter({ limit: 100, period: 1_000 });
+ * const wait = limiter.tryAcquire();       // 0: admitted; otherwise ms until a permit is free
+ * await limiter.acquire(1, { maxWait: 500 });
+ * await pipeline(limiter, breaker).execute(() => fetch(url));
+ * ```
+ */
+export class RateLimiter implements WaitingGate {
+  readonly stepKind = StepKind.Gate;
+  readonly needsDuration = false;
+  readonly name: string;
+  /**
+   * True when calls through a pipeline may wait for a permit (`maxWait` > 0). Pipelines read
+   * it when they are built, so `reconfigure` cannot change whether the limiter waits.
+   */
+  readonly mayWait: boolean;
+  /** The clock this policy reads. */
+  readonly clock: Clock;
+  private o: ResolvedRateLimiterOptions;
+  private readonly coarse: CoarseTime | undefined;
+  /** Theoretical arrival time, in µs of the clock. */
+  private tat = Number.NEGATIVE_INFINITY;
+  private readonly queue: DeadlineQueue<WaitingExecution>;
+  private readonly error: RateLimitedError;
+  /** Clock time (ms) at which the reservation made by the last `acquire(now)` is due. */
+  private reservedAt = 0;
+  private nAdmitted = 0;
+  private nRejected = 0;
+  /** @internal */ readonly limited = new Listeners<RateLimitedEvent>();
+
+  constructor(options: RateLimiterOptions) {
+    const o = resolveRateLimiterOptions(options);
+    this.o = o;
+    this.name = o.name;
+    this.clock = o.clock;
+    this.mayWait = o.maxWait > 0;
+    this.coarse = o.clock.cheapNow === true ? undefined : CoarseTime.of(o.clock);
+    this.error = stackless(() => new RateLimitedError(o.name, o.clock, 0));
+    this.queue = new DeadlineQueue<WaitingExecution>(
+      o.clock,
+      Number.POSITIVE_INFINITY,
+      (t, stamp, step) => t.queueLive(step, stamp),
+      (t, _stamp, step) => t.queueAdmitted(step),
+    );
+  }
+
+  /** Calls admitted at once from idle. */
+  get burst(): number {
+    return this.o.burst;
+  }
+
+  /** Milliseconds between two permits on average. */
+  get interval(): number {
+    return this.o.intervalUs / 1_000;
+  }
+
+  /** Permits that could be taken right now without waiting. */
+  get available(): number {
+    const now = this.nowUs(NO_TIME);
+    const { intervalUs, burst } = this.o;
+    const free = Math.floor((now - (Math.max(this.tat, now) - burst * intervalUs)) / intervalUs);
+    return Math.max(0, Math.min(burst, free));
+  }
+
+  /** Counters since the limiter was made. */
+  stats(): { admitted: number; rejected: number; waiting: number; available: number } {
+    return {
+      admitted: this.nAdmitted,
+      rejected: this.nRejected,
+      waiting: this.queue.size,
+      available: this.available,
+    };
+  }
+
+  /**
+   * Takes `permits` (default 1) if they are free now. Returns 0 when they were taken, or else
+   * the milliseconds until they would be free (nothing is taken then). Never allocates.
+   *
+   * Throws {@link OptionsError} when `permits` is not an integer in [1, burst]: more permits
+   * than the burst could never be free at once.
+   */
+  tryAcquire(permits = 1): number {
+    if (permits !== 1) this.checkPermits(permits);
+    const nowUs = this.nowUs(NO_TIME);
+    const wait = this.take(nowUs, permits);
+    if (wait === 0) return 0;
+    this.refused(nowUs, wait, permits);
+    return wait / 1_000;
+  }
+
+  /**
+   * Takes `permits` (default 1), waiting for them up to `maxWait` ms (default: the limiter's
+   * `maxWait`). The turn is reserved at once, so callers are admitted in order at the exact
+   * times the rate allows. Rejects with {@link RateLimitedError} (nothing taken) when the wait
+   * would be longer, and with the signal's reason when `signal` aborts (the reservation is
+   * given back when no later one depends on it).
+   */
+  acquire(permits = 1, options?: AcquireOptions): Promise<void> {
+    if (permits !== 1) this.checkPermits(permits);
+    const signal = options?.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const maxWait = options?.maxWait ?? this.o.maxWait;
+    const nowUs = this.nowUs(NO_TIME);
+    const wait = this.take(nowUs, permits);
+    if (wait === 0) return RESOLVED;
+    if (!(wait <= maxWait * 1_000)) {
+      return Promise.reject(this.refused(nowUs, wait, permits));
+    }
+    const reservedTat = this.reserve(nowUs, permits);
+    return new Promise<void>((resolve, reject) => {
+      const waiter = new Waiter(this, resolve, reject, signal, reservedTat, permits);
+      signal?.addEventListener('abort', waiter);
+      waiter.stamp = this.queue.addAt(waiter, 0, (nowUs + wait) / 1_000, nowUs / 1_000);
+    });
+  }
+
+  /** @internal A waiter left: its permits go back when no later reservation depends on them. */
+  giveBack(waiter: Waiter): void {
+    if (this.tat === waiter.reservedTat) {
+      this.tat -= waiter.permits * this.o.intervalUs;
+      this.nAdmitted--;
+    }
+    this.queue.prune();
+  }
+
+  /** Calls `listener` when the limiter refuses permits. */
+  onRejected(listener: (event: RateLimitedEvent) => void): Disposer {
+    return this.limited.add(listener);
+  }
+
+  /**
+   * Applies a new rate to the calls to come; permits already taken and reservations stay.
+   * `options` replace the current ones as a whole; `name` and `clock` may be left out (they
+   * are kept) but not changed, and `maxWait` cannot go from 0 to more or back (pipelines built
+   * with the limiter depend on whether it waits).
+   *
+   * Throws {@link OptionsError} and changes nothing when an option is invalid.
+   */
+  reconfigure(options: RateLimiterOptions): void {
+    const o = resolveRateLimiterOptions(withIdentity(options, this.name, this.clock));
+    this.checkOptions(o);
+    this.applyOptions(o);
+  }
+
+  /** @internal Throws {@link OptionsError} when resolved options `o` cannot replace these. */
+  checkOptions(o: ResolvedRateLimiterOptions, name: string = o.name): void {
+    checkIdentity('rateLimiter', this.name, this.clock, name, o.clock);
+    if (o.maxWait > 0 !== this.mayWait) {
+      throw new OptionsError(
+        'maxWait',
+        o.maxWait,
+        this.mayWait
+          ? 'a number of ms in [1, 2147483647]: a limiter built to wait cannot stop waiting; build a new one'
+          : '0: a limiter built without waiting cannot be given a wait (pipelines built with it never wait on it); build a new one',
+      );
+    }
+  }
+
+  /** @internal Swaps in options that passed {@link checkOptions}. */
+  applyOptions(o: ResolvedRateLimiterOptions): void {
+    this.o = o;
+  }
+
+  /** Refuses every waiting caller (they fail with a {@link UsageError}) and removes listeners. */
+  dispose(): void {
+    const error = new UsageError(`Rate limiter "${this.name}" was disposed`);
+    for (let t = this.queue.takeFirstLive(); t !== undefined; t = this.queue.takeFirstLive()) {
+      t.queueRejected(this.queue.takenTag, error);
+    }
+    this.queue.clear();
+    this.limited.clear();
+  }
+
+  // ---- the gate protocol ----------------------------------------------------------------------
+
+  /** @internal Admits (0), asks to wait ({@link WAIT}) or refuses ({@link REJECTED}). */
+  admit(now: number): number {
+    const nowUs = this.nowUs(now);
+    const permits = this.o.permits;
+    const wait = this.take(nowUs, permits);
+    if (wait === 0) return 0;
+    if (wait <= this.o.maxWait * 1_000) {
+      this.reserve(nowUs, permits);
+      this.reservedAt = (nowUs + wait) / 1_000;
+      return WAIT;
+    }
+    this.refused(nowUs, wait, permits);
+    return REJECTED;
+  }
+
+  /** @internal Puts `exec` in line for the turn reserved by the last admission. */
+  enqueue(exec: WaitingExecution, step: number, now: number): number {
+    return this.queue.addAt(exec, step, this.reservedAt, now === NO_TIME ? this.clock.now() : now);
+  }
+
+  /** @internal A waiting execution gave up (its signal aborted); its turn is not given back. */
+  leave(): void {
+    this.queue.prune();
+  }
+
+  /** @internal A rate limiter does not count outcomes. */
+  release(): void {}
+
+  /** @internal */
+  classifyError(): Outcome {
+    return Outcome.Success;
+  }
+
+  /** @internal */
+  classifyResult(): Outcome {
+    return Outcome.Success;
+  }
+
+  /** @internal The error of the last refusal. */
+  rejection(): RateLimitedError {
+    return this.error;
+  }
+
+  // ---- GCRA ----------------------------------------------------------------------------------
+
+  /** The time in whole µs: `now` (ms) when the pipeline read it, else the (cached) clock. */
+  private nowUs(now: number): number {
+    const ms =
+      now !== NO_TIME ? now : this.coarse !== undefined ? this.coarse.now() : this.clock.now();
+    return Math.floor(ms * 1_000);
+  }
+
+  /** Takes `permits` at `nowUs`: 0, or the µs until they would be free (nothing taken). */
+  private take(nowUs: number, permits: number): number {
+    const { intervalUs, burst } = this.o;
+    const newTat = Math.max(this.tat, nowUs) + permits * intervalUs;
+    const wait = newTat - burst * intervalUs - nowUs;
+    if (wait > 0) return wait;
+    this.tat = newTat;
+    this.nAdmitted++;
+    return 0;
+  }
+
+  /** Takes `permits` ahead of time (they are due later); returns the TAT after it. */
+  private reserve(nowUs: number, permits: number): number {
+    this.tat = Math.max(this.tat, nowUs) + permits * this.o.intervalUs;
+    this.nAdmitted++;
+    return this.tat;
+  }
+
+  private refused(nowUs: number, waitUs: number, permits: number): RateLimitedError {
+    this.nRejected++;
+    const freeAt = (nowUs + waitUs) / 1_000;
+    let error = this.error;
+    if (this.o.debug) error = new RateLimitedError(this.name, this.clock, freeAt);
+    else error.freeAt = freeAt;
+    if (this.limited.size !== 0) this.limited.emit({ permits, retryAfter: waitUs / 1_000 });
+    return error;
+  }
+
+  private checkPermits(permits: number): void {
+    if (!Number.isInteger(permits) || permits < 1 || permits > this.o.burst) {
+      throw new OptionsError('permits', permits, `an integer in [1, ${this.o.burst}] (the burst)`);
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import type { Clock } from '../../clock/Clock.js';
+import { ErrorCode } from '../../errors/codes.js';
+import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
+
+/**
+ * The rate limiter had no permit for the call (or not within its `maxWait`). `retryAfter`
+ * says how long until the permits asked for would be free, read now.
+ *
+ * Unless the limiter has `debug: true`, one error object serves every refusal of a limiter:
+ * read `retryAfter` when the refusal arrives.
+ */
+export class RateLimitedError extends PolicyRejectedError {
+  static override readonly codes: readonly string[] = [ErrorCode.RateLimited];
+  /** @internal Clock reading at which the permits asked for are free. */
+  freeAt: number;
+  readonly #clock: Clock;
+
+  /** @internal Built by the limiter; not meant to be constructed by users. */
+  constructor(policyName: string, clock: Clock, freeAt: number) {
+    super(
+      ErrorCode.RateLimited,
+      `Rate limiter "${policyName}" has no permit free`,
+      'rateLimiter',
+      policyName,
+    );
+    this.#clock = clock;
+    this.freeAt = freeAt;
+  }
+
+  /** Milliseconds until the permits asked for are free, read now. */
+  get retryAfter(): number {
+    return Math.max(0, this.freeAt - this.#clock.now());
+  }
+}
+
+Object.defineProperty(RateLimitedError.prototype, 'name', {
+  value: 'RateLimitedError',
+  writable: true,
+});
+
+/** True when `error` is a {@link RateLimitedError} from any copy of breakwater. */
+export function isRateLimitedError(error: unknown): error is RateLimitedError {
+  return error instanceof RateLimitedError;
+}

@@ -1,0 +1,7 @@
+/** Emitted when a rate limiter refuses permits. */
+export interface RateLimitedEvent {
+  /** Permits asked for. */
+  readonly permits: number;
+  /** Milliseconds until they would be free. */
+  readonly retryAfter: number;
+}
