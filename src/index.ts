@@ -75,6 +75,11 @@ export type { Failure as FallbackFailure, FallbackOptions } from './policies/fal
 export { isRateLimitedError, RateLimitedError } from './policies/rate-limiter/errors.js';
 export type { RateLimitedEvent } from './policies/rate-limiter/events.js';
 export {
+  KeyedRateLimiter,
+  type KeyedRateLimiterOptions,
+  keyedRateLimiterDefaults,
+} from './policies/rate-limiter/KeyedRateLimiter.js';
+export {
   type RateLimiterOptions,
   rateLimiterDefaults,
 } from './policies/rate-limiter/options.js';

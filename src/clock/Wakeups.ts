@@ -5,13 +5,15 @@ export interface Sleeper {
   wake(): void;
 }
 
-const byClock = new WeakMap<Clock, Wakeups>();
+const quiet = new WeakMap<Clock, Wakeups>();
+const keepingAlive = new WeakMap<Clock, Wakeups>();
 
 /**
  * @internal Wakes any number of sleepers at their own times with ONE timer per clock: a
  * min-heap of times, the timer armed for the earliest. Open circuit breakers use it to learn
  * that their break may be over without reading the clock on every refused call, and without a
- * timer each. The timer never keeps the process alive.
+ * timer each (their timer never keeps the process alive); keyed rate limiters use another to
+ * wake callers waiting for their turn (that one keeps it alive while anyone waits).
  *
  * Entries are never removed early: a sleeper checks, when woken, whether it still cares.
  */
@@ -21,14 +23,18 @@ export class Wakeups {
   private timer: TimerHandle | undefined = undefined;
   private armedFor = Number.POSITIVE_INFINITY;
 
-  private constructor(private readonly clock: Clock) {}
+  private constructor(
+    private readonly clock: Clock,
+    private readonly keepAlive: boolean,
+  ) {}
 
-  /** The instance serving `clock`. */
-  static of(clock: Clock): Wakeups {
-    let w = byClock.get(clock);
+  /** The instance serving `clock` whose timer keeps the process alive, or not. */
+  static of(clock: Clock, keepAlive = false): Wakeups {
+    const map = keepAlive ? keepingAlive : quiet;
+    let w = map.get(clock);
     if (w === undefined) {
-      w = new Wakeups(clock);
-      byClock.set(clock, w);
+      w = new Wakeups(clock, keepAlive);
+      map.set(clock, w);
     }
     return w;
   }
@@ -70,7 +76,7 @@ export class Wakeups {
   private arm(at: number, now: number): void {
     if (this.timer !== undefined) this.clock.clearTimer(this.timer);
     this.armedFor = at;
-    this.timer = this.clock.setTimer(this.fire, Math.max(0, at - now), false);
+    this.timer = this.clock.setTimer(this.fire, Math.max(0, at - now), this.keepAlive);
   }
 
   private pop(): void {

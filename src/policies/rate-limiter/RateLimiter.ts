@@ -16,6 +16,7 @@ import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { DeadlineQueue } from '../timeout/DeadlineQueue.js';
 import { RateLimitedError } from './errors.js';
 import type { RateLimitedEvent } from './events.js';
+import { gcraTake, gcraWait } from './gcra.js';
 import {
   type RateLimiterOptions,
   type ResolvedRateLimiterOptions,
@@ -315,17 +316,16 @@ export class RateLimiter implements WaitingGate {
   /** Takes `permits` at `nowUs`: 0, or the µs until they would be free (nothing taken). */
   private take(nowUs: number, permits: number): number {
     const { intervalUs, burst } = this.o;
-    const newTat = Math.max(this.tat, nowUs) + permits * intervalUs;
-    const wait = newTat - burst * intervalUs - nowUs;
+    const wait = gcraWait(this.tat, nowUs, permits, intervalUs, burst);
     if (wait > 0) return wait;
-    this.tat = newTat;
+    this.tat = gcraTake(this.tat, nowUs, permits, intervalUs);
     this.nAdmitted++;
     return 0;
   }
 
   /** Takes `permits` ahead of time (they are due later); returns the TAT after it. */
   private reserve(nowUs: number, permits: number): number {
-    this.tat = Math.max(this.tat, nowUs) + permits * this.o.intervalUs;
+    this.tat = gcraTake(this.tat, nowUs, permits, this.o.intervalUs);
     this.nAdmitted++;
     return this.tat;
   }

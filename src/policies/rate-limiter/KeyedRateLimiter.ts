@@ -1,0 +1,239 @@
+import type { Clock } from '../../clock/Clock.js';
+import { CoarseTime } from '../../clock/CoarseTime.js';
+import { type Sleeper, Wakeups } from '../../clock/Wakeups.js';
+import { stackless } from '../../errors/BreakwaterError.js';
+import { OptionsError, UsageError } from '../../errors/OptionsError.js';
+import { type Disposer, Listeners } from '../../events/Listeners.js';
+import { integer } from '../../validation/validate.js';
+import { RateLimitedError } from './errors.js';
+import type { RateLimitedEvent } from './events.js';
+import { gcraTake, gcraWait } from './gcra.js';
+import {
+  type RateLimiterOptions,
+  type ResolvedRateLimiterOptions,
+  resolveRateLimiterOptions,
+} from './options.js';
+import type { AcquireOptions } from './RateLimiter.js';
+
+/** Options of {@link KeyedRateLimiter}: the rate of each key, and how many keys to hold. */
+export interface KeyedRateLimiterOptions extends RateLimiterOptions {
+  /**
+   * Keys held at most, in [1, 2^31-1]. Past it the least recently used key is forgotten, which
+   * resets its limit: size it above the number of keys active at once. @default 100000
+   */
+  readonly maxKeys?: number;
+}
+
+/** Defaults of {@link KeyedRateLimiterOptions} beyond those of the rate limiter. */
+export const keyedRateLimiterDefaults = Object.freeze({ maxKeys: 100_000 });
+
+/** Calls between two looks at the least recently used keys. */
+const SWEEP_EVERY = 16;
+/** Keys looked at per sweep, at most. */
+const SWEEP_SIZE = 4;
+
+const RESOLVED: Promise<void> = Promise.resolve();
+
+/** A caller waiting for its reserved turn on one key. */
+class KeyWaiter implements Sleeper {
+  done = false;
+  constructor(
+    private readonly owner: Set<KeyWaiter>,
+    private readonly resolve: () => void,
+    private readonly reject: (reason: unknown) => void,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  wake(): void {
+    if (this.done) return;
+    this.finish();
+    this.resolve();
+  }
+
+  fail(reason: unknown): void {
+    if (this.done) return;
+    this.finish();
+    this.reject(reason);
+  }
+
+  handleEvent(): void {
+    this.fail(this.signal!.reason);
+  }
+
+  private finish(): void {
+    this.done = true;
+    this.owner.delete(this);
+    this.signal?.removeEventListener('abort', this);
+  }
+}
+
+/**
+ * One GCRA rate limit per key (per user, per API key, per tenant), each key holding one number.
+ * A key whose limit is back to idle holds nothing worth keeping and is dropped as calls go by
+ * (no timer per key); at most `maxKeys` are held, the least recently used going first.
+ *
+ * @example
+ * ```ts
+ * const perUser = new KeyedRateLimiter({ limit: 10, period: 1_000, maxKeys: 50_000 });
+ * const wait = perUser.tryAcquire(userId);
+ * if (wait > 0) return reply.status(429).header('Retry-After', Math.ceil(wait / 1000));
+ * ```
+ */
+export class KeyedRateLimiter {
+  readonly name: string;
+  /** The clock this limiter reads. */
+  readonly clock: Clock;
+  /** Keys held at most. */
+  readonly maxKeys: number;
+  private readonly o: ResolvedRateLimiterOptions;
+  private readonly coarse: CoarseTime | undefined;
+  /** TAT in µs per key, least recently used first (Map order). */
+  private readonly tats = new Map<string, number>();
+  private calls = 0;
+  private readonly error: RateLimitedError;
+  private waiters: Set<KeyWaiter> | undefined = undefined;
+  /** @internal */ readonly limited = new Listeners<RateLimitedEvent>();
+
+  constructor(options: KeyedRateLimiterOptions) {
+    const o = resolveRateLimiterOptions(options, ['maxKeys']);
+    this.o = o;
+    this.name = o.name;
+    this.clock = o.clock;
+    this.maxKeys = integer(
+      options.maxKeys,
+      'maxKeys',
+      keyedRateLimiterDefaults.maxKeys,
+      1,
+      2_147_483_647,
+    );
+    this.coarse = o.clock.cheapNow === true ? undefined : CoarseTime.of(o.clock);
+    this.error = stackless(() => new RateLimitedError(o.name, o.clock, 0));
+  }
+
+  /** Keys held now. */
+  get size(): number {
+    return this.tats.size;
+  }
+
+  /**
+   * Takes `permits` (default 1) for `key` if they are free now: 0 when taken, otherwise the ms
+   * until they would be (nothing taken). Throws {@link OptionsError} when `permits` is not an
+   * integer in [1, burst].
+   */
+  tryAcquire(key: string, permits = 1): number {
+    if (permits !== 1) this.checkPermits(permits);
+    const nowUs = this.nowUs();
+    const wait = this.take(key, nowUs, permits);
+    if (wait <= 0) return 0;
+    this.refused(key, nowUs, wait, permits);
+    return wait / 1_000;
+  }
+
+  /**
+   * Takes `permits` for `key`, waiting up to `maxWait` ms (default: the limiter's `maxWait`)
+   * with the turn reserved; rejects with {@link RateLimitedError} (nothing taken) when the
+   * wait would be longer, with the signal's reason when `signal` aborts (the turn stays
+   * taken).
+   */
+  acquire(key: string, permits = 1, options?: AcquireOptions): Promise<void> {
+    if (permits !== 1) this.checkPermits(permits);
+    const signal = options?.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const maxWait = options?.maxWait ?? this.o.maxWait;
+    const nowUs = this.nowUs();
+    const wait = this.take(key, nowUs, permits);
+    if (wait <= 0) return RESOLVED;
+    if (!(wait <= maxWait * 1_000)) {
+      return Promise.reject(this.refused(key, nowUs, wait, permits));
+    }
+    const tat = this.tats.get(key) ?? Number.NEGATIVE_INFINITY;
+    this.store(key, gcraTake(tat, nowUs, permits, this.o.intervalUs));
+    const waiters = (this.waiters ??= new Set());
+    return new Promise<void>((resolve, reject) => {
+      const waiter = new KeyWaiter(waiters, resolve, reject, signal);
+      signal?.addEventListener('abort', waiter);
+      waiters.add(waiter);
+      // An aborted waiter stays in the heap, ignored, until its time comes.
+      Wakeups.of(this.clock, true).schedule((nowUs + wait) / 1_000, nowUs / 1_000, waiter);
+    });
+  }
+
+  /** Forgets `key`: its next call starts from idle. */
+  delete(key: string): boolean {
+    return this.tats.delete(key);
+  }
+
+  /** Calls `listener` when the limiter refuses permits for a key. */
+  onRejected(listener: (event: RateLimitedEvent) => void): Disposer {
+    return this.limited.add(listener);
+  }
+
+  /** Forgets every key, refuses waiting callers with {@link UsageError}, removes listeners. */
+  dispose(): void {
+    this.tats.clear();
+    if (this.waiters !== undefined) {
+      const error = new UsageError(`Rate limiter "${this.name}" was disposed`);
+      for (const w of this.waiters) w.fail(error);
+      this.waiters = undefined;
+    }
+    this.limited.clear();
+  }
+
+  private nowUs(): number {
+    return Math.floor((this.coarse !== undefined ? this.coarse.now() : this.clock.now()) * 1_000);
+  }
+
+  /** 0 (or less) when `permits` were taken for `key` at `nowUs`, else the µs to wait. */
+  private take(key: string, nowUs: number, permits: number): number {
+    const { intervalUs, burst } = this.o;
+    if ((++this.calls & (SWEEP_EVERY - 1)) === 0) this.sweep(nowUs);
+    const tat = this.tats.get(key);
+    if (tat === undefined) {
+      // A new key is idle: `permits` <= burst are always free.
+      this.store(key, gcraTake(Number.NEGATIVE_INFINITY, nowUs, permits, intervalUs));
+      return 0;
+    }
+    const wait = gcraWait(tat, nowUs, permits, intervalUs, burst);
+    this.store(key, wait > 0 ? tat : gcraTake(tat, nowUs, permits, intervalUs));
+    return wait;
+  }
+
+  /** Stores `tat` for `key` as the most recently used, evicting past `maxKeys`. */
+  private store(key: string, tat: number): void {
+    const tats = this.tats;
+    tats.delete(key);
+    tats.set(key, tat);
+    if (tats.size > this.maxKeys) {
+      for (const oldest of tats.keys()) {
+        tats.delete(oldest);
+        break;
+      }
+    }
+  }
+
+  /** Drops least recently used keys whose limit is back to idle. */
+  private sweep(nowUs: number): void {
+    let looked = 0;
+    for (const [key, tat] of this.tats) {
+      if (tat > nowUs || ++looked > SWEEP_SIZE) return;
+      this.tats.delete(key);
+    }
+  }
+
+  private refused(key: string, nowUs: number, waitUs: number, permits: number): RateLimitedError {
+    const freeAt = (nowUs + waitUs) / 1_000;
+    let error = this.error;
+    if (this.o.debug) error = new RateLimitedError(this.name, this.clock, freeAt);
+    else error.freeAt = freeAt;
+    if (this.limited.size !== 0) {
+      this.limited.emit({ permits, retryAfter: waitUs / 1_000, key });
+    }
+    return error;
+  }
+
+  private checkPermits(permits: number): void {
+    if (!Number.isInteger(permits) || permits < 1 || permits > this.o.burst) {
+      throw new OptionsError('permits', permits, `an integer in [1, ${this.o.burst}] (the burst)`);
+    }
+  }
+}
