@@ -86,8 +86,6 @@ interface Abandoned {
 class Detour {
   waitResolve: (() => void) | undefined = undefined;
   waitReject: ((reason: unknown) => void) | undefined = undefined;
-  outerResolve: ((value: unknown) => void) | undefined = undefined;
-  outerReject: ((reason: unknown) => void) | undefined = undefined;
   waitTimer: TimerHandle | undefined = undefined;
   /** The step the execution waits at (a retry delay or a bulkhead queue), or -1. */
   waitStep = -1;
@@ -111,9 +109,10 @@ function captureWait(resolve: () => void, reject: (reason: unknown) => void): vo
   capturing!.waitResolve = resolve;
   capturing!.waitReject = reject;
 }
+let capturingOuter: DeferredExecution | undefined;
 function captureOuter(resolve: (value: unknown) => void, reject: (reason: unknown) => void): void {
-  capturing!.outerResolve = resolve;
-  capturing!.outerReject = reject;
+  capturingOuter!.outerResolve = resolve;
+  capturingOuter!.outerReject = reject;
 }
 
 /**
@@ -179,9 +178,9 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
     }
     let outer: Promise<unknown> | undefined;
     if (core.deferred) {
-      capturing = this.d;
+      capturingOuter = this as unknown as DeferredExecution;
       outer = new Promise(captureOuter);
-      capturing = undefined;
+      capturingOuter = undefined;
     }
     const next = this.enter(0, core.needsStartTime ? core.clock.now() : NO_TIME);
     if (outer === undefined) {
@@ -289,9 +288,9 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
     }
     if (isThenable(result)) {
       this.flags |= F_IN_FLIGHT;
-      if (core.deferred) {
+      if (core.deferred && this.detour !== undefined) {
         // Attempts may be abandoned and overlap: each handler pair remembers its attempt.
-        const seq = this.d.seq;
+        const seq = this.detour.seq;
         return toPromise(result).then(
           (value) => this.resume(seq, true, value),
           (error) => this.resume(seq, false, error),
@@ -650,7 +649,7 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
   private settle(): void {
     if ((this.flags & F_DONE) !== 0) return;
     this.cleanup();
-    const d = this.d;
+    const d = this as unknown as DeferredExecution;
     const ok = (this.flags & F_OK) !== 0;
     if ((this.flags & F_TRY) !== 0) d.outerResolve!(ok ? success(this.value) : failure(this.value));
     else if (ok) d.outerResolve!(this.value);
@@ -671,4 +670,13 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
   private endTime(): number {
     return this.core.needsEndTime ? this.core.clock.now() : NO_TIME;
   }
+}
+
+/**
+ * @internal An execution whose pipeline may settle the call before the function does (an
+ * aggressive timeout): it also holds the settle functions of the promise the caller awaits.
+ */
+export class DeferredExecution extends Execution {
+  outerResolve: ((value: unknown) => void) | undefined = undefined;
+  outerReject: ((reason: unknown) => void) | undefined = undefined;
 }

@@ -8,7 +8,14 @@ import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
 import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 import { type ExecuteOptions, type ExecutionContext, SharedContext } from './context.js';
-import { Execution, NO_SLOT, type PipelineCore, type Step, SYNC } from './Execution.js';
+import {
+  DeferredExecution,
+  Execution,
+  NO_SLOT,
+  type PipelineCore,
+  type Step,
+  SYNC,
+} from './Execution.js';
 import { type Gate, NO_TIME, Outcome, StepKind } from './protocol.js';
 import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
 
@@ -136,7 +143,12 @@ export class Pipeline {
   ): Promise<T> {
     const signal = options?.signal;
     if (this.gatesOnly && signal === undefined) return this.executeGates(fn, false) as Promise<T>;
-    const exec = new Execution(this.core, fn, signal, false);
+    const exec = new (this.core.deferred ? DeferredExecution : Execution)(
+      this.core,
+      fn,
+      signal,
+      false,
+    );
     const next = exec.run();
     if (next !== SYNC) return next as Promise<T>;
     return exec.ok ? Promise.resolve(exec.value as T) : Promise.reject(exec.value);
@@ -154,7 +166,12 @@ export class Pipeline {
     const signal = options?.signal;
     if (this.gatesOnly && signal === undefined)
       return this.executeGates(fn, true) as Promise<ExecutionResult<T>>;
-    const exec = new Execution(this.core, fn, signal, true);
+    const exec = new (this.core.deferred ? DeferredExecution : Execution)(
+      this.core,
+      fn,
+      signal,
+      true,
+    );
     const next = exec.run();
     if (next !== SYNC) return next as Promise<ExecutionResult<T>>;
     return Promise.resolve(exec.ok ? success(exec.value as T) : failure(exec.value));
