@@ -12,6 +12,7 @@ export const entries = {
   '.': 'src/index.ts',
   './testing': 'src/testing/index.ts',
   './decorators': 'src/decorators/index.ts',
+  './redis': 'src/redis/index.ts',
 } as const satisfies Record<string, string>;
 
 /** `'.'` -> `index`, `'./testing'` -> `testing/index` (output path under dist/, no extension). */

@@ -57,6 +57,9 @@ const expectedClasses: Record<string, readonly (typeof classes)[number][]> = {
   [ErrorCode.BulkheadFull]: [BreakwaterError, PolicyRejectedError, BulkheadRejectedError],
   [ErrorCode.RateLimited]: [BreakwaterError, PolicyRejectedError, RateLimitedError],
   [ErrorCode.Timeout]: [BreakwaterError, PolicyRejectedError, TimeoutError],
+  // Their classes live in breakwater/redis (test/redis/errors.test.ts).
+  [ErrorCode.StoreTimeout]: [BreakwaterError],
+  [ErrorCode.StoreUnavailable]: [BreakwaterError],
   [ErrorCode.InvalidOption]: [BreakwaterError, OptionsError],
   [ErrorCode.Usage]: [BreakwaterError, UsageError],
   [ErrorCode.InvalidConfig]: [BreakwaterError, ConfigError],
@@ -70,6 +73,8 @@ describe('ErrorCode', () => {
       BulkheadFull: 'ERR_BREAKWATER_BULKHEAD_FULL',
       RateLimited: 'ERR_BREAKWATER_RATE_LIMITED',
       Timeout: 'ERR_BREAKWATER_TIMEOUT',
+      StoreTimeout: 'ERR_BREAKWATER_STORE_TIMEOUT',
+      StoreUnavailable: 'ERR_BREAKWATER_STORE_UNAVAILABLE',
       InvalidOption: 'ERR_BREAKWATER_INVALID_OPTION',
       Usage: 'ERR_BREAKWATER_USAGE',
       InvalidConfig: 'ERR_BREAKWATER_INVALID_CONFIG',

@@ -1,0 +1,45 @@
+/**
+ * Rate-limiter state in Redis: the GCRA decision as one Lua script on one key per limited
+ * key, for ioredis and node-redis clients (recognised by shape; neither is a dependency).
+ *
+ * Recommended client options, so that a decision fails at once while the client is
+ * disconnected instead of waiting in a queue and running late:
+ * - ioredis: `new Redis({ enableOfflineQueue: false, maxRetriesPerRequest: 0,
+ *   commandTimeout: <a little more than the store timeout> })`; wait for its `ready` event
+ *   before the first decision (until then every command fails).
+ * - node-redis: `createClient({ disableOfflineQueue: true, socket: { reconnectStrategy: (n)
+ *   => Math.min(n * 50, 500) } })` and `await client.connect()`.
+ * Both emit `error` events while disconnected: give them a listener.
+ *
+ * Keys are `${prefix}{${name}}:${key}`: the hash tag `{name}` puts all the keys of one
+ * limiter in one cluster slot.
+ * @packageDocumentation
+ */
+export {
+  adaptClient,
+  clientKind,
+  type IoredisLikeClient,
+  inspectClient,
+  ioredisAdapter,
+  type NodeRedisLikeClient,
+  nodeRedisAdapter,
+  type RedisClientAdapter,
+  type RedisClientKind,
+  type RedisClientLike,
+} from './adapters.js';
+export {
+  isStoreError,
+  StoreError,
+  StoreErrorCode,
+  StoreTimeoutError,
+  StoreUnavailableError,
+} from './errors.js';
+export {
+  type GcraDecision,
+  MAX_NOW_US,
+  MAX_SPAN_US,
+  RedisGcraStore,
+  type RedisGcraStoreOptions,
+  redisGcraStoreDefaults,
+} from './RedisGcraStore.js';
+export { GCRA_SCRIPT, GCRA_SCRIPT_SHA } from './script.js';

@@ -1,0 +1,50 @@
+/**
+ * The GCRA decision as one Lua script on one key, so a decision is atomic and costs one round
+ * trip. All quantities are integer microseconds (Lua 5.1 numbers are doubles: exact up to
+ * 2^53, and the store keeps every value below that).
+ *
+ * KEYS[1]: the limiter's key. ARGV: intervalUs, burst, permits, nowUs ('' = the server's TIME).
+ * Returns { allowed (1|0), retryAfterUs (0 when allowed), remaining }.
+ *
+ * The key holds the theoretical arrival time (TAT). Keys and values only ever arrive as
+ * KEYS/ARGV, never in the script text, so the script (and its SHA1) never changes.
+ * `string.format('%.0f', x)` writes numbers: `tostring` would print 1.7e+15.
+ * `redis.replicate_commands()` only matters on Redis < 5, where a write after TIME needs
+ * effects replication; from 5 on it is the default (and from 7 on the call does nothing).
+ */
+export const GCRA_SCRIPT: string = `local interval = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local permits = tonumber(ARGV[3])
+local now
+if ARGV[4] == '' then
+  if redis.replicate_commands then redis.replicate_commands() end
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+else
+  now = tonumber(ARGV[4])
+end
+local tat = tonumber(redis.call('GET', KEYS[1]))
+if tat == nil or tat < now then tat = now end
+local newTat = tat + permits * interval
+local allowAt = newTat - burst * interval
+local allowed = now >= allowAt
+local retryAfter = 0
+local after = tat
+if allowed then
+  local ttl = math.max(1, math.ceil((newTat - now) / 1000))
+  redis.call('SET', KEYS[1], string.format('%.0f', newTat), 'PX', string.format('%.0f', ttl))
+  after = newTat
+else
+  retryAfter = allowAt - now
+end
+local remaining = math.floor((now - (after - burst * interval)) / interval)
+if remaining < 0 then remaining = 0 end
+return { allowed and 1 or 0, retryAfter, remaining }
+`;
+
+/**
+ * SHA1 of {@link GCRA_SCRIPT}, the name EVALSHA runs it by. Written out rather than computed so
+ * the library needs no hashing code; a test checks it against the script, and the store takes
+ * the SHA that SCRIPT LOAD returns anyway.
+ */
+export const GCRA_SCRIPT_SHA = '839627ebe7d38e0b1534d92a5da5e275c5ca5440';

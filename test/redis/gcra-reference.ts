@@ -1,0 +1,44 @@
+/**
+ * The GCRA decision as plain TypeScript, written from the formula (not from the Lua script):
+ * the oracle the store's decisions are compared with. All values are integer microseconds.
+ */
+export interface ReferenceDecision {
+  allowed: boolean;
+  retryAfterUs: number;
+  remaining: number;
+}
+
+/** Per-key TAT state, as the store keeps it in Redis. */
+export class ReferenceGcra {
+  readonly tats = new Map<string, number>();
+
+  decide(
+    key: string,
+    permits: number,
+    intervalUs: number,
+    burst: number,
+    nowUs: number,
+  ): ReferenceDecision {
+    const stored = this.tats.get(key);
+    const tat = stored === undefined || stored < nowUs ? nowUs : stored;
+    const newTat = tat + permits * intervalUs;
+    const allowAt = newTat - burst * intervalUs;
+    if (nowUs < allowAt) {
+      return {
+        allowed: false,
+        retryAfterUs: allowAt - nowUs,
+        remaining: remaining(nowUs, tat, intervalUs, burst),
+      };
+    }
+    this.tats.set(key, newTat);
+    return {
+      allowed: true,
+      retryAfterUs: 0,
+      remaining: remaining(nowUs, newTat, intervalUs, burst),
+    };
+  }
+}
+
+function remaining(nowUs: number, tat: number, intervalUs: number, burst: number): number {
+  return Math.max(0, Math.floor((nowUs - (tat - burst * intervalUs)) / intervalUs));
+}
