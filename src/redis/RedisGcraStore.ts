@@ -16,6 +16,10 @@ export interface GcraDecision {
   readonly retryAfterUs: number;
   /** Permits that could still be granted right now, after this decision. */
   readonly remaining: number;
+  /** Permits taken: `permits`, up to `lease` when more were free; 0 when refused. */
+  readonly granted: number;
+  /** Microseconds the key's TAT was ahead of the server's time before the decision (>= 0). */
+  readonly aheadUs: number;
 }
 
 /** Options of {@link RedisGcraStore}. */
@@ -177,7 +181,9 @@ export class RedisGcraStore {
    * Asks for `permits` under a GCRA of one permit per `intervalUs` microseconds with bursts of
    * up to `burst`. Granted permits are recorded; refused ones change nothing.
    *
-   * `nowUs` replaces the server's clock (Redis TIME), for tests and replays only.
+   * `nowUs` replaces the server's clock (Redis TIME), for tests and replays only. With
+   * `lease` (>= permits), takes up to `lease` permits when at least `permits` are free, so
+   * the caller can spend the rest itself (see `granted` and `aheadUs`).
    * Rejects with {@link StoreTimeoutError} when no reply comes within `timeout`, with
    * {@link StoreUnavailableError} when the client or server fails, and with OptionsError for
    * invalid arguments.
@@ -188,8 +194,9 @@ export class RedisGcraStore {
     intervalUs: number,
     burst: number,
     nowUs?: number,
+    lease?: number,
   ): Promise<GcraDecision> {
-    const invalid = checkArguments(key, permits, intervalUs, burst, nowUs);
+    const invalid = checkArguments(key, permits, intervalUs, burst, nowUs, lease);
     if (invalid !== undefined) return Promise.reject(invalid);
     if (this.disposed) {
       return Promise.reject(new UsageError(`Store "${this.name}" was disposed`));
@@ -202,6 +209,7 @@ export class RedisGcraStore {
           String(burst),
           String(permits),
           nowUs === undefined ? '' : String(nowUs),
+          lease === undefined ? '' : String(lease),
         ],
         this.clock.now() + this.timeout,
         resolve,
@@ -282,13 +290,21 @@ export class RedisGcraStore {
 
   private onReply(decision: PendingDecision, reply: unknown): void {
     if (decision.done) return;
-    if (Array.isArray(reply) && reply.length === 3) {
+    if (Array.isArray(reply) && reply.length === 5) {
       const allowed = integerOf(reply[0]);
       const retryAfterUs = integerOf(reply[1]);
       const remaining = integerOf(reply[2]);
-      if ((allowed === 0 || allowed === 1) && retryAfterUs >= 0 && remaining >= 0) {
+      const granted = integerOf(reply[3]);
+      const aheadUs = integerOf(reply[4]);
+      if (
+        (allowed === 0 || allowed === 1) &&
+        retryAfterUs >= 0 &&
+        remaining >= 0 &&
+        granted >= 0 &&
+        aheadUs >= 0
+      ) {
         this.deadlines.settle(decision);
-        decision.resolve({ allowed: allowed === 1, retryAfterUs, remaining });
+        decision.resolve({ allowed: allowed === 1, retryAfterUs, remaining, granted, aheadUs });
         return;
       }
     }
@@ -352,6 +368,7 @@ function checkArguments(
   intervalUs: number,
   burst: number,
   nowUs: number | undefined,
+  lease: number | undefined,
 ): OptionsError | undefined {
   if (typeof key !== 'string') return new OptionsError('key', key, 'a string');
   if (!Number.isSafeInteger(intervalUs) || intervalUs < 1 || intervalUs > MAX_SPAN_US) {
@@ -370,6 +387,12 @@ function checkArguments(
   }
   if (nowUs !== undefined && (!Number.isSafeInteger(nowUs) || nowUs < 0 || nowUs > MAX_NOW_US)) {
     return new OptionsError('nowUs', nowUs, `an integer in [0, ${MAX_NOW_US}] or undefined`);
+  }
+  if (
+    lease !== undefined &&
+    (!Number.isSafeInteger(lease) || lease < permits || lease > maxCount)
+  ) {
+    return new OptionsError('lease', lease, `an integer in [${permits}, ${maxCount}] or undefined`);
   }
   return undefined;
 }

@@ -3,8 +3,10 @@
  * trip. All quantities are integer microseconds (Lua 5.1 numbers are doubles: exact up to
  * 2^53, and the store keeps every value below that).
  *
- * KEYS[1]: the limiter's key. ARGV: intervalUs, burst, permits, nowUs ('' = the server's TIME).
- * Returns { allowed (1|0), retryAfterUs (0 when allowed), remaining }.
+ * KEYS[1]: the limiter's key. ARGV: intervalUs, burst, permits, nowUs ('' = the server's TIME),
+ * lease ('' = permits: the most permits to take when at least `permits` are free).
+ * Returns { allowed (1|0), retryAfterUs (0 when allowed), remaining, granted (permits taken),
+ * aheadUs (how far the TAT was ahead of now before the decision) }.
  *
  * The key holds the theoretical arrival time (TAT). Keys and values only ever arrive as
  * KEYS/ARGV, never in the script text, so the script (and its SHA1) never changes.
@@ -25,8 +27,11 @@ else
 end
 local tat = tonumber(redis.call('GET', KEYS[1]))
 if tat == nil or tat < now then tat = now end
-local newTat = tat + permits * interval
-local allowAt = newTat - burst * interval
+local free = math.floor((now - (tat - burst * interval)) / interval)
+local granted = permits
+if ARGV[5] ~= nil and ARGV[5] ~= '' then granted = math.max(permits, math.min(tonumber(ARGV[5]), free)) end
+local newTat = tat + granted * interval
+local allowAt = tat + permits * interval - burst * interval
 local allowed = now >= allowAt
 local retryAfter = 0
 local after = tat
@@ -39,7 +44,8 @@ else
 end
 local remaining = math.floor((now - (after - burst * interval)) / interval)
 if remaining < 0 then remaining = 0 end
-return { allowed and 1 or 0, retryAfter, remaining }
+if not allowed then granted = 0 end
+return { allowed and 1 or 0, retryAfter, remaining, granted, tat - now }
 `;
 
 /**
@@ -47,4 +53,4 @@ return { allowed and 1 or 0, retryAfter, remaining }
  * the library needs no hashing code; a test checks it against the script, and the store takes
  * the SHA that SCRIPT LOAD returns anyway.
  */
-export const GCRA_SCRIPT_SHA = '839627ebe7d38e0b1534d92a5da5e275c5ca5440';
+export const GCRA_SCRIPT_SHA = '018c309fbbe57545d38abd5b5ef81889dd072116';

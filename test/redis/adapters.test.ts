@@ -25,8 +25,8 @@ describe('clientKind / adaptClient', () => {
     expect(clientKind(ioredisClient())).toBe('ioredis');
     expect(clientKind(nodeRedisClient())).toBe('node-redis');
     const adapter: RedisClientAdapter = {
-      evalsha: async () => [1, 0, 0],
-      eval: async () => [1, 0, 0],
+      evalsha: async () => [1, 0, 0, 1, 0],
+      eval: async () => [1, 0, 0, 1, 0],
       scriptLoad: async () => 'sha',
     };
     expect(clientKind(adapter)).toBe('adapter');
@@ -128,6 +128,8 @@ describeRedis('a RedisClientAdapter of ones own', (redis) => {
       allowed: true,
       retryAfterUs: 0,
       remaining: 1,
+      granted: 1,
+      aheadUs: 0,
     });
     expect(await store.decide('k', 1, 1_000_000, 2, 1_000_000_000)).toMatchObject({
       allowed: true,
@@ -193,11 +195,15 @@ describeRedis('a RedisClientAdapter of ones own', (redis) => {
         allowed: true,
         retryAfterUs: 0,
         remaining: 1,
+        granted: 1,
+        aheadUs: 0,
       });
       expect(await store.decide('k', 2, 1_000_000, 2, 5_000_000)).toEqual({
         allowed: false,
         retryAfterUs: 1_000_000,
         remaining: 1,
+        granted: 0,
+        aheadUs: 1_000_000,
       });
     } finally {
       client.destroy();

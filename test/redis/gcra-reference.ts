@@ -6,6 +6,8 @@ export interface ReferenceDecision {
   allowed: boolean;
   retryAfterUs: number;
   remaining: number;
+  granted: number;
+  aheadUs: number;
 }
 
 /** Per-key TAT state, as the store keeps it in Redis. */
@@ -18,23 +20,31 @@ export class ReferenceGcra {
     intervalUs: number,
     burst: number,
     nowUs: number,
+    lease?: number,
   ): ReferenceDecision {
     const stored = this.tats.get(key);
     const tat = stored === undefined || stored < nowUs ? nowUs : stored;
-    const newTat = tat + permits * intervalUs;
-    const allowAt = newTat - burst * intervalUs;
+    const allowAt = tat + permits * intervalUs - burst * intervalUs;
     if (nowUs < allowAt) {
       return {
         allowed: false,
         retryAfterUs: allowAt - nowUs,
         remaining: remaining(nowUs, tat, intervalUs, burst),
+        granted: 0,
+        aheadUs: tat - nowUs,
       };
     }
+    // With a lease, as many permits as are free, up to the lease.
+    const free = Math.floor((nowUs - (tat - burst * intervalUs)) / intervalUs);
+    const granted = lease === undefined ? permits : Math.max(permits, Math.min(lease, free));
+    const newTat = tat + granted * intervalUs;
     this.tats.set(key, newTat);
     return {
       allowed: true,
       retryAfterUs: 0,
       remaining: remaining(nowUs, newTat, intervalUs, burst),
+      granted,
+      aheadUs: tat - nowUs,
     };
   }
 }

@@ -17,7 +17,7 @@ describe('GCRA_SCRIPT', () => {
     expect(GCRA_SCRIPT).toContain("redis.call('SET', KEYS[1], string.format('%.0f', newTat)");
     expect(GCRA_SCRIPT).not.toContain('tostring');
     expect(GCRA_SCRIPT).not.toContain('KEYS[2]');
-    expect(GCRA_SCRIPT).not.toContain('ARGV[5]');
+    expect(GCRA_SCRIPT).not.toContain('ARGV[6]');
   });
 });
 
@@ -29,14 +29,14 @@ describeRedis('GCRA_SCRIPT on Redis', (redis) => {
   it('stores a TAT of 16 digits as an integer string, not in exponent form', async () => {
     const now = 1_700_000_000_000_000;
     const reply = await redis().command('EVAL', GCRA_SCRIPT, 1, 'tat', 1_000_000, 2, 1, now);
-    expect(reply).toEqual([1, 0, 1]);
+    expect(reply).toEqual([1, 0, 1, 1, 0]);
     expect(await redis().command('GET', 'tat')).toBe('1700000001000000');
   });
 
   it('runs on the server clock when nowUs is empty, and treats a non-numeric value as idle', async () => {
     await redis().command('SET', 'garbage', 'not a number');
     const reply = await redis().command('EVAL', GCRA_SCRIPT, 1, 'garbage', 1_000_000, 3, 1, '');
-    expect(reply).toEqual([1, 0, 2]);
+    expect(reply).toEqual([1, 0, 2, 1, 0]);
     const [seconds, micros] = (await redis().command('TIME')) as [string, string];
     const serverNow = Number(seconds) * 1_000_000 + Number(micros);
     const tat = Number(await redis().command('GET', 'garbage'));

@@ -109,6 +109,8 @@ describeRedis('RedisGcraStore', (redis) => {
                   fc.integer({ min: 0, max: 30_000 }),
                 ),
                 jitterUs: fc.integer({ min: 0, max: 999 }),
+                // Extra permits to lease when free (undefined: no lease).
+                leaseExtra: fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }),
               }),
               { minLength: 10, maxLength: 80, size: 'max' },
             ),
@@ -121,8 +123,17 @@ describeRedis('RedisGcraStore', (redis) => {
               if (step.advance > 0) {
                 now += Math.floor((intervalUs * step.advance) / 1000) + step.jitterUs;
               }
-              const expected = reference.decide(step.key, step.permits, intervalUs, burst, now);
-              const actual = await s.decide(step.key, step.permits, intervalUs, burst, now);
+              const lease =
+                step.leaseExtra === undefined ? undefined : step.permits + step.leaseExtra;
+              const expected = reference.decide(
+                step.key,
+                step.permits,
+                intervalUs,
+                burst,
+                now,
+                lease,
+              );
+              const actual = await s.decide(step.key, step.permits, intervalUs, burst, now, lease);
               expect(actual).toEqual(expected);
               compared++;
               if (!actual.allowed) refused++;
@@ -146,29 +157,41 @@ describeRedis('RedisGcraStore', (redis) => {
       const results: GcraDecision[] = [];
       for (let i = 0; i < 6; i++) results.push(await s.decide('k', 1, intervalUs, 5, T0));
       expect(results).toEqual([
-        { allowed: true, retryAfterUs: 0, remaining: 4 },
-        { allowed: true, retryAfterUs: 0, remaining: 3 },
-        { allowed: true, retryAfterUs: 0, remaining: 2 },
-        { allowed: true, retryAfterUs: 0, remaining: 1 },
-        { allowed: true, retryAfterUs: 0, remaining: 0 },
-        { allowed: false, retryAfterUs: intervalUs, remaining: 0 },
+        { allowed: true, retryAfterUs: 0, remaining: 4, granted: 1, aheadUs: 0 },
+        { allowed: true, retryAfterUs: 0, remaining: 3, granted: 1, aheadUs: intervalUs },
+        { allowed: true, retryAfterUs: 0, remaining: 2, granted: 1, aheadUs: 2 * intervalUs },
+        { allowed: true, retryAfterUs: 0, remaining: 1, granted: 1, aheadUs: 3 * intervalUs },
+        { allowed: true, retryAfterUs: 0, remaining: 0, granted: 1, aheadUs: 4 * intervalUs },
+        {
+          allowed: false,
+          retryAfterUs: intervalUs,
+          remaining: 0,
+          granted: 0,
+          aheadUs: 5 * intervalUs,
+        },
       ]);
       // 1 us before the next emission interval: still refused, by 1 us.
       expect(await s.decide('k', 1, intervalUs, 5, T0 + intervalUs - 1)).toEqual({
         allowed: false,
         retryAfterUs: 1,
         remaining: 0,
+        granted: 0,
+        aheadUs: 4 * intervalUs + 1,
       });
       expect(await s.decide('k', 1, intervalUs, 5, T0 + intervalUs)).toEqual({
         allowed: true,
         retryAfterUs: 0,
         remaining: 0,
+        granted: 1,
+        aheadUs: 4 * intervalUs,
       });
       // Two permits need two intervals of room.
       expect(await s.decide('k', 2, intervalUs, 5, T0 + 2 * intervalUs)).toEqual({
         allowed: false,
         retryAfterUs: intervalUs,
         remaining: 1,
+        granted: 0,
+        aheadUs: 4 * intervalUs,
       });
     });
 
@@ -227,6 +250,8 @@ describeRedis('RedisGcraStore', (redis) => {
         allowed: true,
         retryAfterUs: 0,
         remaining: 1,
+        granted: 1,
+        aheadUs: 0,
       });
     });
 
