@@ -42,4 +42,12 @@ export {
   type RedisGcraStoreOptions,
   redisGcraStoreDefaults,
 } from './RedisGcraStore.js';
+export {
+  RedisRateLimiter,
+  type RedisRateLimiterOptions,
+  type RedisRateLimiterStats,
+  redisRateLimiterDefaults,
+  type StoreFailureMode,
+  type StoreStateEvent,
+} from './RedisRateLimiter.js';
 export { GCRA_SCRIPT, GCRA_SCRIPT_SHA } from './script.js';

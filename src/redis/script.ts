@@ -4,7 +4,8 @@
  * 2^53, and the store keeps every value below that).
  *
  * KEYS[1]: the limiter's key. ARGV: intervalUs, burst, permits, nowUs ('' = the server's TIME),
- * lease ('' = permits: the most permits to take when at least `permits` are free).
+ * lease ('' = permits: the most permits to take when at least `permits` are free, and no more
+ * than `permits` plus the whole intervals the TAT is ahead of now).
  * Returns { allowed (1|0), retryAfterUs (0 when allowed), remaining, granted (permits taken),
  * aheadUs (how far the TAT was ahead of now before the decision) }.
  *
@@ -29,7 +30,12 @@ local tat = tonumber(redis.call('GET', KEYS[1]))
 if tat == nil or tat < now then tat = now end
 local free = math.floor((now - (tat - burst * interval)) / interval)
 local granted = permits
-if ARGV[5] ~= nil and ARGV[5] ~= '' then granted = math.max(permits, math.min(tonumber(ARGV[5]), free)) end
+if ARGV[5] ~= nil and ARGV[5] ~= '' then
+  -- Extra permits only as many as the key's backlog can hold: leased ones are spent before
+  -- the TAT this decision started from.
+  local room = permits + math.floor((tat - now) / interval)
+  granted = math.max(permits, math.min(tonumber(ARGV[5]), free, room))
+end
 local newTat = tat + granted * interval
 local allowAt = tat + permits * interval - burst * interval
 local allowed = now >= allowAt
@@ -53,4 +59,4 @@ return { allowed and 1 or 0, retryAfter, remaining, granted, tat - now }
  * the library needs no hashing code; a test checks it against the script, and the store takes
  * the SHA that SCRIPT LOAD returns anyway.
  */
-export const GCRA_SCRIPT_SHA = '018c309fbbe57545d38abd5b5ef81889dd072116';
+export const GCRA_SCRIPT_SHA = 'f56b8b52f32b2aa4e38160beeee342a1cfd720f8';

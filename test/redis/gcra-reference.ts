@@ -34,9 +34,10 @@ export class ReferenceGcra {
         aheadUs: tat - nowUs,
       };
     }
-    // With a lease, as many permits as are free, up to the lease.
+    // With a lease, as many permits as are free, up to the lease and the backlog's room.
     const free = Math.floor((nowUs - (tat - burst * intervalUs)) / intervalUs);
-    const granted = lease === undefined ? permits : Math.max(permits, Math.min(lease, free));
+    const room = permits + Math.floor((tat - nowUs) / intervalUs);
+    const granted = lease === undefined ? permits : Math.max(permits, Math.min(lease, free, room));
     const newTat = tat + granted * intervalUs;
     this.tats.set(key, newTat);
     return {

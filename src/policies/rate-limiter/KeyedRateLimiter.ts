@@ -180,7 +180,7 @@ export class KeyedRateLimiter {
   }
 
   private nowUs(): number {
-    return Math.floor((this.coarse !== undefined ? this.coarse.now() : this.clock.now()) * 1_000);
+    return Math.round((this.coarse !== undefined ? this.coarse.now() : this.clock.now()) * 1_000);
   }
 
   /** 0 (or less) when `permits` were taken for `key` at `nowUs`, else the µs to wait. */

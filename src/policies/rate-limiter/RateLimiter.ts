@@ -310,7 +310,7 @@ export class RateLimiter implements WaitingGate {
   private nowUs(now: number): number {
     const ms =
       now !== NO_TIME ? now : this.coarse !== undefined ? this.coarse.now() : this.clock.now();
-    return Math.floor(ms * 1_000);
+    return Math.round(ms * 1_000);
   }
 
   /** Takes `permits` at `nowUs`: 0, or the µs until they would be free (nothing taken). */

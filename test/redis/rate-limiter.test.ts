@@ -1,0 +1,212 @@
+/**
+ * RedisRateLimiter on a real Redis server, with both clients: the same decisions as the
+ * in-memory limiter, the negative cache and leases saving round trips without admitting more
+ * than the rate, and the fallback while Redis is away.
+ */
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { KeyedRateLimiter } from '../../src/index.js';
+import {
+  RedisGcraStore,
+  RedisRateLimiter,
+  type RedisRateLimiterOptions,
+  type StoreFailureMode,
+  type StoreStateEvent,
+} from '../../src/redis/index.js';
+import { ManualClock } from '../../src/testing/index.js';
+import { describeRedis } from '../support/redis-server.js';
+import { type ConnectedClient, clients } from './clients.js';
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+describeRedis('RedisRateLimiter', (redis) => {
+  describe.each(clients)('with $kind', (factory) => {
+    let connected: ConnectedClient;
+    let run = 0;
+    const made: RedisRateLimiter[] = [];
+    const limiter = (options: Omit<RedisRateLimiterOptions, 'client' | 'name'>) => {
+      const l = new RedisRateLimiter({
+        client: connected.client,
+        name: `rl-${factory.kind}-${++run}`,
+        onWarning: () => {},
+        ...options,
+      } as RedisRateLimiterOptions);
+      made.push(l);
+      return l;
+    };
+
+    beforeEach(async () => {
+      if (!redis().running) await redis().restart();
+      connected = await factory.connect(redis().port);
+    });
+    afterEach(async () => {
+      for (const l of made.splice(0)) l.dispose();
+      await connected?.close();
+    });
+
+    it('property: the in-memory keyed limiter and the Redis script decide identically on a trace', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1, max: 20 }),
+          // At least 200 ms per permit: a key then lives in Redis (real time) longer than a
+          // trace takes to run, as the in-memory limiter keeps it.
+          fc.integer({ min: 200, max: 2_000 }),
+          fc.integer({ min: 1, max: 10 }),
+          fc.array(
+            fc.record({
+              key: fc.constantFrom('a', 'b'),
+              permits: fc.integer({ min: 1, max: 10 }),
+              advanceUs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 2_000_000 })),
+            }),
+            { minLength: 5, maxLength: 60 },
+          ),
+          async (limit, perPermit, burst, trace) => {
+            const period = limit * perPermit;
+            const clock = new ManualClock(1_700_000_000_000);
+            const memory = new KeyedRateLimiter({ limit, period, burst, clock });
+            const store = new RedisGcraStore({
+              client: connected.client,
+              name: `trace-${factory.kind}-${++run}`,
+              onWarning: () => {},
+            });
+            const intervalUs = Math.round((period * 1_000) / limit);
+            let nowUs = 1_700_000_000_000_000;
+            try {
+              for (const step of trace) {
+                nowUs += step.advanceUs;
+                clock.advance(nowUs / 1_000 - clock.now());
+                const permits = Math.min(step.permits, burst);
+                const wait = memory.tryAcquire(step.key, permits);
+                const decision = await store.decide(step.key, permits, intervalUs, burst, nowUs);
+                expect(wait === 0).toBe(decision.allowed);
+                expect(Math.round(wait * 1_000)).toBe(decision.retryAfterUs);
+              }
+            } finally {
+              store.dispose();
+            }
+          },
+        ),
+        { numRuns: 30 },
+      );
+    });
+
+    it('admits the burst from idle, then refuses with the wait until the next permit', async () => {
+      const l = limiter({ limit: 10, period: 1_000, burst: 3 });
+      const waits: number[] = [];
+      for (let i = 0; i < 4; i++) waits.push(await l.tryAcquire('user'));
+      expect(waits.slice(0, 3)).toEqual([0, 0, 0]);
+      expect(waits[3]).toBeGreaterThan(90);
+      expect(waits[3]).toBeLessThanOrEqual(100);
+      expect(l.stats()).toMatchObject({ admitted: 3, rejected: 1, roundTrips: 4 });
+    });
+
+    it('the negative cache refuses locally until the refusal’s time, then asks Redis again', async () => {
+      const l = limiter({ limit: 1, period: 300, burst: 1 });
+      expect(await l.tryAcquire('k')).toBe(0);
+      const first = await l.tryAcquire('k');
+      expect(first).toBeGreaterThan(0);
+      for (let i = 0; i < 50; i++) expect(await l.tryAcquire('k')).toBeGreaterThan(0);
+      expect(l.stats()).toMatchObject({ roundTrips: 2, cachedRefusals: 50 });
+      await sleep(first + 5);
+      expect(await l.tryAcquire('k')).toBe(0);
+      expect(l.stats().roundTrips).toBe(3);
+    });
+
+    it('the negative cache never refuses what Redis would admit: fewer permits may pass earlier', async () => {
+      const l = limiter({ limit: 10, period: 1_000, burst: 5 });
+      expect(await l.tryAcquire('k', 4)).toBe(0);
+      // 1 permit left: 3 are refused, 1 is admitted (the cache must not refuse it).
+      expect(await l.tryAcquire('k', 3)).toBeGreaterThan(0);
+      expect(await l.tryAcquire('k', 1)).toBe(0);
+    });
+
+    it('lease mode: a hot key costs fewer round trips, and admits no more than the rate', async () => {
+      const limit = 2_000;
+      const burst = 200;
+      const l = limiter({ limit, period: 1_000, burst, lease: 20, negativeCache: false });
+      const started = performance.now();
+      let admitted = 0;
+      let calls = 0;
+      // Bursts of 50 calls from 4 callers, every 20 ms, for 600 ms: about the rate.
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          while (performance.now() - started < 600) {
+            for (let i = 0; i < 12; i++) {
+              calls++;
+              if ((await l.tryAcquire('hot')) === 0) admitted++;
+            }
+            await sleep(20);
+          }
+        }),
+      );
+      const elapsed = performance.now() - started;
+      const stats = l.stats();
+      expect(stats.leasedAdmissions).toBeGreaterThan(0);
+      expect(stats.roundTrips).toBeLessThan(calls);
+      expect(admitted).toBeLessThanOrEqual(burst + (limit * elapsed) / 1_000 + 1);
+      // Offered about the rate, nearly every call passed: leases wasted few permits.
+      expect(admitted).toBeGreaterThan(calls * 0.9);
+    });
+
+    it.each<[StoreFailureMode, string]>([
+      ['local', 'a local limiter with its share of the rate decides'],
+      ['open', 'every call is admitted'],
+      ['closed', 'every call is refused'],
+    ])(
+      'onStoreFailure %s: while Redis is away %s, without errors, and Redis takes over again once it answers',
+      async (mode) => {
+        const events: StoreStateEvent[] = [];
+        const l = limiter({
+          limit: 100,
+          period: 1_000,
+          burst: 10,
+          onStoreFailure: mode,
+          localShare: 0.5,
+          timeout: 30,
+          probeInterval: 50,
+        });
+        l.onStoreStateChange((e) => events.push(e));
+        expect(await l.tryAcquire('k')).toBe(0);
+        await redis().kill();
+        const waits: number[] = [];
+        const durations: number[] = [];
+        for (let i = 0; i < 12; i++) {
+          const t0 = performance.now();
+          waits.push(await l.tryAcquire('k'));
+          durations.push(performance.now() - t0);
+        }
+        expect(l.storeAvailable).toBe(false);
+        expect(events).toHaveLength(1);
+        expect(events[0]!.available).toBe(false);
+        // The first failed decision waited at most for its deadline; the rest fell back at once.
+        expect(Math.max(...durations)).toBeLessThan(30 + 20 + 200);
+        const admitted = waits.filter((w) => w === 0).length;
+        if (mode === 'open') expect(admitted).toBe(12);
+        if (mode === 'closed') expect(admitted).toBe(0);
+        // Half the burst of 10, locally.
+        if (mode === 'local') expect(admitted).toBe(5);
+        await redis().restart();
+        const back = performance.now();
+        while (!l.storeAvailable && performance.now() - back < 2_000) {
+          await l.tryAcquire('other');
+          await sleep(10);
+        }
+        expect(l.storeAvailable).toBe(true);
+        expect(events.map((e) => e.available)).toEqual([false, true]);
+        expect(l.stats().fallbackDecisions).toBeGreaterThan(0);
+      },
+    );
+
+    it('acquire waits for the time its refusal named, then is admitted; past maxWait it rejects', async () => {
+      const l = limiter({ limit: 10, period: 1_000, burst: 1 });
+      expect(await l.tryAcquire('k')).toBe(0);
+      const t0 = performance.now();
+      await l.acquire('k', 1, { maxWait: 500 });
+      expect(performance.now() - t0).toBeGreaterThan(80);
+      const refused = await l.acquire('k', 1, { maxWait: 10 }).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: 'ERR_BREAKWATER_RATE_LIMITED' });
+    });
+  });
+});
