@@ -107,6 +107,7 @@ export {
   type CircuitBreakerConfig,
   type KeysConfig,
   keysDefaults,
+  type RateLimiterConfig,
   type RegistryConfig,
   type RetryConfig,
   type TimeoutConfig,
@@ -121,6 +122,7 @@ export {
 } from './registry/Registry.js';
 export type {
   BulkheadStats,
+  RateLimiterStats,
   RegistryInstanceSnapshot,
   RegistrySnapshot,
   RetryStats,

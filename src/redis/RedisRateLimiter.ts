@@ -120,6 +120,8 @@ interface Lease {
   backlogUntil: number;
   /** A decision asking for a lease on this key is on its way: others ask for their own only. */
   asking: boolean;
+  /** The last decision was a refusal: the key is at its limit, where leases would go unspent. */
+  refused: boolean;
 }
 
 /** A caller of `acquire` waiting for the time its refusal named, to ask again. */
@@ -269,7 +271,10 @@ export class RedisRateLimiter {
     if (!this.available && now < this.nextProbe)
       return Promise.resolve(this.fallback(key, permits));
     this.nRoundTrips++;
-    const ask = lease === undefined || lease.asking ? permits : this.leaseFor(lease, permits, now);
+    const ask =
+      lease === undefined || lease.asking || lease.refused
+        ? permits
+        : this.leaseFor(lease, permits, now);
     if (ask > permits) lease!.asking = true;
     return this.store
       .decide(
@@ -384,6 +389,7 @@ export class RedisRateLimiter {
         until,
         backlogUntil: sent + aheadMs + (decision.granted * this.o.intervalUs) / 1_000,
         asking: false,
+        refused: !decision.allowed,
       });
     }
     if (decision.allowed) {

@@ -33,7 +33,7 @@ export const LIVE_INSTANCES = 1024;
  * at a time on each access, from the least recently used end of the list.
  *
  * Protected instances (an open or half-open breaker, a bulkhead with calls in flight or
- * queued: see {@link KeyedKind.isProtected}) are never evicted; one met at the idle end is
+ * queued, a rate limiter not back to idle: see {@link KeyedKind.isProtected}) are never evicted; one met at the idle end is
  * moved to the recent end as if used now. When the cap is reached and the
  * {@link EVICTION_SCAN} least recently used entries are all protected, the new key is added
  * over the cap; later accesses keep trying to get back under it.

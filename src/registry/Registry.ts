@@ -16,6 +16,12 @@ import {
   resolveBreakerOptions,
 } from '../policies/circuit-breaker/options.js';
 import { CircuitState } from '../policies/circuit-breaker/state.js';
+import {
+  type RateLimiterOptions,
+  type ResolvedRateLimiterOptions,
+  resolveRateLimiterOptions,
+} from '../policies/rate-limiter/options.js';
+import { RateLimiter, rateLimiterFromResolved } from '../policies/rate-limiter/RateLimiter.js';
 import { type RetryOptions, resolveRetryOptions } from '../policies/retry/options.js';
 import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
 import { resolveTimeoutOptions, type TimeoutOptions } from '../policies/timeout/options.js';
@@ -37,6 +43,7 @@ import {
   bulkheadEntry,
   type RegistryInstanceSnapshot,
   type RegistrySnapshot,
+  rateLimiterEntry,
   retryEntry,
   shelvedBreakerEntry,
   timeoutEntry,
@@ -49,7 +56,7 @@ export interface RegistryOptions {
 }
 
 /** A policy a registry can hold. */
-export type RegistryPolicy = CircuitBreaker | RetryPolicy | TimeoutPolicy | Bulkhead;
+export type RegistryPolicy = CircuitBreaker | RetryPolicy | TimeoutPolicy | Bulkhead | RateLimiter;
 
 interface Named<P> {
   readonly policy: P;
@@ -132,6 +139,41 @@ class BulkheadKind implements KeyedKind<Bulkhead> {
   }
 }
 
+/**
+ * Keyed rate limiters of one name. A limiter back to idle (its whole burst free, nobody
+ * waiting) admits exactly what a new one would, so shelving keeps nothing; one that is not
+ * would forget the permits taken if it were evicted, letting more calls through than the rate.
+ */
+class RateLimiterKind implements KeyedKind<RateLimiter> {
+  readonly stride = 0;
+
+  constructor(
+    readonly name: string,
+    public o: ResolvedRateLimiterOptions,
+  ) {}
+
+  create(key: string): RateLimiter {
+    return rateLimiterFromResolved(this.o, `${this.name}:${key}`);
+  }
+
+  revive(): void {}
+
+  shelve(limiter: RateLimiter): boolean {
+    if (this.isProtected(limiter) || limiter.limited.size !== 0) return false;
+    limiter.dispose();
+    return true;
+  }
+
+  isProtected(limiter: RateLimiter): boolean {
+    // A waiter whose timer fires late (a busy event loop) can find the burst full again.
+    return limiter.available < limiter.burst || limiter.stats().waiting !== 0;
+  }
+
+  dispose(limiter: RateLimiter): void {
+    limiter.dispose();
+  }
+}
+
 interface Keyed<T, K extends KeyedKind<T>> {
   readonly kind: K;
   readonly instances: KeyedInstances<T>;
@@ -142,22 +184,24 @@ interface Keyed<T, K extends KeyedKind<T>> {
  *
  * - `registry.circuitBreaker('payments')` returns the same breaker every time, built from
  *   `defaults.circuitBreaker` with `circuitBreakers.payments` on top (or the defaults alone for
- *   a name without an entry). Likewise `retry`, `timeout` and `bulkhead`; each kind has its own
- *   names.
+ *   a name without an entry). Likewise `retry`, `timeout`, `bulkhead` and `rateLimiter`; each
+ *   kind has its own names.
  * - `registry.keyedCircuitBreaker('api', host)` gives each key its own breaker, built from the
  *   config of name `api` on first use. Each keyed name keeps at most `keys.maxKeys` keys: the
  *   least recently used is evicted to make room, a key unused for `keys.idleTimeout` is dropped,
  *   and evicted instances are disposed. Open and half-open breakers (and breakers set to a state
- *   by hand) and bulkheads with calls in flight or queued are never evicted; when the cap is
- *   reached and the 64 least recently used keys are all protected, the new key is added over
- *   the cap, and later uses get back under it as keys become evictable. No timer is involved:
- *   the work is done a few keys at a time on each use.
+ *   by hand), bulkheads with calls in flight or queued, and rate limiters with callers waiting
+ *   or permits taken that are not free again yet are never evicted; when the cap is reached and
+ *   the 64 least recently used keys are all protected, the new key is added over the cap, and
+ *   later uses get back under it as keys become evictable. No timer is involved: the work is
+ *   done a few keys at a time on each use.
  * - An idle keyed instance may be kept as a few numbers instead of an object (a closed breaker
- *   with nothing but successes in its window, an idle bulkhead) and rebuilt with the same state
- *   on its next use, so a million idle keys cost about a hundred bytes each. So ask the
- *   registry for a keyed instance each time it is used rather than keeping it: a kept one may
- *   have been replaced by then. Outcomes of calls still in flight on a replaced breaker are
- *   passed on to the key's current breaker.
+ *   with nothing but successes in its window, an idle bulkhead or rate limiter) and rebuilt with
+ *   the same state on its next use (an idle rate limiter's counters start again from zero), so
+ *   a million idle keys cost about a hundred bytes each. So ask the registry for a keyed
+ *   instance each time it is used rather than keeping it: a kept one may have been replaced by
+ *   then. Outcomes of calls still in flight on a replaced breaker are passed on to the key's
+ *   current breaker.
  * - `reconfigure(config)` applies new settings to the calls to come without losing breaker
  *   state or permits in flight, or changes nothing when any of it is invalid.
  *
@@ -175,8 +219,10 @@ export class Registry {
   private readonly retries = new Map<string, Named<RetryPolicy>>();
   private readonly timeouts = new Map<string, Named<TimeoutPolicy>>();
   private readonly bulkheads = new Map<string, Named<Bulkhead>>();
+  private readonly rateLimiters = new Map<string, Named<RateLimiter>>();
   private readonly keyedBreakers = new Map<string, Keyed<CircuitBreaker, BreakerKind>>();
   private readonly keyedBulkheads = new Map<string, Keyed<Bulkhead, BulkheadKind>>();
+  private readonly keyedRateLimiters = new Map<string, Keyed<RateLimiter, RateLimiterKind>>();
 
   /**
    * @param config settings as plain data (see {@link RegistryConfig}); throws
@@ -239,6 +285,21 @@ export class Registry {
   }
 
   /**
+   * The rate limiter named `name`: the same instance on every call. Throws
+   * {@link ConfigError} when neither `rateLimiters[name]` nor `defaults.rateLimiter` gives a
+   * rate (`limit`, or `capacity` and `refillRate`).
+   */
+  rateLimiter(name: string): RateLimiter {
+    let entry = this.rateLimiters.get(name);
+    if (entry === undefined) {
+      const options = this.options(this.config, 'rateLimiter', name);
+      entry = { policy: new RateLimiter(options as RateLimiterOptions), registered: false };
+      this.rateLimiters.set(name, entry);
+    }
+    return entry.policy;
+  }
+
+  /**
    * Adds an instance built in code (with predicates, say) under `name`; the named accessor of
    * its kind returns it from then on. The config never changes it, but `dispose` disposes it.
    * Throws {@link UsageError} when its kind already has an instance of that name.
@@ -254,12 +315,14 @@ export class Registry {
             ? this.timeouts
             : policy instanceof Bulkhead
               ? this.bulkheads
-              : undefined;
+              : policy instanceof RateLimiter
+                ? this.rateLimiters
+                : undefined;
     if (map === undefined) {
       throw new OptionsError(
         'policy',
         policy,
-        'a CircuitBreaker, RetryPolicy, TimeoutPolicy or Bulkhead',
+        'a CircuitBreaker, RetryPolicy, TimeoutPolicy, Bulkhead or RateLimiter',
       );
     }
     if (map.has(name)) {
@@ -270,7 +333,9 @@ export class Registry {
             ? 'retry policy'
             : map === this.timeouts
               ? 'timeout'
-              : 'bulkhead';
+              : map === this.bulkheads
+                ? 'bulkhead'
+                : 'rate limiter';
       throw new UsageError(`The registry already has a ${kind} named ${JSON.stringify(name)}`);
     }
     (map as Map<string, Named<RegistryPolicy>>).set(name, { policy, registered: true });
@@ -295,6 +360,17 @@ export class Registry {
   }
 
   /**
+   * The rate limiter of `key` under name `name` (one per client, tenant, ...), like
+   * {@link keyedCircuitBreaker}. Throws {@link ConfigError} when the config gives `name` no
+   * rate.
+   */
+  keyedRateLimiter(name: string, key: string): RateLimiter {
+    const group = this.keyedRateLimiters.get(name) ?? this.keyedRateLimiterGroup(name);
+    if (typeof key !== 'string') throw new OptionsError('key', key, 'a string');
+    return group.instances.get(key);
+  }
+
+  /**
    * Every instance (named ones, then keyed ones, most recently used first), with its state
    * and counters, as plain JSON-serializable data. Keys past their idle timeout are dropped
    * first.
@@ -307,6 +383,9 @@ export class Registry {
     for (const [name, { policy }] of this.timeouts) instances.push(timeoutEntry(name, policy));
     for (const [name, { policy }] of this.bulkheads) {
       instances.push(bulkheadEntry(name, undefined, policy, policy.maxConcurrent));
+    }
+    for (const [name, { policy }] of this.rateLimiters) {
+      instances.push(rateLimiterEntry(name, undefined, policy, policy.burst));
     }
     for (const [name, { instances: keyed }] of this.keyedBreakers) {
       keyed.sweepAll();
@@ -324,16 +403,23 @@ export class Registry {
         instances.push(bulkheadEntry(name, key, bulkhead, kind.o.maxConcurrent));
       });
     }
+    for (const [name, { kind, instances: keyed }] of this.keyedRateLimiters) {
+      keyed.sweepAll();
+      keyed.forEach((key, limiter) => {
+        instances.push(rateLimiterEntry(name, key, limiter, kind.o.burst));
+      });
+    }
     return { instances };
   }
 
   /**
    * Applies new settings to every instance built from the config (not to registered ones) and
    * to the keyed limits, for the calls to come: breakers keep their state, bulkheads their
-   * permits in flight and their queue (see each policy's `reconfigure`). Everything is
-   * checked first: when the data is invalid, or a setting cannot apply to an instance in use
-   * (slow-call tracking turned on for a breaker built without it, a queue given to a bulkhead
-   * built without one, a timeout's strategy changed), it throws {@link ConfigError} listing
+   * permits in flight and their queue, rate limiters the permits taken and the turns reserved
+   * (see each policy's `reconfigure`). Everything is checked first: when the data is invalid,
+   * or a setting cannot apply to an instance in use (slow-call tracking turned on for a
+   * breaker built without it, a queue given to a bulkhead built without one, a timeout's
+   * strategy changed, a rate limiter's `maxWait` turned from 0 to more or back), it throws {@link ConfigError} listing
    * every problem and changes nothing. Keyed instances that cannot take the new settings are
    * dropped and rebuilt on their next use when they are not protected.
    */
@@ -387,6 +473,14 @@ export class Registry {
         return () => policy.applyOptions(o);
       });
     }
+    for (const [name, { policy, registered }] of this.rateLimiters) {
+      if (registered) continue;
+      check('rateLimiter', name, () => {
+        const o = resolveRateLimiterOptions(this.options(next, 'rateLimiter', name));
+        policy.checkOptions(o);
+        return () => policy.applyOptions(o);
+      });
+    }
     for (const [name, { kind, instances }] of this.keyedBreakers) {
       check('circuitBreaker', name, () => {
         const o = resolveBreakerOptions(this.options(next, 'circuitBreaker', name));
@@ -416,6 +510,17 @@ export class Registry {
         };
       });
     }
+    for (const [name, { kind, instances }] of this.keyedRateLimiters) {
+      check('rateLimiter', name, () => {
+        const o = resolveRateLimiterOptions(this.options(next, 'rateLimiter', name));
+        const { keep, drop } = this.sortKeyed(instances, kind, (l) => l.checkOptions(o, l.name));
+        return () => {
+          kind.o = o;
+          for (const key of drop) instances.delete(key);
+          for (const l of keep) l.applyOptions(o);
+        };
+      });
+    }
     if (issues.length > 0) throw new ConfigError(issues);
 
     this.config = next;
@@ -425,6 +530,8 @@ export class Registry {
       instances.setLimits(maxKeys, idleTimeout);
     for (const { instances } of this.keyedBulkheads.values())
       instances.setLimits(maxKeys, idleTimeout);
+    for (const { instances } of this.keyedRateLimiters.values())
+      instances.setLimits(maxKeys, idleTimeout);
   }
 
   /**
@@ -433,17 +540,22 @@ export class Registry {
    * usable: later calls build new instances from the same config.
    */
   dispose(): void {
-    for (const map of [this.breakers, this.retries, this.timeouts, this.bulkheads] as Map<
-      string,
-      Named<RegistryPolicy>
-    >[]) {
+    for (const map of [
+      this.breakers,
+      this.retries,
+      this.timeouts,
+      this.bulkheads,
+      this.rateLimiters,
+    ] as Map<string, Named<RegistryPolicy>>[]) {
       for (const { policy } of map.values()) policy.dispose();
       map.clear();
     }
     for (const { instances } of this.keyedBreakers.values()) instances.clear();
     for (const { instances } of this.keyedBulkheads.values()) instances.clear();
+    for (const { instances } of this.keyedRateLimiters.values()) instances.clear();
     this.keyedBreakers.clear();
     this.keyedBulkheads.clear();
+    this.keyedRateLimiters.clear();
   }
 
   // ---- internals --------------------------------------------------------------------------------
@@ -471,6 +583,15 @@ export class Registry {
     const { maxKeys, idleTimeout } = this.config.keys;
     const group = { kind, instances: new KeyedInstances(kind, this.clock, maxKeys, idleTimeout) };
     this.keyedBulkheads.set(name, group);
+    return group;
+  }
+
+  private keyedRateLimiterGroup(name: string): Keyed<RateLimiter, RateLimiterKind> {
+    const o = resolveRateLimiterOptions(this.options(this.config, 'rateLimiter', name));
+    const kind = new RateLimiterKind(name, o);
+    const { maxKeys, idleTimeout } = this.config.keys;
+    const group = { kind, instances: new KeyedInstances(kind, this.clock, maxKeys, idleTimeout) };
+    this.keyedRateLimiters.set(name, group);
     return group;
   }
 

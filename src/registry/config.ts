@@ -1,10 +1,11 @@
 import { OptionsError } from '../errors/OptionsError.js';
 import { resolveBulkheadOptions } from '../policies/bulkhead/options.js';
 import { resolveBreakerOptions } from '../policies/circuit-breaker/options.js';
+import { resolveRateLimiterOptions } from '../policies/rate-limiter/options.js';
 import type { BackoffKind, JitterKind } from '../policies/retry/options.js';
 import { resolveRetryOptions } from '../policies/retry/options.js';
 import { resolveTimeoutOptions, type TimeoutStrategy } from '../policies/timeout/options.js';
-import { duration as durationOption, integer } from '../validation/validate.js';
+import { duration as durationOption, integer, MAX_DURATION_MS } from '../validation/validate.js';
 import { ConfigError, type ConfigIssue, describeValue } from './ConfigError.js';
 import { type Duration, durationToMs } from './duration.js';
 
@@ -72,6 +73,22 @@ export interface BulkheadConfig {
   readonly debug?: boolean;
 }
 
+/**
+ * A rate limiter's options as config data: `limit` calls per `period` (with a `burst`), or a
+ * token bucket (`capacity`, `refillRate`). A named entry that gives its rate in the other form
+ * than `defaults.rateLimiter` replaces the default rate instead of mixing with it.
+ */
+export interface RateLimiterConfig {
+  readonly limit?: number;
+  readonly period?: Duration;
+  readonly burst?: number;
+  readonly capacity?: number;
+  readonly refillRate?: number;
+  readonly permits?: number;
+  readonly maxWait?: Duration;
+  readonly debug?: boolean;
+}
+
 /** Limits on the keyed instances of each name (see `Registry.keyedCircuitBreaker`). */
 export interface KeysConfig {
   /** Keys kept per keyed name before the least recently used is evicted. @default 10000 */
@@ -92,6 +109,7 @@ export interface KeysConfig {
  *   "defaults": { "circuitBreaker": { "breakDuration": "30s" }, "timeout": { "timeout": "2s" } },
  *   "circuitBreakers": { "payments": { "failureRateThreshold": 0.25, "breakDuration": "1m" } },
  *   "retries": { "payments": { "maxAttempts": 4, "delay": "200ms" } },
+ *   "rateLimiters": { "search": { "limit": 50, "period": "1s", "maxWait": "200ms" } },
  *   "keys": { "maxKeys": 50000, "idleTimeout": "15m" }
  * }
  * ```
@@ -102,11 +120,13 @@ export interface RegistryConfig {
     readonly retry?: RetryConfig;
     readonly timeout?: Partial<TimeoutConfig>;
     readonly bulkhead?: BulkheadConfig;
+    readonly rateLimiter?: RateLimiterConfig;
   };
   readonly circuitBreakers?: Readonly<Record<string, CircuitBreakerConfig>>;
   readonly retries?: Readonly<Record<string, RetryConfig>>;
   readonly timeouts?: Readonly<Record<string, TimeoutConfig>>;
   readonly bulkheads?: Readonly<Record<string, BulkheadConfig>>;
+  readonly rateLimiters?: Readonly<Record<string, RateLimiterConfig>>;
   readonly keys?: KeysConfig;
 }
 
@@ -114,7 +134,7 @@ export interface RegistryConfig {
 export const keysDefaults = Object.freeze({ maxKeys: 10_000, idleTimeout: 600_000 });
 
 /** @internal The policy kinds a registry holds. */
-export type RegistryKind = 'circuitBreaker' | 'retry' | 'timeout' | 'bulkhead';
+export type RegistryKind = 'circuitBreaker' | 'retry' | 'timeout' | 'bulkhead' | 'rateLimiter';
 
 /** @internal One kind's options as plain data: the policy's own keys, durations in ms. */
 export type OptionsData = Record<string, unknown>;
@@ -209,6 +229,19 @@ const SCHEMAS: ReadonlyMap<RegistryKind, Schema> = new Map([
       ['debug', 'value'],
     ]),
   ],
+  [
+    'rateLimiter',
+    schema([
+      ['limit', 'value'],
+      ['period', 'duration'],
+      ['burst', 'value'],
+      ['capacity', 'value'],
+      ['refillRate', 'value'],
+      ['permits', 'value'],
+      ['maxWait', 'duration'],
+      ['debug', 'value'],
+    ]),
+  ],
 ]);
 
 const KEYS: Schema = schema([
@@ -222,14 +255,29 @@ export const SECTION_OF: ReadonlyMap<RegistryKind, string> = new Map([
   ['retry', 'retries'],
   ['timeout', 'timeouts'],
   ['bulkhead', 'bulkheads'],
+  ['rateLimiter', 'rateLimiters'],
 ]);
 
 const KIND_OF_SECTION: ReadonlyMap<string, RegistryKind> = new Map(
   [...SECTION_OF].map(([kind, section]) => [section, kind]),
 );
 
-const KINDS: readonly RegistryKind[] = ['circuitBreaker', 'retry', 'timeout', 'bulkhead'];
-const TOP_KEYS = ['defaults', 'circuitBreakers', 'retries', 'timeouts', 'bulkheads', 'keys'];
+const KINDS: readonly RegistryKind[] = [
+  'circuitBreaker',
+  'retry',
+  'timeout',
+  'bulkhead',
+  'rateLimiter',
+];
+const TOP_KEYS = [
+  'defaults',
+  'circuitBreakers',
+  'retries',
+  'timeouts',
+  'bulkheads',
+  'rateLimiters',
+  'keys',
+];
 
 /** Keys that could reach an object's prototype if they were ever assigned through. */
 const FORBIDDEN: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
@@ -254,6 +302,12 @@ const DEPENDS_ON: ReadonlyMap<string, readonly string[]> = new Map([
   ['window.duration', ['window.buckets', 'window.kind']],
   ['window.threshold', ['window.kind']],
   ['window.size', ['window.kind']],
+  // A rate limiter's rate left out (or found invalid) is stood in for by the fastest one the
+  // other fields allow, which limits nothing: only the given fields constrain each other.
+  ['limit', ['period']],
+  ['burst', ['period']],
+  ['capacity', ['refillRate']],
+  ['permits', ['burst', 'capacity']],
 ]);
 
 const DURATION_OPTIONS: ReadonlySet<string> = new Set([
@@ -267,6 +321,8 @@ const DURATION_OPTIONS: ReadonlySet<string> = new Set([
   'maxDelay',
   'timeout',
   'queueTimeout',
+  'period',
+  'maxWait',
   'idleTimeout',
 ]);
 
@@ -417,7 +473,51 @@ const RESOLVERS: ReadonlyMap<RegistryKind, Resolver> = new Map<RegistryKind, Res
       resolveTimeoutOptions({ ...o, timeout: o.timeout === undefined ? 1 : o.timeout } as never),
   ],
   ['bulkhead', (o) => resolveBulkheadOptions(o)],
+  ['rateLimiter', (o) => resolveRateLimiterOptions(withStandInRate(o))],
 ]);
+
+/** A rate limiter's rate as `limit` calls per `period` with a `burst`. */
+const LIMIT_FORM: readonly string[] = ['limit', 'period', 'burst'];
+/** A rate limiter's rate as a token bucket. */
+const BUCKET_FORM: readonly string[] = ['capacity', 'refillRate'];
+
+const MAX_INT32 = 2_147_483_647;
+
+/**
+ * Rate limiter options with a stand-in for the part of the rate they leave out (the defaults
+ * may leave it to the named entries), so that their other fields can be checked. The stand-in
+ * is the fastest rate the given fields allow, so it limits no other field: `permits` and
+ * `burst` (or `capacity`) are then checked only against what is really given.
+ */
+function withStandInRate(o: OptionsData): OptionsData {
+  if (o.limit !== undefined || (o.capacity !== undefined && o.refillRate !== undefined)) return o;
+  if (o.capacity !== undefined) return { ...o, refillRate: 1e6 };
+  const rate = o.refillRate;
+  if (rate !== undefined) {
+    const valid = typeof rate === 'number' && rate > 0 && rate <= 1e6;
+    const intervalUs = valid ? Math.round(1e6 / rate) : 1;
+    const capacity = Math.floor((MAX_DURATION_MS * 1_000) / intervalUs);
+    return { ...o, capacity: Math.max(1, Math.min(MAX_INT32, capacity)) };
+  }
+  const p = o.period;
+  const period = typeof p === 'number' && p >= 1 && p <= MAX_DURATION_MS ? p : 1_000;
+  return { ...o, limit: Math.min(MAX_INT32, Math.floor(period * 1_000)) };
+}
+
+/**
+ * The part of a rate limiter's rate that `o` lacks, as the option to name in an issue and
+ * what else is needed with it; undefined when the rate is complete (or given in both forms,
+ * which the resolver reports).
+ */
+function missingRate(o: OptionsData): { option: string; needs: string } | undefined {
+  if (o.limit !== undefined) return undefined;
+  const capacity = o.capacity !== undefined;
+  const refill = o.refillRate !== undefined;
+  if (capacity && refill) return undefined;
+  if (capacity) return { option: 'refillRate', needs: 'with `capacity`' };
+  if (refill) return { option: 'capacity', needs: 'with `refillRate`' };
+  return { option: 'limit', needs: '(a rate: `limit`, or `capacity` and `refillRate`)' };
+}
 
 /**
  * Runs the policy's own resolver over `options`, so the limits are exactly the policy's.
@@ -446,7 +546,11 @@ function collect(
         const { path, from } = place(option);
         const source = from ?? path;
         const written = r.written.has(source) ? r.written.get(source) : error.value;
-        const durationHint = DURATION_OPTIONS.has(option) ? ' (or a string like "30s")' : '';
+        // No hint on how to write a duration that must be left out altogether.
+        const durationHint =
+          DURATION_OPTIONS.has(option) && !error.expected.startsWith('undefined')
+            ? ' (or a string like "30s")'
+            : '';
         const origin = from === undefined ? '' : ` (from \`${from}\`)`;
         r.issue(
           path,
@@ -492,6 +596,13 @@ export function mergeOptions(defaults: OptionsData, named: OptionsData): Options
   for (const key of ['breakBackoff', 'halfOpen']) {
     if (isData(defaults[key]) && isData(named[key])) out[key] = { ...defaults[key], ...named[key] };
   }
+  // A rate given in the other form replaces the default rate (only rate limiters have these).
+  const sets = (key: string) => named[key] !== undefined;
+  const drop = (keys: readonly string[]) => {
+    for (const key of keys) if (!sets(key)) delete out[key];
+  };
+  if (sets('limit')) drop(BUCKET_FORM);
+  if (BUCKET_FORM.some(sets)) drop(LIMIT_FORM);
   const dw = defaults.window;
   const nw = named.window;
   if (isData(dw) && isData(nw) && (nw.kind === undefined || nw.kind === dw.kind)) {
@@ -560,6 +671,13 @@ export function validateConfig(input: unknown): ValidConfig {
           'is required: neither this entry nor `defaults.timeout` sets a timeout',
         );
       }
+      const missing = kind === 'rateLimiter' ? missingRate(merged) : undefined;
+      if (missing !== undefined) {
+        r.issue(
+          `${at}.${missing.option}`,
+          `is required ${missing.needs}: neither this entry nor \`defaults.rateLimiter\` sets it`,
+        );
+      }
       collect(r, resolve, copy(merged), (option) => ({
         path: `${at}.${option}`,
         from:
@@ -590,7 +708,8 @@ export function validateConfig(input: unknown): ValidConfig {
 
 /**
  * @internal The options data of instance `name` of `kind`: its entry, or the defaults for a
- * name without one. Throws {@link ConfigError} for a timeout with no duration anywhere.
+ * name without one. Throws {@link ConfigError} for a timeout with no duration anywhere, and
+ * for a rate limiter with no rate.
  */
 export function optionsFor(config: ValidConfig, kind: RegistryKind, name: string): OptionsData {
   const data = config.named.get(kind)!.get(name) ?? config.defaults.get(kind)!;
@@ -600,6 +719,15 @@ export function optionsFor(config: ValidConfig, kind: RegistryKind, name: string
         path: `timeouts.${name}.timeout`,
         message:
           'is required: there is no `timeouts` entry for this name and `defaults.timeout` sets no timeout',
+      },
+    ]);
+  }
+  const missing = kind === 'rateLimiter' ? missingRate(data) : undefined;
+  if (missing !== undefined) {
+    throw new ConfigError([
+      {
+        path: `rateLimiters.${name}.${missing.option}`,
+        message: `is required ${missing.needs}: there is no \`rateLimiters\` entry for this name and \`defaults.rateLimiter\` does not set it`,
       },
     ]);
   }

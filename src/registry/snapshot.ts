@@ -4,6 +4,7 @@ import type {
   CircuitBreakerStats,
 } from '../policies/circuit-breaker/CircuitBreaker.js';
 import { CircuitState } from '../policies/circuit-breaker/state.js';
+import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import type { RetryPolicy } from '../policies/retry/RetryPolicy.js';
 import type { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 
@@ -12,6 +13,20 @@ export interface BulkheadStats {
   readonly inFlight: number;
   readonly queueLength: number;
   readonly maxConcurrent: number;
+}
+
+/** Counters of a rate limiter in a {@link RegistrySnapshot}. */
+export interface RateLimiterStats {
+  /** Calls admitted since the limiter was made (turns reserved by waiters included). */
+  readonly admitted: number;
+  /** Calls refused since the limiter was made. */
+  readonly rejected: number;
+  /** Callers waiting for their reserved turn now. */
+  readonly waiting: number;
+  /** Permits that could be taken now without waiting. */
+  readonly available: number;
+  /** Permits available at once from idle. */
+  readonly burst: number;
 }
 
 /** Counters of a retry policy in a {@link RegistrySnapshot}. */
@@ -41,6 +56,7 @@ export type RegistryInstanceSnapshot =
       readonly stats: CircuitBreakerStats;
     })
   | (Entry & { readonly kind: 'bulkhead'; readonly stats: BulkheadStats })
+  | (Entry & { readonly kind: 'rateLimiter'; readonly stats: RateLimiterStats })
   | (Entry & { readonly kind: 'retry'; readonly stats: RetryStats })
   | (Entry & { readonly kind: 'timeout'; readonly stats: TimeoutStats });
 
@@ -105,6 +121,23 @@ export function bulkheadEntry(
           maxConcurrent: bulkhead.maxConcurrent,
         };
   return withKey({ kind: 'bulkhead', name, stats }, key);
+}
+
+/**
+ * @internal `limiter` undefined: a shelved one, which is idle (its whole `burst` free) and
+ * kept no counters.
+ */
+export function rateLimiterEntry(
+  name: string,
+  key: string | undefined,
+  limiter: RateLimiter | undefined,
+  burst: number,
+): RegistryInstanceSnapshot {
+  const stats: RateLimiterStats =
+    limiter === undefined
+      ? { admitted: 0, rejected: 0, waiting: 0, available: burst, burst }
+      : { ...limiter.stats(), burst: limiter.burst };
+  return withKey({ kind: 'rateLimiter', name, stats }, key);
 }
 
 /** @internal */

@@ -117,7 +117,7 @@ describe('register', () => {
     registry.register('taken', new Bulkhead(1));
   });
 
-  it('refuses anything but the four kinds it holds', () => {
+  it('refuses anything but the five kinds it holds', () => {
     const registry = new Registry();
     expect(() => registry.register('x', {} as never)).toThrow(OptionsError);
   });

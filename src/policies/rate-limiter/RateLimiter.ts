@@ -117,13 +117,16 @@ export class RateLimiter implements WaitingGate {
   /** @internal */ readonly limited = new Listeners<RateLimitedEvent>();
 
   constructor(options: RateLimiterOptions) {
-    const o = resolveRateLimiterOptions(options);
+    const preset = presetOptions;
+    presetOptions = undefined;
+    const o = preset ?? resolveRateLimiterOptions(options);
     this.o = o;
-    this.name = o.name;
+    this.name = preset === undefined ? o.name : presetName;
     this.clock = o.clock;
     this.mayWait = o.maxWait > 0;
     this.coarse = o.clock.cheapNow === true ? undefined : CoarseTime.of(o.clock);
-    this.error = stackless(() => new RateLimitedError(o.name, o.clock, 0));
+    const name = this.name;
+    this.error = stackless(() => new RateLimitedError(name, o.clock, 0));
     this.queue = new DeadlineQueue<WaitingExecution>(
       o.clock,
       Number.POSITIVE_INFINITY,
@@ -344,5 +347,22 @@ export class RateLimiter implements WaitingGate {
     if (!Number.isInteger(permits) || permits < 1 || permits > this.o.burst) {
       throw new OptionsError('permits', permits, `an integer in [1, ${this.o.burst}] (the burst)`);
     }
+  }
+}
+
+let presetOptions: ResolvedRateLimiterOptions | undefined;
+let presetName = '';
+
+/**
+ * @internal Builds a rate limiter from options already resolved and validated, under `name`
+ * (registries build many limiters from one options object).
+ */
+export function rateLimiterFromResolved(o: ResolvedRateLimiterOptions, name: string): RateLimiter {
+  presetOptions = o;
+  presetName = name;
+  try {
+    return new RateLimiter(undefined as unknown as RateLimiterOptions);
+  } finally {
+    presetOptions = undefined;
   }
 }

@@ -97,7 +97,7 @@ export function resolveRateLimiterOptions(
     throw new OptionsError(
       mixed,
       o[mixed],
-      'undefined: give either limit/period/burst or capacity/refillRate, not both',
+      'not set together with capacity/refillRate (a rate is either limit/period/burst or a token bucket)',
     );
   }
   let intervalUs: number;

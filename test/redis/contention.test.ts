@@ -1,0 +1,85 @@
+/**
+ * Several processes, each with many concurrent callers, contending for one key of one limit
+ * for a few seconds on a real Redis server: the permits granted in all never exceed what the
+ * rate allows over the time they ran (burst + rate x elapsed + 1), with the negative cache on,
+ * and with leases on too. Uses the BUILT package (`npm test` builds before Vitest runs).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, expect, it } from 'vitest';
+import { describeRedis } from '../support/redis-server.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const fixture = fileURLToPath(new URL('./fixtures/contend.mjs', import.meta.url));
+
+interface Report {
+  admitted: number;
+  calls: number;
+  first: number;
+  last: number;
+  stats: { roundTrips: number; cachedRefusals: number; leasedAdmissions: number };
+}
+
+function runProcess(args: readonly (string | number)[]): Promise<Report> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [fixture, ...args.map(String)], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+    });
+    child.stderr.on('data', (c) => {
+      err += c;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`contend.mjs exited with ${code}: ${err}`));
+      else resolve(JSON.parse(out) as Report);
+    });
+  });
+}
+
+beforeAll(() => {
+  if (!existsSync(`${root}dist/redis/index.js`)) {
+    throw new Error('The package is not built (missing dist/redis/index.js): run npm run build');
+  }
+});
+
+describeRedis('accuracy under contention', (redis) => {
+  it.each([
+    ['the negative cache', 1],
+    ['the negative cache and leases of 10', 10],
+  ])(
+    '3 processes x 20 callers on one key for 2 s, with %s: admitted <= burst + rate x elapsed + 1',
+    async (_, lease) => {
+      const limit = 500;
+      const period = 1_000;
+      const burst = 20;
+      const startAt = Date.now() + 700;
+      const endAt = startAt + 2_000;
+      const name = `contend-${lease}-${process.pid}`;
+      const reports = await Promise.all(
+        [1, 2, 3].map(() =>
+          runProcess([redis().port, name, 20, startAt, endAt, limit, period, burst, lease]),
+        ),
+      );
+      const admitted = reports.reduce((n, r) => n + r.admitted, 0);
+      const calls = reports.reduce((n, r) => n + r.calls, 0);
+      const elapsed =
+        Math.max(...reports.map((r) => r.last)) - Math.min(...reports.map((r) => r.first));
+      const allowed = burst + (limit * elapsed) / period + 1;
+      expect(admitted).toBeLessThanOrEqual(allowed);
+      // The limit was contended (far more calls than permits) and mostly used.
+      expect(calls).toBeGreaterThan(allowed * 2);
+      expect(admitted).toBeGreaterThan(allowed * 0.8);
+      if (lease > 1) {
+        expect(reports.some((r) => r.stats.leasedAdmissions > 0)).toBe(true);
+      }
+    },
+    30_000,
+  );
+});
