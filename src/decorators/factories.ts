@@ -6,6 +6,8 @@ import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import type { CircuitBreakerOptions } from '../policies/circuit-breaker/options.js';
 import { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
 import type { FallbackOptions } from '../policies/fallback/options.js';
+import type { RateLimiterOptions } from '../policies/rate-limiter/options.js';
+import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import type { RetryOptions } from '../policies/retry/options.js';
 import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
 import type { TimeoutOptions } from '../policies/timeout/options.js';
@@ -135,6 +137,42 @@ export function bulkhead(arg?: unknown, options?: unknown): PolicyDecorator {
     keyed: true,
     is: (p) => p instanceof Bulkhead,
     create: (o) => new Bulkhead(o as number | BulkheadOptions),
+  });
+}
+
+/**
+ * A rate limit on a method. The argument is rate limiter options (a new limiter for this
+ * method, shared by every object of the class unless `{ perInstance: true }`), a registry
+ * name (per key with `{ key }`: one limit per user, per API key), or a `RateLimiter`. A
+ * refused call fails with `RateLimitedError`; with `maxWait` calls may wait for their turn, so
+ * the method then returns a promise.
+ *
+ * @example
+ * ```ts
+ * class Api {
+ *   @rateLimit({ limit: 10, period: 1_000 })
+ *   async search(q: string) { ... }
+ *
+ *   @rateLimit('per-user', { key: (user: string) => user })
+ *   async profile(user: string) { ... }
+ * }
+ * ```
+ */
+export function rateLimit<A extends unknown[] = never[]>(
+  name: string,
+  options?: KeyedDecoratorOptions<A>,
+): PolicyDecorator<unknown, A>;
+export function rateLimit(limiter: RateLimiter, options?: SharedDecoratorOptions): PolicyDecorator;
+export function rateLimit(
+  options: RateLimiterOptions,
+  decoratorOptions?: PolicyDecoratorOptions,
+): PolicyDecorator;
+export function rateLimit(arg: unknown, options?: unknown): PolicyDecorator {
+  return policyDecorator('rateLimit', arg, options, {
+    named: 'rateLimiter',
+    keyed: true,
+    is: (p) => p instanceof RateLimiter,
+    create: (o) => new RateLimiter(o as RateLimiterOptions),
   });
 }
 

@@ -16,7 +16,15 @@
  * ```
  * @packageDocumentation
  */
-export { bulkhead, circuitBreaker, fallback, retry, timeout, usePipeline } from './factories.js';
+export {
+  bulkhead,
+  circuitBreaker,
+  fallback,
+  rateLimit,
+  retry,
+  timeout,
+  usePipeline,
+} from './factories.js';
 export { pipelineOf } from './introspect.js';
 export type {
   KeyedDecoratorOptions,

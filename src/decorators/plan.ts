@@ -3,12 +3,13 @@ import { Pipeline, type Policy } from '../pipeline/Pipeline.js';
 import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
 import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
+import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 import { defaultRegistry, type Registry } from '../registry/Registry.js';
 import type { SignalArgument } from './types.js';
 
 /** The policy kinds a registry name can stand for. */
-export type NamedKind = 'circuitBreaker' | 'retry' | 'timeout' | 'bulkhead';
+export type NamedKind = 'circuitBreaker' | 'retry' | 'timeout' | 'bulkhead' | 'rateLimiter';
 
 /**
  * What one decorator contributes to a method's pipeline, in one of three forms. A spec is made
@@ -167,7 +168,9 @@ export class Binding {
       const instance =
         spec.kind === 'circuitBreaker'
           ? registry.keyedCircuitBreaker(spec.name, key)
-          : registry.keyedBulkhead(spec.name, key);
+          : spec.kind === 'rateLimiter'
+            ? registry.keyedRateLimiter(spec.name, key)
+            : registry.keyedBulkhead(spec.name, key);
       (instances ??= []).push(instance);
       if (last !== undefined) {
         let next = node.get(last) as WeakMap<object, unknown> | undefined;
@@ -198,6 +201,8 @@ function named(spec: Extract<Spec, { form: 'named' }>): Policy {
       return registry.timeout(spec.name);
     case 'bulkhead':
       return registry.bulkhead(spec.name);
+    case 'rateLimiter':
+      return registry.rateLimiter(spec.name);
   }
 }
 
@@ -213,7 +218,7 @@ function neverWaits(p: Policy): boolean {
   return (
     p instanceof CircuitBreaker ||
     p instanceof FallbackPolicy ||
-    (p instanceof Bulkhead && !p.mayWait)
+    ((p instanceof Bulkhead || p instanceof RateLimiter) && !p.mayWait)
   );
 }
 

@@ -442,6 +442,26 @@ export function decoratorSuite(variant: Variant): void {
         expect(pipelineOf(new Client(), 'ping').policies).toEqual([breaker]);
       });
 
+      it('@rateLimit: a sync method stays sync and refuses past its rate; per key by name', async () => {
+        const clock = new ManualClock();
+        const registry = new lib.Registry(
+          { rateLimiters: { 'per-user': { limit: 1, period: '1s' } } },
+          { clock },
+        );
+        const api = new (f.rateLimited(clock, registry))();
+        expect(api.ping()).toBe('pong');
+        expect(api.ping()).toBe('pong');
+        expect(() => api.ping()).toThrow(lib.RateLimitedError);
+        clock.advance(500);
+        expect(api.ping()).toBe('pong');
+        expect(kinds(pipelineOf(api, 'ping').policies)).toEqual(['RateLimiter']);
+
+        await expect(api.profile('ann')).resolves.toBe('profile of ann');
+        await expect(api.profile('ann')).rejects.toThrow(lib.RateLimitedError);
+        await expect(api.profile('bob')).resolves.toBe('profile of bob');
+        expect(registry.keyedRateLimiter('per-user', 'ann').available).toBe(0);
+      });
+
       it('key gives each host its own breaker from the registry', async () => {
         const registry = config(new ManualClock());
         const client = new (f.named(registry))();
