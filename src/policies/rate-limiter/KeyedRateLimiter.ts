@@ -18,8 +18,9 @@ import type { AcquireOptions } from './RateLimiter.js';
 /** Options of {@link KeyedRateLimiter}: the rate of each key, and how many keys to hold. */
 export interface KeyedRateLimiterOptions extends RateLimiterOptions {
   /**
-   * Keys held at most, in [1, 2^31-1]. Past it the least recently used key is forgotten, which
-   * resets its limit: size it above the number of keys active at once. @default 100000
+   * Keys held at most, in [1, 2^31-1]. Past it a key is forgotten to make room (an idle one if
+   * the search meets one, else one not used lately), which resets its limit: size it above the
+   * number of keys active at once. @default 100000
    */
   readonly maxKeys?: number;
 }
@@ -27,8 +28,13 @@ export interface KeyedRateLimiterOptions extends RateLimiterOptions {
 /** Defaults of {@link KeyedRateLimiterOptions} beyond those of the rate limiter. */
 export const keyedRateLimiterDefaults = Object.freeze({ maxKeys: 100_000 });
 
-/** Calls between two looks at the least recently used keys. */
+/** Calls between two moves of the hand that drops idle keys. */
 const SWEEP_EVERY = 16;
+/**
+ * How long a key stays after its limit is back to idle, in µs: dropping a key the moment it is
+ * idle would make a key used every few ms be dropped and added again all the time.
+ */
+const IDLE_GRACE_US = 1_000_000;
 /** Keys looked at per sweep, at most. */
 const SWEEP_SIZE = 4;
 
@@ -69,8 +75,9 @@ class KeyWaiter implements Sleeper {
 
 /**
  * One GCRA rate limit per key (per user, per API key, per tenant), each key holding one number.
- * A key whose limit is back to idle holds nothing worth keeping and is dropped as calls go by
- * (no timer per key); at most `maxKeys` are held, the least recently used going first.
+ * A key whose limit has been back to idle for a second holds nothing worth keeping and is
+ * dropped as calls go by (no timer per key); at most `maxKeys` are held, an approximation of
+ * the least recently used going first.
  *
  * @example
  * ```ts
@@ -87,8 +94,7 @@ export class KeyedRateLimiter {
   readonly maxKeys: number;
   private readonly o: ResolvedRateLimiterOptions;
   private readonly coarse: CoarseTime | undefined;
-  /** TAT in µs per key, least recently used first (Map order). */
-  private readonly tats = new Map<string, number>();
+  private readonly slots: KeySlots;
   private calls = 0;
   private readonly error: RateLimitedError;
   private waiters: Set<KeyWaiter> | undefined = undefined;
@@ -107,12 +113,13 @@ export class KeyedRateLimiter {
       2_147_483_647,
     );
     this.coarse = o.clock.cheapNow === true ? undefined : CoarseTime.of(o.clock);
+    this.slots = new KeySlots(this.maxKeys);
     this.error = stackless(() => new RateLimitedError(o.name, o.clock, 0));
   }
 
   /** Keys held now. */
   get size(): number {
-    return this.tats.size;
+    return this.slots.size;
   }
 
   /**
@@ -146,8 +153,9 @@ export class KeyedRateLimiter {
     if (!(wait <= maxWait * 1_000)) {
       return Promise.reject(this.refused(key, nowUs, wait, permits));
     }
-    const tat = this.tats.get(key) ?? Number.NEGATIVE_INFINITY;
-    this.store(key, gcraTake(tat, nowUs, permits, this.o.intervalUs));
+    const slots = this.slots;
+    const slot = slots.find(key);
+    slots.tats[slot] = gcraTake(slots.tats[slot]!, nowUs, permits, this.o.intervalUs);
     const waiters = (this.waiters ??= new Set());
     return new Promise<void>((resolve, reject) => {
       const waiter = new KeyWaiter(waiters, resolve, reject, signal);
@@ -160,7 +168,7 @@ export class KeyedRateLimiter {
 
   /** Forgets `key`: its next call starts from idle. */
   delete(key: string): boolean {
-    return this.tats.delete(key);
+    return this.slots.delete(key);
   }
 
   /** Calls `listener` when the limiter refuses permits for a key. */
@@ -170,7 +178,7 @@ export class KeyedRateLimiter {
 
   /** Forgets every key, refuses waiting callers with {@link UsageError}, removes listeners. */
   dispose(): void {
-    this.tats.clear();
+    this.slots.clear();
     if (this.waiters !== undefined) {
       const error = new UsageError(`Rate limiter "${this.name}" was disposed`);
       for (const w of this.waiters) w.fail(error);
@@ -186,38 +194,13 @@ export class KeyedRateLimiter {
   /** 0 (or less) when `permits` were taken for `key` at `nowUs`, else the µs to wait. */
   private take(key: string, nowUs: number, permits: number): number {
     const { intervalUs, burst } = this.o;
-    if ((++this.calls & (SWEEP_EVERY - 1)) === 0) this.sweep(nowUs);
-    const tat = this.tats.get(key);
-    if (tat === undefined) {
-      // A new key is idle: `permits` <= burst are always free.
-      this.store(key, gcraTake(Number.NEGATIVE_INFINITY, nowUs, permits, intervalUs));
-      return 0;
-    }
+    const slots = this.slots;
+    if ((++this.calls & (SWEEP_EVERY - 1)) === 0) slots.sweep(nowUs - IDLE_GRACE_US, SWEEP_SIZE);
+    const slot = slots.find(key, nowUs);
+    const tat = slots.tats[slot]!;
     const wait = gcraWait(tat, nowUs, permits, intervalUs, burst);
-    this.store(key, wait > 0 ? tat : gcraTake(tat, nowUs, permits, intervalUs));
+    if (wait <= 0) slots.tats[slot] = gcraTake(tat, nowUs, permits, intervalUs);
     return wait;
-  }
-
-  /** Stores `tat` for `key` as the most recently used, evicting past `maxKeys`. */
-  private store(key: string, tat: number): void {
-    const tats = this.tats;
-    tats.delete(key);
-    tats.set(key, tat);
-    if (tats.size > this.maxKeys) {
-      for (const oldest of tats.keys()) {
-        tats.delete(oldest);
-        break;
-      }
-    }
-  }
-
-  /** Drops least recently used keys whose limit is back to idle. */
-  private sweep(nowUs: number): void {
-    let looked = 0;
-    for (const [key, tat] of this.tats) {
-      if (tat > nowUs || ++looked > SWEEP_SIZE) return;
-      this.tats.delete(key);
-    }
   }
 
   private refused(key: string, nowUs: number, waitUs: number, permits: number): RateLimitedError {
@@ -235,5 +218,104 @@ export class KeyedRateLimiter {
     if (!Number.isInteger(permits) || permits < 1 || permits > this.o.burst) {
       throw new OptionsError('permits', permits, `an integer in [1, ${this.o.burst}] (the burst)`);
     }
+  }
+}
+
+/**
+ * @internal The keys of a keyed limiter and their TATs: a map from key to slot, and the TATs
+ * in a typed array. At most `max` keys: past it one is dropped by the CLOCK algorithm (an
+ * approximation of least recently used: a hand goes round the slots, sparing once each key
+ * used again since it last passed). The same hand drops keys back to idle a few at a time as calls
+ * go by, so no timer is needed.
+ */
+class KeySlots {
+  private readonly index = new Map<string, number>();
+  private keys: (string | undefined)[] = [];
+  tats = new Float64Array(16);
+  private used = new Uint8Array(16);
+  private free: number[] = [];
+  private hand = 0;
+
+  constructor(private readonly max: number) {}
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  /** The slot of `key`, made (starting idle) when it has none. */
+  find(key: string, nowUs = Number.NEGATIVE_INFINITY): number {
+    let slot = this.index.get(key);
+    if (slot !== undefined) {
+      this.used[slot] = 1;
+      return slot;
+    }
+    if (this.index.size >= this.max) this.evict(nowUs);
+    slot = this.free.pop();
+    if (slot === undefined) {
+      slot = this.keys.length;
+      if (slot === this.tats.length) this.grow();
+    }
+    this.keys[slot] = key;
+    this.tats[slot] = Number.NEGATIVE_INFINITY;
+    // Spared by the hand only once used again: a key seen once goes before one in use.
+    this.used[slot] = 0;
+    this.index.set(key, slot);
+    return slot;
+  }
+
+  delete(key: string): boolean {
+    const slot = this.index.get(key);
+    if (slot === undefined) return false;
+    this.release(slot);
+    return true;
+  }
+
+  clear(): void {
+    this.index.clear();
+    this.keys = [];
+    this.free = [];
+    this.hand = 0;
+  }
+
+  /** Moves the hand over up to `n` slots, dropping keys idle since `idleSinceUs` (TAT <= it). */
+  sweep(idleSinceUs: number, n: number): void {
+    const count = this.keys.length;
+    if (count === 0) return;
+    for (let i = 0; i < n; i++) {
+      const slot = this.hand;
+      this.hand = slot + 1 < count ? slot + 1 : 0;
+      if (this.keys[slot] !== undefined && this.tats[slot]! <= idleSinceUs) this.release(slot);
+    }
+  }
+
+  /** Drops one key: the first idle one the hand meets, or the first not used since its pass. */
+  private evict(nowUs: number): void {
+    const count = this.keys.length;
+    for (;;) {
+      const slot = this.hand;
+      this.hand = slot + 1 < count ? slot + 1 : 0;
+      if (this.keys[slot] === undefined) continue;
+      if (this.tats[slot]! <= nowUs || this.used[slot] === 0) {
+        this.release(slot);
+        return;
+      }
+      this.used[slot] = 0;
+    }
+  }
+
+  private release(slot: number): void {
+    this.index.delete(this.keys[slot]!);
+    this.keys[slot] = undefined;
+    this.free.push(slot);
+  }
+
+  private grow(): void {
+    const n = Math.min(this.tats.length * 2, Math.max(this.max, 16));
+    const tats = new Float64Array(n);
+    tats.set(this.tats);
+    const used = new Uint8Array(n);
+    used.set(this.used);
+    this.tats = tats;
+    this.used = used;
   }
 }

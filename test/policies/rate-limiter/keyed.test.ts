@@ -71,7 +71,10 @@ describe('KeyedRateLimiter', () => {
     expect(limiter.size).toBe(1_000);
     expect(clock.pendingTimers).toBe(0);
     clock.advance(100);
-    // Every key is idle again: calls on one hot key sweep the rest away.
+    // Every key is idle again; a second later calls on one hot key sweep the rest away.
+    for (let i = 0; i < 5_000; i++) limiter.tryAcquire('hot');
+    expect(limiter.size).toBe(1_001);
+    clock.advance(1_000);
     for (let i = 0; i < 5_000; i++) {
       limiter.tryAcquire('hot');
       clock.advance(0.1);
