@@ -17,7 +17,7 @@ import {
 } from './protocol.js';
 import { failure, isThenable, success } from './result.js';
 
-/** @internal A policy as the executor sees it. */
+/** @internal A policy as the executor sees it: any policy a pipeline can hold. */
 export type Step =
   | CircuitBreaker
   | Bulkhead

@@ -20,13 +20,7 @@ import { type Gate, NO_TIME, Outcome, StepKind } from './protocol.js';
 import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
 
 /** Any policy a pipeline can hold. */
-export type Policy =
-  | CircuitBreaker
-  | Bulkhead
-  | RateLimiter
-  | RetryPolicy
-  | TimeoutPolicy
-  | FallbackPolicy;
+export type Policy = Step;
 
 /** Handlers for the promise of an async call through a gates-only pipeline, per token set. */
 interface GateHandlers {
