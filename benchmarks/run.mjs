@@ -87,6 +87,7 @@ for (const name of readdirSync(scenarioDir).filter((f) => f.endsWith('.mjs'))) {
     title: mod.title,
     order: mod.order ?? 100,
     notImplemented: mod.notImplemented ?? [],
+    memory: mod.memory === true,
     time: [],
     alloc: [],
   });
@@ -106,6 +107,8 @@ const ALLOC_FLAGS = [
   `--min-semi-space-size=${semiSpaceMB}`,
   `--max-semi-space-size=${semiSpaceMB}`,
 ];
+// Scenarios that measure what the heap keeps (`memory`) run with the default heap sizes.
+const MEMORY_FLAGS = ['--expose-gc'];
 
 /**
  * Runs one measuring process; a process that fails is run once more (a busy machine can make
@@ -126,7 +129,7 @@ const retried = [];
 
 function runChildOnce(scenario, mode) {
   const args = [
-    ...(mode === 'alloc' ? ALLOC_FLAGS : []),
+    ...(mode === 'alloc' ? (scenario.memory ? MEMORY_FLAGS : ALLOC_FLAGS) : []),
     childScript,
     scenario.file,
     '--mode',
@@ -158,7 +161,8 @@ try {
   for (let round = 1; round <= rounds; round++) {
     process.stderr.write(`round ${round}/${rounds}\n`);
     for (const s of scenarios) {
-      if (round <= runs) s.time.push(runChild(s, 'time'));
+      // A memory scenario times its own rows in its allocation runs.
+      if (round <= runs && !s.memory) s.time.push(runChild(s, 'time'));
       if (round <= allocRuns) s.alloc.push(runChild(s, 'alloc'));
     }
   }

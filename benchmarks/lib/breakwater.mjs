@@ -17,6 +17,7 @@ const lib = await import(file('index.js'));
 export const {
   VERSION,
   CircuitBreaker,
+  Registry,
   bulkhead,
   circuitBreaker,
   isBrokenCircuitError,

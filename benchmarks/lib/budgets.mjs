@@ -3,8 +3,12 @@
  *
  * - `ratio` budgets compare breakwater with the peers measured in the same run: the peer's
  *   figure divided by breakwater's must reach `minRatio` (one check per peer row).
- * - `limit` budgets are breakwater's own absolute per-call limits: `overhead*` over the bare
- *   row of the same scenario, `nsPerOp`/`bytesPerOp` absolute.
+ * - `limit` budgets are breakwater's own absolute limits: `overhead*` over the bare row of the
+ *   same scenario, `nsPerOp`/`bytesPerOp` absolute, or a figure a memory row reports (a
+ *   budget names its row by variant, or by a pattern when the variant holds a count that
+ *   --quick changes).
+ * - `versus` budgets limit a row's cost over another breakwater row of the same scenario (its
+ *   `versus` row, measured in the same process), one check per scenario.
  * - `na` budgets cannot be judged yet (the breakwater feature does not exist).
  */
 
@@ -130,11 +134,49 @@ export const LIMIT_BUDGETS = [
     variant: 'executeSync, sync target',
     limits: { bytesPerOp: 0 },
   },
+  {
+    id: 'decorated-vs-direct',
+    kind: 'versus',
+    label: 'decorated method vs the same pipeline called directly',
+    metric: 'versusNs',
+    limit: 10,
+    rows: [
+      {
+        scenario: 'composed',
+        variant: 'decorated async method (@retry @circuitBreaker @timeout @bulkhead)',
+      },
+      { scenario: 'breaker-closed', variant: 'decorated async method (@circuitBreaker)' },
+    ],
+  },
+  {
+    id: 'keyed-idle',
+    kind: 'limit',
+    label: 'idle keyed breaker (1,000,000 keys): heap bytes per key after GC',
+    scenario: 'keyed-registry',
+    variant: /^[\d,]+ idle keyed breakers/,
+    limits: { bytesPerOp: 200 },
+  },
+  {
+    id: 'keyed-churn',
+    kind: 'limit',
+    label:
+      '10,000,000 distinct keys through a registry capped at 100,000: heap growth over the heap at 100,000 entries',
+    scenario: 'keyed-registry',
+    variant: /^[\d,]+ keys through a registry capped at/,
+    limits: { heapGrowthPct: 10 },
+  },
 ];
 
 export const BUDGETS = [...PEER_BUDGETS, ...LIMIT_BUDGETS];
 
-const UNIT = { overheadNs: 'ns', nsPerOp: 'ns', overheadBytes: 'B', bytesPerOp: 'B' };
+const UNIT = {
+  overheadNs: 'ns',
+  nsPerOp: 'ns',
+  versusNs: 'ns',
+  overheadBytes: 'B',
+  bytesPerOp: 'B',
+  heapGrowthPct: '%',
+};
 
 const finite = (x) => typeof x === 'number' && Number.isFinite(x);
 
@@ -147,9 +189,8 @@ function within(metric, value, limit) {
 }
 
 function find(rows, scenario, library, variant) {
-  return rows.find(
-    (r) => r.scenario === scenario && r.library === library && r.variant === variant,
-  );
+  const named = (v) => (variant instanceof RegExp ? variant.test(v) : v === variant);
+  return rows.find((r) => r.scenario === scenario && r.library === library && named(r.variant));
 }
 
 function overall(checks) {
@@ -217,7 +258,32 @@ function judgeLimit(b, rows) {
     kind: b.kind,
     label: b.label,
     scenario: b.scenario,
-    variant: b.variant,
+    variant: row?.variant ?? String(b.variant),
+    checks,
+    pass: overall(checks),
+  };
+}
+
+function judgeVersus(b, rows) {
+  const checks = b.rows.map(({ scenario, variant }) => {
+    const row = find(rows, scenario, BW, variant);
+    const value = row?.[b.metric];
+    const measured = finite(value);
+    return {
+      scenario,
+      variant,
+      against: row?.versus ?? null,
+      value: measured ? value : null,
+      pass: measured ? within(b.metric, value, b.limit) : null,
+    };
+  });
+  return {
+    id: b.id,
+    kind: b.kind,
+    label: b.label,
+    metric: b.metric,
+    unit: UNIT[b.metric],
+    limit: b.limit,
     checks,
     pass: overall(checks),
   };
@@ -227,6 +293,7 @@ export function checkBudgets(rows) {
   return BUDGETS.map((b) => {
     if (b.kind === 'ratio') return judgeRatio(b, rows);
     if (b.kind === 'limit') return judgeLimit(b, rows);
+    if (b.kind === 'versus') return judgeVersus(b, rows);
     return {
       id: b.id,
       kind: b.kind,

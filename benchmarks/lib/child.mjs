@@ -5,6 +5,7 @@
  *   node benchmarks/lib/child.mjs <scenario.mjs> --mode time [--quick]
  *   node --expose-gc --min-semi-space-size=512 --max-semi-space-size=512 \
  *        benchmarks/lib/child.mjs <scenario.mjs> --mode alloc [--quick]
+ *   node --expose-gc benchmarks/lib/child.mjs <memory scenario.mjs> --mode alloc [--quick]
  */
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -14,6 +15,7 @@ import {
   retainedBytes,
   SETTINGS,
   timeAwaitLoop,
+  timeAwaitPair,
   timeInstances,
   timeMitata,
 } from './measure.mjs';
@@ -71,30 +73,75 @@ async function measureRow(row, op) {
   return timeAwaitLoop(op, row.kind, settings, opsPerCall);
 }
 
-const rows = scenario.rows({ quick: values.quick });
-const out = { scenario: id, title: scenario.title, mode: values.mode, rows: [] };
-for (const row of rows) {
-  // prepare() returns the op, or { op, dispose } when the row leaves timers or intervals
-  // behind that must not run during the rows after it.
+/** prepare() returns the op, or { op, dispose } for a row that leaves timers behind. */
+async function prepareOp(row) {
   const prepared = await row.prepare();
-  const { op, dispose } = typeof prepared === 'function' ? { op: prepared } : prepared;
+  return typeof prepared === 'function' ? { op: prepared } : prepared;
+}
+
+/**
+ * A row with `versus`, in a time run: both rows' ops made afresh and timed in alternating
+ * batches (see timeAwaitPair), for the difference between them.
+ */
+async function measureVersus(row) {
+  const other = rows.find((r) => r.library === row.library && r.variant === row.versus);
+  if (other === undefined || other.kind !== row.kind || row.kind !== 'async') {
+    throw new Error(`no async row "${row.versus}" to compare with`);
+  }
+  const a = await prepareOp(row);
+  const b = await prepareOp(other);
+  try {
+    return await timeAwaitPair(a.op, b.op, row.kind, settings);
+  } finally {
+    a.dispose?.();
+    b.dispose?.();
+  }
+}
+
+/** Checks and measures a row (and its `versus` pair in a time run), then clears what it left. */
+async function measureTimedRow(row) {
+  // dispose() clears timers or intervals the row leaves behind, which must not run during
+  // the rows after it.
+  const { op, dispose } = await prepareOp(row);
+  let result;
   try {
     await verify(row, op, row.disposeInstance);
-    const result = await measureRow(row, op);
-    out.rows.push({
-      library: row.library,
-      variant: row.variant,
-      kind: row.kind,
-      baseline: row.baseline ?? null,
-      cleanOf: row.cleanOf ?? null,
-      opsPerCall: row.opsPerCall ?? 1,
-      ...result,
-      ...row.extra?.(),
-    });
-  } catch (error) {
-    throw new Error(`${label(row)}: ${error.message}`, { cause: error });
+    result = await measureRow(row, op);
   } finally {
     dispose?.();
+  }
+  if (row.versus === undefined || values.mode !== 'time') return result;
+  return { ...result, ...(await measureVersus(row)) };
+}
+
+/** A 'memory' row measures itself: `measure()` returns its figures (see measure.mjs). */
+async function measureMemoryRow(row) {
+  if (values.mode !== 'alloc') throw new Error('memory rows are measured in allocation runs');
+  const figures = await row.measure();
+  if (row.check && !row.check(figures)) {
+    throw new Error(`unexpected figures (${JSON.stringify(figures)})`);
+  }
+  return { method: 'memory', ...figures };
+}
+
+const rows = scenario.rows({ quick: values.quick });
+const out = { scenario: id, title: scenario.title, mode: values.mode, rows: [] };
+const identity = (row) => ({
+  library: row.library,
+  variant: row.variant,
+  kind: row.kind,
+  baseline: row.baseline ?? null,
+  versus: row.versus ?? null,
+  cleanOf: row.cleanOf ?? null,
+  opsPerCall: row.opsPerCall ?? 1,
+});
+for (const row of rows) {
+  try {
+    const figures =
+      row.kind === 'memory' ? await measureMemoryRow(row) : await measureTimedRow(row);
+    out.rows.push({ ...identity(row), ...figures, ...row.extra?.() });
+  } catch (error) {
+    throw new Error(`${label(row)}: ${error.message}`, { cause: error });
   }
 }
 console.log(JSON.stringify(out));

@@ -32,6 +32,21 @@ function list(items, f) {
     .join(', ');
 }
 
+/**
+ * "+X ns and +Y B; the same pipeline called directly with a closure per call ..." for a
+ * decorated row and its `versus` row.
+ */
+function decoratedText(decorated, direct) {
+  let s = over(decorated);
+  if (direct) {
+    s +=
+      `; the same pipeline called directly with a closure per call (\`p.execute(() => service.call())\` on the ` +
+      `undecorated method, what code without decorators writes) adds ${over(direct)}, so the decorator costs ` +
+      `${plus(decorated.versusNs, ns)} and ${plus(decorated.versusBytes, bytes)} over it`;
+  }
+  return s;
+}
+
 const ratio = (a, b) => (a && b && b.overheadNs > 0 ? fmtRatio(a.overheadNs / b.overheadNs) : '–');
 
 /** A short reading of the numbers in plain words; a sentence is left out when its rows are. */
@@ -76,6 +91,11 @@ function reading(report) {
     }
     if (sync) {
       s += ` With a sync target, \`executeSync\` takes ${ns(sync.nsPerOp)} per call and allocates ${bytes(sync.bytesPerOp)}; the peers have no sync path.`;
+    }
+    const decorated = get(S, 'breakwater', 'decorated async method (@circuitBreaker)');
+    if (decorated) {
+      const direct = get(S, 'breakwater', decorated.versus);
+      s += ` As \`@circuitBreaker\` on an async method the breaker adds ${decoratedText(decorated, direct)}.`;
     }
     out.push(s);
   }
@@ -206,7 +226,8 @@ function reading(report) {
       'decorated async method (@retry @circuitBreaker @timeout @bulkhead)',
     );
     if (decorated) {
-      s += ` Stacked as method decorators on an async method, the same four policies add ${over(decorated)}.`;
+      const direct = get(C, 'breakwater', decorated.versus);
+      s += ` Stacked as method decorators on an async method, the same four policies add ${decoratedText(decorated, direct)}.`;
     }
     out.push(s);
   }
@@ -264,6 +285,35 @@ function reading(report) {
           )
           .join('; ') +
         '. opossum also arms two 1 s intervals per breaker.',
+    );
+  }
+
+  const K = 'keyed-registry';
+  const keyed = report.rows.filter((r) => r.scenario === K);
+  const idle = keyed.find((r) => r.library === 'breakwater' && r.variant.includes('idle'));
+  const churn = keyed.find((r) => r.library === 'breakwater' && r.variant.includes('registry'));
+  if (idle && churn) {
+    const idleMap = keyed.find((r) => r.variant === idle.baseline);
+    const churnMap = keyed.find((r) => r.variant === churn.baseline);
+    const mb = (x) => `${(x / 2 ** 20).toFixed(1)} MiB`;
+    const pct = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} %`;
+    out.push(
+      `Keyed breakers (\`registry.keyedCircuitBreaker('api', key)\`, default count window of 100): ` +
+        `${idle.variant} keep ${bytes(idle.bytesPerOp)} each after GC` +
+        (idleMap
+          ? ` (a Map of as many keys to empty objects keeps ${bytes(idleMap.bytesPerOp)} per key)`
+          : '') +
+        `, made and called at ${ns(idle.nsPerOp)} per key. ${churn.variant}: the heap holds ` +
+        `${mb(churn.bytesAtCap)} once the cap is reached, ${mb(churn.bytesAfterTwoRounds)} after the second round ` +
+        `of keys and ${mb(churn.bytesAtEnd)} at the end (${pct(churn.heapGrowthPct)} over the cap, ` +
+        `${pct(churn.heapGrowthAfterTwoRoundsPct)} over the second round), at ${ns(churn.nsPerOp)} per key` +
+        (churnMap
+          ? `; a plain Map capped the same way grows ${pct(churnMap.heapGrowthPct)} over its cap and ` +
+            `${pct(churnMap.heapGrowthAfterTwoRoundsPct)} over its second round: ` +
+            `${mb(churnMap.bytesAfterTwoRounds - churnMap.bytesAtCap)} between the cap and the second round, against ` +
+            `the registry's ${mb(churn.bytesAfterTwoRounds - churn.bytesAtCap)} (a Map doubles its table once when deletions start, then stays flat)`
+          : '') +
+        '.',
     );
   }
 
@@ -468,8 +518,8 @@ ${lines.join('\n')}
 export function renderDoc(report) {
   const m = report.machine;
   const lib = report.library;
-  const peerBudgets = report.budgets.filter((b) => b.kind !== 'limit');
-  const limitBudgets = report.budgets.filter((b) => b.kind === 'limit');
+  const peerBudgets = report.budgets.filter((b) => b.kind === 'ratio' || b.kind === 'na');
+  const limitBudgets = report.budgets.filter((b) => b.kind === 'limit' || b.kind === 'versus');
   const summary = (list) => list.map((b) => `${verdict(b.pass)}: ${b.label}`).join(' · ');
   const notes = missNotes(report);
   const near = nearMisses(report);
@@ -551,7 +601,9 @@ allocated per call; \`Δ\` is the overhead over the bare row of the same scenari
 call (awaited, sync, caught, or the same batch), measured in the same process (blank on bare rows). In the
 in-flight rows an op is a batch of concurrent calls and every figure is per call. In the breaker
 instance rows figures are per instance and \`B/op\` is what each instance keeps alive after a full GC
-(“kept”). Rows of library \`reference\` price a platform operation for comparison.${
+(“kept”). The keyed-registry rows (\`time by: heap after GC\`) give ns per key pushed and the heap each key
+keeps after full collections (per key held, for the capped registry). Rows of library \`reference\` price a
+platform operation for comparison.${
     (report.retried ?? []).length > 0
       ? `\n\n${report.retried.length} measuring process(es) failed once and were run again, as the runner does on a busy
 machine: ${report.retried.map((r) => `${r.scenario} (${r.mode}): ${md(r.error)}`).join('; ')}.`
@@ -564,14 +616,21 @@ ${pollutionTable(report)}## What the numbers say
 
 ${reading(report)}
 
-## breakwater's own per-call budgets
+## breakwater's own budgets
 
 ${summary(limitBudgets)}
 
 ${markdownLimits(limitBudgets)}
 
 Byte budgets are compared to the nearest byte. The tryExecute budget applies to the call itself (the refusal the
-library makes); awaiting the settled promise it returns is the caller's cost, shown in the awaited rows.
+library makes); awaiting the settled promise it returns is the caller's cost, shown in the awaited rows. The
+decorator budget compares a decorated method with the same pipeline called directly with a closure per call
+(\`p.execute(() => service.call())\` on the same method, undecorated): in each timing process, after the
+rows themselves, the two are timed again in alternating batches of about 50 ms (order swapped every pair),
+and the process reports the median of the batch-to-batch differences; the budget takes the median over
+processes. Sequential rows each get their own share of a busy machine's drift; alternating batches share it.
+The keyed-registry budgets read the heap after full collections: bytes per idle key, and the heap after every
+key was pushed through the capped registry against the heap once the cap was first reached.
 
 ## Method
 
@@ -589,7 +648,7 @@ library makes); awaiting the settled promise it returns is the caller's cost, sh
 - **Sync rows (\`time by: mitata\`)** use mitata's \`measure()\` after the same warm-up; the process
   reports mitata's p50. mitata batches 4096 calls per sample, so a sync op the JIT can inline shows as
   well under 1 ns.
-- **Allocation** (all rows but the instance rows) runs in separate processes started with
+- **Allocation** (all rows but the instance and keyed-registry rows) runs in separate processes started with
   \`node --expose-gc --min-semi-space-size=512 --max-semi-space-size=512\`: \`gc(); gc()\`, read
   \`v8.getHeapStatistics().used_heap_size\`, run N calls (N up to 100 000 async, 2 000 000 sync), read it
   again. A \`PerformanceObserver\` on \`'gc'\` entries checks that no collection ran inside the batch (N is
@@ -598,6 +657,12 @@ library makes); awaiting the settled promise it returns is the caller's cost, sh
 - **Instance rows** (\`time by: instances\`) make 100,000 instances into a preallocated array, all kept alive:
   one unmeasured round, then 5 timed rounds (median; collections the instances cause are part of the time).
   Their bytes are **retained**: \`gc(); gc()\`, heap size, make the instances, \`gc(); gc()\`, heap size again.
+- **Keyed-registry rows** (\`time by: heap after GC\`) run once per allocation run, in a process started with
+  \`node --expose-gc\` and default heap sizes. Each key makes one call through its own breaker
+  (\`pipeline(registry.keyedCircuitBreaker('api', key)).executeSync(() => 1)\`); the heap is
+  \`heapUsed + arrayBuffers\` after three full collections, read before the keys and after them (idle), or at
+  the cap, after the second round of keys and at the end (churn). The time is the wall time of the key loops
+  divided by the keys, collections included. The bare rows hold the same keys in a Map of empty objects.
 - **Overheads** are the median over processes of (row − bare row) within the same process, so load that
   slows a whole process cancels out.
 - The breakwater open-breaker rows hold the breaker open with \`forceOpen()\` or trip it with \`trip()\` and a

@@ -10,6 +10,10 @@
  * - 'sync': `op()`; whatever it returns is not awaited.
  * - 'instances': `op()` makes one object that is kept (see {@link timeInstances} and
  *   {@link retainedBytes}).
+ * - 'memory': the row measures itself with {@link heapAfterGc}, in an allocation run of its
+ *   own (`node --expose-gc`, default heap sizes): its `measure()` returns `{ nsPerOp, nsMin,
+ *   nsMax, bytesPerOp, bytesMin, bytesMax, calls, memory }`, `memory` holding figures of its
+ *   own (numbers, reported as they are).
  *
  * An op may perform several operations (`opsPerCall`, e.g. 100 calls started together and
  * awaited with Promise.all): every figure is then divided by it, so it is per operation.
@@ -112,6 +116,41 @@ export async function timeAwaitLoop(op, kind, s, opsPerCall = 1) {
     calls,
     samples: samples.length,
   };
+}
+
+/**
+ * ns per op of `op` over `other` (both of the same kind), measured in alternating batches of
+ * the await loop in one process, each op with its own loop: the median of the differences
+ * between a batch of one and the next batch of the other, the order swapped every pair.
+ * Drift of a busy machine then lands on both sides alike, where rows measured one after the
+ * other would each get their own share of it.
+ */
+export async function timeAwaitPair(op, other, kind, s) {
+  const loops = [compileLoop(kind), compileLoop(kind)];
+  const ops = [op, other];
+  const calls = [];
+  for (let k = 0; k < 2; k++) {
+    const estimate = await warm(loops[k], ops[k], s.warmupMs);
+    calls.push(Math.max(2, Math.round((s.batchMs * 1e6) / estimate)));
+  }
+  const batch = async (k) => {
+    const t0 = process.hrtime.bigint();
+    await loops[k](ops[k], calls[k]);
+    const ns = Number(process.hrtime.bigint() - t0) / calls[k];
+    await tick();
+    return ns;
+  };
+  const diffs = [];
+  for (let b = 0; b < 2 * s.batches; b++) {
+    if (b % 2 === 0) {
+      const a = await batch(0);
+      diffs.push(a - (await batch(1)));
+    } else {
+      const o = await batch(1);
+      diffs.push((await batch(0)) - o);
+    }
+  }
+  return { versusNs: median(diffs), versusNsMin: min(diffs), versusNsMax: max(diffs) };
 }
 
 /** mitata's `measure()` for a synchronous op: the process reports mitata's p50. */
@@ -275,4 +314,32 @@ export async function retainedBytes(make, count, s, dispose) {
     calls: count,
     gcRetries: 0,
   };
+}
+
+/**
+ * Bytes the heap holds after full collections: `used_heap_size` plus the array buffers (typed
+ * arrays larger than 64 bytes keep their elements outside the JavaScript heap).
+ */
+export function heapAfterGc(collections = 3) {
+  if (typeof globalThis.gc !== 'function') throw new Error('memory rows need --expose-gc');
+  for (let i = 0; i < collections; i++) globalThis.gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
+
+/**
+ * {@link heapAfterGc} once the heap stops shrinking: after enough full collections that V8 has
+ * dropped the bytecode of functions no longer run, and in new turns of the event loop until a
+ * turn frees nothing more (what a finished row made can stay reachable for a turn or two, from
+ * the promise machinery that ran it). Neither is then read as the measured code freeing memory.
+ */
+export async function settleHeap() {
+  let bytes = heapAfterGc(12);
+  for (let i = 0; i < 10; i++) {
+    await tick();
+    const next = heapAfterGc();
+    if (next >= bytes) return next;
+    bytes = next;
+  }
+  return bytes;
 }

@@ -9,6 +9,7 @@ import {
   circuitBreaker,
   decorators,
   pipeline,
+  Registry,
   retry,
   timeout,
 } from './breakwater.mjs';
@@ -80,6 +81,49 @@ export const composedDecorated = ({ retry, circuitBreaker, timeout, bulkhead }) 
 export const decoratedService = () => composedDecorated(decorators);
 
 /**
+ * The closed breaker of {@link breakerPipeline} as a method decorator on an async method that
+ * returns 1: `@circuitBreaker async call()`.
+ */
+export const breakerDecorated = ({ circuitBreaker }) => {
+  class Service {
+    async call() {
+      return 1;
+    }
+  }
+  decorate(Service, 'call', [
+    circuitBreaker({ window: { kind: 'consecutive', threshold: 5 }, breakDuration: 10_000 }),
+  ]);
+  return new Service();
+};
+
+/** The decorated breaker service of the measured build (see {@link breakerDecorated}). */
+export const decoratedBreakerService = () => breakerDecorated(decorators);
+
+/**
+ * The same async method with no decorator, for the rows that call a pipeline directly with a
+ * closure per call, as code without decorators does: `p.execute(() => service.call())`.
+ */
+export const plainService = () => {
+  class Service {
+    async call() {
+      return 1;
+    }
+  }
+  return new Service();
+};
+
+/**
+ * A registry whose keyed names keep at most `maxKeys` keys (the least recently used is evicted
+ * to make room); no key idles out during a run. Every key gets its own breaker with the
+ * default options (a count window of 100 calls).
+ */
+export const keyedRegistry = (maxKeys) => new Registry({ keys: { maxKeys, idleTimeout: '1h' } });
+
+/** One successful call through the breaker of `key`, as a caller would make it. */
+export const keyedCall = (registry, key) =>
+  pipeline(registry.keyedCircuitBreaker('api', key)).executeSync(() => 1);
+
+/**
  * An open breaker: held open by hand (`forceOpen`) or tripped (`trip`, as 5 failures would)
  * with a break that outlasts the run, so each call must check the clock.
  */
@@ -111,9 +155,23 @@ export function breakwaterConfigs() {
     { library: 'breakwater', use: 'bulkhead', source: src(bulkheadPipeline) },
     { library: 'breakwater', use: 'composed', source: src(composedPipeline) },
     ...(hasDecorators
-      ? [{ library: 'breakwater', use: 'composed, decorators', source: src(composedDecorated) }]
+      ? [
+          { library: 'breakwater', use: 'composed, decorators', source: src(composedDecorated) },
+          {
+            library: 'breakwater',
+            use: 'circuit breaker, decorator',
+            source: src(breakerDecorated),
+          },
+        ]
       : []),
+    {
+      library: 'breakwater',
+      use: 'undecorated method (pipeline called directly)',
+      source: src(plainService),
+    },
     { library: 'breakwater', use: 'breaker instances', source: src(newBreaker) },
     { library: 'breakwater', use: 'breaker instances, defaults', source: src(newDefaultBreaker) },
+    { library: 'breakwater', use: 'keyed registry', source: src(keyedRegistry) },
+    { library: 'breakwater', use: 'keyed registry, one call per key', source: src(keyedCall) },
   ];
 }

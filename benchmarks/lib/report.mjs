@@ -7,6 +7,7 @@ const METHOD_LABEL = {
   mitata: 'mitata',
   instances: 'instances',
   retained: 'retained',
+  memory: 'heap after GC',
 };
 
 /** The bare rows a scenario's other rows are measured against. */
@@ -30,6 +31,17 @@ function countsOf(outputs) {
   return out;
 }
 
+/** Medians over processes of the figures a memory row reports under `memory`. */
+function memoryFigures(outputs) {
+  const first = outputs[0]?.memory;
+  if (first === undefined) return {};
+  const out = {};
+  for (const key of Object.keys(first)) {
+    out[key] = round(median(outputs.map((o) => o.memory[key])), 1);
+  }
+  return out;
+}
+
 /**
  * One report row per (scenario, variant).
  * - nsPerOp: median over time processes of each process's own figure.
@@ -37,24 +49,40 @@ function countsOf(outputs) {
  *   batches (await loop) or samples (mitata).
  * - overheadNs / overheadBytes: median over processes of (row - baseline row) within the same
  *   process, so load that slows a whole process cancels out.
+ * - versusNs / versusBytes: the row against the row of the same library named by `versus`
+ *   (e.g. a decorated method against the same pipeline called directly), or null: the median
+ *   over processes of each time process's difference measured in alternating batches, and
+ *   of each allocation process's difference.
+ * - Memory scenarios have no time processes: their rows time themselves in the allocation
+ *   processes, and the figures they report under `memory` are added to the row.
  */
 export function aggregate(scenarios) {
   const rows = [];
   for (const s of scenarios) {
-    for (const proto of s.time[0].rows) {
+    const timing = s.time.length > 0 ? s.time : s.alloc;
+    for (const proto of timing[0].rows) {
       const { library, variant, baseline } = proto;
-      const times = s.time.map((o) => findRow(o, library, variant));
+      const versus = proto.versus ?? null;
+      const times = timing.map((o) => findRow(o, library, variant));
       const allocs = s.alloc.map((o) => findRow(o, library, variant));
       const ns = times.map((r) => r.nsPerOp);
       const nsSpread = times.length > 1 ? [min(ns), max(ns)] : [times[0].nsMin, times[0].nsMax];
-      const paired = (outputs, field) =>
-        baseline === null
-          ? 0
-          : median(
-              outputs.map(
-                (o) => findRow(o, library, variant)[field] - findRow(o, BARE, baseline)[field],
-              ),
-            );
+      const paired = (outputs, field, otherLibrary, otherVariant) =>
+        median(
+          outputs.map(
+            (o) =>
+              findRow(o, library, variant)[field] - findRow(o, otherLibrary, otherVariant)[field],
+          ),
+        );
+      const overhead = (outputs, field) =>
+        baseline === null ? 0 : paired(outputs, field, BARE, baseline);
+      const against = (outputs, field) =>
+        versus === null ? null : round(paired(outputs, field, library, versus), 1);
+      // Timed against its `versus` row in alternating batches where the process did (time runs).
+      const versusNs =
+        versus !== null && times.every((r) => typeof r.versusNs === 'number')
+          ? round(median(times.map((r) => r.versusNs)), 1)
+          : against(timing, 'nsPerOp');
       rows.push({
         scenario: s.id,
         library,
@@ -62,17 +90,21 @@ export function aggregate(scenarios) {
         nsPerOp: round(median(ns), 1),
         nsSpread: nsSpread.map((x) => round(x, 1)),
         bytesPerOp: round(median(allocs.map((r) => r.bytesPerOp)), 1),
-        overheadNs: round(paired(s.time, 'nsPerOp'), 1),
-        overheadBytes: round(paired(s.alloc, 'bytesPerOp'), 1),
+        overheadNs: round(overhead(timing, 'nsPerOp'), 1),
+        overheadBytes: round(overhead(s.alloc, 'bytesPerOp'), 1),
+        versus,
+        versusNs,
+        versusBytes: against(s.alloc, 'bytesPerOp'),
         method: proto.method,
         allocMethod: allocs[0]?.method ?? null,
         opsPerCall: proto.opsPerCall ?? 1,
         baseline,
         cleanOf: proto.cleanOf,
-        timeRuns: times.length,
+        timeRuns: s.time.length,
         allocRuns: allocs.length,
         allocCalls: allocs[0]?.calls ?? null,
         ...countsOf([...times, ...allocs]),
+        ...memoryFigures(allocs),
       });
     }
   }
@@ -124,12 +156,17 @@ export function fmtRatio(x) {
   return x < 10 ? `${x.toFixed(2)}×` : `${x.toFixed(1)}×`;
 }
 
-export const fmtValue = (x, unit) => (unit === 'B' ? fmtBytes(x) : fmtNs(x));
+export function fmtValue(x, unit) {
+  if (unit === 'B') return fmtBytes(x);
+  if (unit === '%') return typeof x === 'number' && Number.isFinite(x) ? x.toFixed(1) : '–';
+  return fmtNs(x);
+}
 
 const signed = (s) => (s.startsWith('-') || s === '0' || s === '0.0' || s === '–' ? s : `+${s}`);
 
-/** Rows that make one kept object per operation: ns and bytes are per instance, retained. */
-const isInstances = (r) => r.method === 'instances' || r.allocMethod === 'retained';
+/** Rows whose bytes are kept (after a full GC) rather than allocated per call. */
+const isInstances = (r) =>
+  r.method === 'instances' || r.allocMethod === 'retained' || r.method === 'memory';
 
 function cells(r, withScenario) {
   const bare = r.baseline === null;
@@ -160,6 +197,11 @@ function limitText(c) {
   return `${what}${fmtValue(c.value, c.unit)} ${c.unit} (<= ${c.limit} ${c.unit})`;
 }
 
+function versusText(b, c) {
+  if (c.pass === null) return `${c.scenario}: not measured`;
+  return `${c.scenario} ${signed(fmtValue(c.value, b.unit))} ${b.unit} (<= +${b.limit} ${b.unit})`;
+}
+
 function ratioText(b, c) {
   if (c.pass === null) return `vs ${c.against}: not measured`;
   return (
@@ -173,6 +215,12 @@ export function budgetDetail(b) {
   if (b.kind === 'na') return b.reason;
   if (b.pass === null && b.checks.every((c) => c.pass === null)) return 'not measured in this run';
   if (b.kind === 'ratio') return b.checks.map((c) => ratioText(b, c)).join('; ');
+  if (b.kind === 'versus') {
+    const against = b.checks.find((c) => c.against !== null)?.against;
+    return (
+      b.checks.map((c) => versusText(b, c)).join(', ') + (against ? ` over \`${against}\`` : '')
+    );
+  }
   return b.checks.map(limitText).join(', ');
 }
 
@@ -279,6 +327,16 @@ export function markdownBudgets(budgets) {
 export function markdownLimits(budgets) {
   const out = ['| budget | row | measured | limit | verdict |', '|---|---|---:|---:|---|'];
   for (const b of budgets) {
+    if (b.kind === 'versus') {
+      for (const c of b.checks) {
+        out.push(
+          `| ${md(b.label)} | ${c.scenario} / ${md(c.variant)} | ` +
+            `${signed(fmtValue(c.value, b.unit))} ${b.unit} over ${md(c.against ?? '–')} | ` +
+            `<= +${b.limit} ${b.unit} | **${verdict(c.pass)}** |`,
+        );
+      }
+      continue;
+    }
     if (b.kind !== 'limit') continue;
     for (const c of b.checks) {
       const what = c.metric.startsWith('overhead') ? ' over bare' : '';

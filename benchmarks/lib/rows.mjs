@@ -9,6 +9,12 @@ export const BARE_SYNC = 'target() sync';
 export const BARE_AWAIT_SYNC = 'await syncTarget()';
 export const BARE_ASYNC_CATCH = 'await target() in try/catch';
 
+/**
+ * `p.execute(() => service.call())` on an undecorated async method: the variant of the rows a
+ * decorated method is compared with (`versus`).
+ */
+export const DIRECT_CLOSURE = 'pipeline called directly with a closure per call';
+
 /** Resolved (or returned) with the target's value 1. */
 export const isOne = (o) => o.ok && o.value === 1;
 

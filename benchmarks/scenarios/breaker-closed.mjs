@@ -1,12 +1,18 @@
 /**
  * A closed circuit breaker (5 consecutive failures, 10 s break) on the happy path, with an
- * async and a sync target. Peers: cockatiel 4 and 3 (`ConsecutiveBreaker(5)`), opossum with
- * `timeout: false` and with its defaults (a 10 s timer per call).
+ * async and a sync target, and as a method decorator on an async method next to the same
+ * pipeline called with a closure per call. Peers: cockatiel 4 and 3 (`ConsecutiveBreaker(5)`),
+ * opossum with `timeout: false` and with its defaults (a 10 s timer per call).
  */
 
 import { breakerPeerRows } from '../lib/peer-rows.mjs';
 import { LIB, opBreakerDefaults, shutdown } from '../lib/peers.mjs';
-import { breakerPipeline } from '../lib/pipelines.mjs';
+import {
+  breakerPipeline,
+  decoratedBreakerService,
+  hasDecorators,
+  plainService,
+} from '../lib/pipelines.mjs';
 import {
   BARE_ASYNC,
   BARE_AWAIT_SYNC,
@@ -14,6 +20,7 @@ import {
   bareAsync,
   bareAwaitSync,
   bareSync,
+  DIRECT_CLOSURE,
   isOne,
   referenceThen,
 } from '../lib/rows.mjs';
@@ -53,6 +60,33 @@ export function rows() {
     },
     check: isOne,
   });
+  // What code without decorators writes: the reference the decorated row is judged against.
+  out.push({
+    library: LIB.breakwater,
+    variant: DIRECT_CLOSURE,
+    kind: 'async',
+    baseline: BARE_ASYNC,
+    prepare: () => {
+      const p = breakerPipeline();
+      const service = plainService();
+      return () => p.execute(() => service.call());
+    },
+    check: isOne,
+  });
+  if (hasDecorators) {
+    out.push({
+      library: LIB.breakwater,
+      variant: 'decorated async method (@circuitBreaker)',
+      kind: 'async',
+      baseline: BARE_ASYNC,
+      versus: DIRECT_CLOSURE,
+      prepare: () => {
+        const service = decoratedBreakerService();
+        return () => service.call();
+      },
+      check: isOne,
+    });
+  }
   out.push(...breakerPeerRows(TARGETS, { polluted: false, quick: false, cleanOf: null }));
   out.push({
     library: LIB.opossum,

@@ -6,8 +6,20 @@
  */
 import { composedPeerRows } from '../lib/peer-rows.mjs';
 import { LIB } from '../lib/peers.mjs';
-import { composedPipeline, decoratedService, hasDecorators } from '../lib/pipelines.mjs';
-import { BARE_ASYNC, BARE_AWAIT_SYNC, bareAsync, bareAwaitSync, isOne } from '../lib/rows.mjs';
+import {
+  composedPipeline,
+  decoratedService,
+  hasDecorators,
+  plainService,
+} from '../lib/pipelines.mjs';
+import {
+  BARE_ASYNC,
+  BARE_AWAIT_SYNC,
+  bareAsync,
+  bareAwaitSync,
+  DIRECT_CLOSURE,
+  isOne,
+} from '../lib/rows.mjs';
 import { asyncTarget, syncTarget } from '../lib/targets.mjs';
 
 export const title = 'Composed: retry + breaker + timeout + bulkhead';
@@ -39,6 +51,19 @@ export function rows({ quick }) {
       },
       check: isOne,
     },
+    // What code without decorators writes: the reference the decorated row is judged against.
+    {
+      library: LIB.breakwater,
+      variant: DIRECT_CLOSURE,
+      kind: 'async',
+      baseline: BARE_ASYNC,
+      prepare: () => {
+        const p = composedPipeline();
+        const service = plainService();
+        return { op: () => p.execute(() => service.call()), dispose: () => p.dispose() };
+      },
+      check: isOne,
+    },
     ...(hasDecorators
       ? [
           {
@@ -46,6 +71,7 @@ export function rows({ quick }) {
             variant: 'decorated async method (@retry @circuitBreaker @timeout @bulkhead)',
             kind: 'async',
             baseline: BARE_ASYNC,
+            versus: DIRECT_CLOSURE,
             prepare: () => {
               const service = decoratedService();
               return () => service.call();

@@ -28,6 +28,11 @@ interface Row {
   overheadNs: number;
   overheadBytes: number;
   baseline: string | null;
+  versus: string | null;
+  versusNs: number | null;
+  versusBytes: number | null;
+  heapGrowthPct?: number;
+  held?: number;
 }
 interface Budget {
   id: string;
@@ -57,6 +62,7 @@ const LIBRARIES: Record<string, string[]> = {
   'rate-limiter': ['rate-limiter-flexible', 'bottleneck'],
   'timeouts-at-scale': ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum'],
   'breaker-instances': ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum'],
+  'keyed-registry': ['breakwater'],
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'breakwater-bench-'));
@@ -169,6 +175,9 @@ describe('npm run bench -- --quick --json FILE', () => {
       'open-breaker-try-tripped',
       'composed',
       'sync-breaker',
+      'decorated-vs-direct',
+      'keyed-idle',
+      'keyed-churn',
     ]);
     for (const b of report.budgets) {
       if (b.kind === 'na') {
@@ -189,6 +198,34 @@ describe('npm run bench -- --quick --json FILE', () => {
     }
     expect(report.machine.node).toBe(process.version);
     expect(report.machine.cores).toBeGreaterThan(0);
+  });
+
+  it('measures each decorated method against the same pipeline called with a closure, in the same process', () => {
+    for (const scenario of ['composed', 'breaker-closed']) {
+      const decorated = report.rows.filter((r) => r.scenario === scenario && r.versus !== null);
+      expect(
+        decorated.map((r) => r.variant),
+        scenario,
+      ).toEqual([expect.stringMatching(/^decorated async method/)]);
+      const [row] = decorated;
+      const direct = report.rows.find((r) => r.scenario === scenario && r.variant === row!.versus);
+      expect(direct?.library, scenario).toBe('breakwater');
+      expect(Number.isFinite(row!.versusNs), scenario).toBe(true);
+      expect(Number.isFinite(row!.versusBytes), scenario).toBe(true);
+    }
+  });
+
+  it('reads the heap of idle keyed breakers and of a capped registry under churn, keys all held', () => {
+    const rows = report.rows.filter((r) => r.scenario === 'keyed-registry');
+    expect(rows.map((r) => r.variant)).toEqual([
+      '10,000 keys in a Map (key → {})',
+      '10,000 idle keyed breakers (one call each)',
+      '100,000 keys through a Map capped at 1,000',
+      '100,000 keys through a registry capped at 1,000',
+    ]);
+    expect(rows.map((r) => r.held)).toEqual([10_000, 10_000, 1_000, 1_000]);
+    for (const r of rows) expect(r.bytesPerOp, r.variant).toBeGreaterThan(0);
+    expect(Number.isFinite(rows[3]!.heapGrowthPct)).toBe(true);
   });
 
   it('prints the table with the budgets', () => {
