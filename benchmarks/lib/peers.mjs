@@ -10,12 +10,14 @@
  * bulkhead: its rows always include its breaker (rolling 10 s window, 50 % error threshold),
  * and its internal statistics listeners cannot be turned off.
  */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Bottleneck from 'bottleneck';
 import * as cockatiel4 from 'cockatiel';
 import * as cockatiel3 from 'cockatiel3';
 import Opossum from 'opossum';
 import pRetry from 'p-retry';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 
 export { pRetry };
 
@@ -94,6 +96,113 @@ export const rlflexLimiter = () => new RateLimiterMemory({ points: 1e12, duratio
 
 export const bottleneckLimiter = () => new Bottleneck({ maxConcurrent: 100, minTime: 0 });
 
+// ---- rate limiters: breakwater's side, and the Redis limiters --------------------------------
+// breakwater's rate limiters are configured here rather than in pipelines.mjs, with the
+// module passed in (as cockatiel's is): breakwater.mjs does not export them.
+
+/**
+ * A module of the library's build, from the copy of dist/ the runner made for this run (or
+ * dist/ itself when a scenario runs alone), as breakwater.mjs loads it.
+ */
+export function breakwaterModule(name) {
+  const snapshot = process.env.BREAKWATER_DIST;
+  return import(
+    snapshot
+      ? pathToFileURL(join(snapshot, name)).href
+      : new URL(`../../dist/${name}`, import.meta.url).href
+  );
+}
+
+/**
+ * So many permits that the limit is never reached during a run: a million per second, and a
+ * burst of two billion (at about 10 ns per call a process takes about 10^8 per second).
+ */
+export const bwRateLimiter = ({ RateLimiter }) =>
+  new RateLimiter({ limit: 1_000_000, period: 1_000, burst: 2_000_000_000 });
+
+/** The same rate per key, with room for the 100,000 keys the keyed rows cycle over. */
+export const bwKeyedRateLimiter = ({ KeyedRateLimiter }) =>
+  new KeyedRateLimiter({
+    limit: 1_000_000,
+    period: 1_000,
+    burst: 2_000_000_000,
+    maxKeys: 100_000,
+  });
+
+/**
+ * The ioredis client both libraries' Redis limiters use: fail at once while disconnected (no
+ * offline queue, no resending); `enableAutoPipelining` sends the commands issued in one turn
+ * of the event loop in one write.
+ */
+export const redisClient = (Redis, port, enableAutoPipelining) =>
+  new Redis({
+    host: '127.0.0.1',
+    port,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    enableAutoPipelining,
+  });
+
+/**
+ * 100 per second per key: never reached by the rows that cycle over many keys. The decision
+ * deadline (20 ms by default) is raised so that a busy machine never makes a row measure the
+ * local fallback instead of Redis; the rows check that no decision fell back.
+ */
+export const bwRedisLimiter = ({ RedisRateLimiter }, client) =>
+  new RedisRateLimiter({ client, name: 'bench', limit: 100, period: 1_000, timeout: 1_000 });
+
+/** rate-limiter-flexible's Redis limiter with the same 100 per second (a fixed window of 1 s). */
+export const rlflexRedisLimiter = (storeClient) =>
+  new RateLimiterRedis({
+    storeClient,
+    useRedisPackage: false,
+    keyPrefix: 'rlflx',
+    points: 100,
+    duration: 1,
+  });
+
+/** A hot key at its limit of 100 per second, with the negative cache on or off. */
+export const bwRedisHotLimiter = ({ RedisRateLimiter }, client, negativeCache) =>
+  new RedisRateLimiter({
+    client,
+    name: 'hot',
+    limit: 100,
+    period: 1_000,
+    timeout: 1_000,
+    negativeCache,
+  });
+
+/**
+ * The same key in rate-limiter-flexible: `inMemoryBlockOnConsumed: 100` (= points) with no
+ * `inMemoryBlockDuration` blocks the key in memory, without a round trip, from the call that
+ * uses its 100th point until its window ends: its counterpart of the negative cache. 0 is off.
+ */
+export const rlflexRedisHotLimiter = (storeClient, inMemoryBlockOnConsumed) =>
+  new RateLimiterRedis({
+    storeClient,
+    useRedisPackage: false,
+    keyPrefix: 'rlflx-hot',
+    points: 100,
+    duration: 1,
+    inMemoryBlockOnConsumed,
+  });
+
+/**
+ * A hot key below its limit: 1,000 per second with a burst of 1,000,000, so a key called
+ * faster than its rate builds the backlog leases are taken on, and no call is refused during
+ * a run. `lease: 1` is lease mode off.
+ */
+export const bwRedisLeaseLimiter = ({ RedisRateLimiter }, client, lease) =>
+  new RedisRateLimiter({
+    client,
+    name: 'lease',
+    limit: 1_000,
+    period: 1_000,
+    burst: 1_000_000,
+    timeout: 1_000,
+    lease,
+  });
+
 /** opossum keeps two 1 s intervals per breaker (bucket rotation, snapshots) until shut down. */
 export function shutdown(breaker) {
   breaker.shutdown();
@@ -129,5 +238,40 @@ export function peerConfigs() {
     },
     { library: 'rate-limiter-flexible', use: 'rate limiter', source: src(rlflexLimiter) },
     { library: 'bottleneck', use: 'rate limiter', source: src(bottleneckLimiter) },
+    ...rateLimiterConfigs(),
+  ];
+}
+
+/** The rate limiters' configurations: breakwater's, the keyed and the Redis rows'. */
+export function rateLimiterConfigs() {
+  return [
+    { library: 'breakwater', use: 'rate limiter', source: src(bwRateLimiter) },
+    { library: 'breakwater', use: 'keyed rate limiter', source: src(bwKeyedRateLimiter) },
+    {
+      library: 'ioredis',
+      use: 'Redis client of both libraries’ Redis rows',
+      source: src(redisClient),
+    },
+    { library: 'breakwater', use: 'Redis rate limiter, many keys', source: src(bwRedisLimiter) },
+    {
+      library: 'rate-limiter-flexible',
+      use: 'Redis rate limiter, many keys',
+      source: src(rlflexRedisLimiter),
+    },
+    {
+      library: 'breakwater',
+      use: 'Redis rate limiter, hot key at its limit (negative cache on / off)',
+      source: src(bwRedisHotLimiter),
+    },
+    {
+      library: 'rate-limiter-flexible',
+      use: 'Redis rate limiter, hot key at its limit (in-memory block 100 / off)',
+      source: src(rlflexRedisHotLimiter),
+    },
+    {
+      library: 'breakwater',
+      use: 'Redis rate limiter, hot key below its limit (lease 10 / off)',
+      source: src(bwRedisLeaseLimiter),
+    },
   ];
 }

@@ -1,20 +1,29 @@
 /**
- * Taking a rate-limiter permit while permits are available: rate-limiter-flexible's
+ * Taking a rate-limiter permit while permits are available, in memory: breakwater's
+ * `RateLimiter` (a million per second, a burst of two billion: never reached in a run), its
+ * `tryAcquire`, `acquire` and the limiter as a pipeline policy; rate-limiter-flexible's
  * `RateLimiterMemory.consume` with so many points the limit is never reached, and bottleneck's
  * `schedule` with `maxConcurrent: 100, minTime: 0`; one call in flight, and 100 in flight at
- * once. breakwater has no rate limiter yet: its row is reported as not implemented.
+ * once. Then one limit per key over 100,000 distinct keys, taken in turn: breakwater's
+ * `KeyedRateLimiter` and rate-limiter-flexible's limiter. The Redis limiters are in
+ * rate-limiter-redis.mjs.
  */
-import { bottleneckLimiter, LIB, rlflexLimiter } from '../lib/peers.mjs';
-import { BARE_ASYNC, bareAsync, isOne } from '../lib/rows.mjs';
+import { pipeline } from '../lib/breakwater.mjs';
+import {
+  bottleneckLimiter,
+  breakwaterModule,
+  bwKeyedRateLimiter,
+  bwRateLimiter,
+  LIB,
+  rlflexLimiter,
+} from '../lib/peers.mjs';
+import { BARE_ASYNC, BARE_SYNC, bareAsync, bareSync, isOne } from '../lib/rows.mjs';
 import { asyncTarget } from '../lib/targets.mjs';
 
 export const title = 'Rate limiter, permit available';
 export const order = 9;
 
-/** Libraries without a row here, and why. */
-export const notImplemented = [
-  { library: LIB.breakwater, reason: 'n/a (not yet implemented): breakwater has no rate limiter' },
-];
+const bw = await breakwaterModule('index.js');
 
 const IN_FLIGHT = 100;
 const BARE_X100 = `${IN_FLIGHT} × target() in flight, Promise.all`;
@@ -33,15 +42,77 @@ function inFlight(start) {
 
 const KEY = 'k';
 
+/** Distinct keys the keyed rows take a permit for, one after the other, round and round. */
+const KEY_COUNT = 100_000;
+const KEYS = Array.from({ length: KEY_COUNT }, (_, i) => `user-${i}`);
+
+/** `take(key)` with the next of {@link KEYS} on each call. */
+function cycling(take) {
+  let i = 0;
+  return () => {
+    i = i + 1 === KEY_COUNT ? 0 : i + 1;
+    return take(KEYS[i]);
+  };
+}
+
+/** Admitted at once: `tryAcquire` returns 0 (no wait). */
+const admitted = (o) => o.ok && o.value === 0;
+
 export function rows() {
   return [
     bareAsync(),
+    bareSync(),
     {
       library: 'bare',
       variant: BARE_X100,
       kind: 'async',
       opsPerCall: IN_FLIGHT,
       prepare: () => inFlight(asyncTarget),
+      check: allSettledOk,
+    },
+    {
+      library: LIB.breakwater,
+      variant: 'tryAcquire()',
+      kind: 'sync',
+      baseline: BARE_SYNC,
+      prepare: () => {
+        const limiter = bwRateLimiter(bw);
+        return () => limiter.tryAcquire();
+      },
+      check: admitted,
+    },
+    {
+      library: LIB.breakwater,
+      variant: 'acquire()',
+      kind: 'async',
+      baseline: BARE_ASYNC,
+      prepare: () => {
+        const limiter = bwRateLimiter(bw);
+        return () => limiter.acquire();
+      },
+      check: (o) => o.ok && o.value === undefined,
+    },
+    {
+      library: LIB.breakwater,
+      variant: 'pipeline(limiter).execute(target)',
+      kind: 'async',
+      baseline: BARE_ASYNC,
+      prepare: () => {
+        const p = pipeline(bwRateLimiter(bw));
+        return () => p.execute(asyncTarget);
+      },
+      check: isOne,
+    },
+    {
+      library: LIB.breakwater,
+      variant: `acquire(), ${IN_FLIGHT} in flight`,
+      kind: 'async',
+      baseline: BARE_X100,
+      opsPerCall: IN_FLIGHT,
+      prepare: () => {
+        const limiter = bwRateLimiter(bw);
+        return inFlight(() => limiter.acquire());
+      },
       check: allSettledOk,
     },
     {
@@ -104,6 +175,28 @@ export function rows() {
         };
       },
       check: allSettledOk,
+    },
+    {
+      library: LIB.breakwater,
+      variant: `KeyedRateLimiter tryAcquire(key), ${KEY_COUNT.toLocaleString('en-US')} keys`,
+      kind: 'sync',
+      baseline: BARE_SYNC,
+      prepare: () => {
+        const limiter = bwKeyedRateLimiter(bw);
+        return cycling((key) => limiter.tryAcquire(key));
+      },
+      check: admitted,
+    },
+    {
+      library: LIB.rlflex,
+      variant: `consume(key), ${KEY_COUNT.toLocaleString('en-US')} keys`,
+      kind: 'async',
+      baseline: BARE_ASYNC,
+      prepare: () => {
+        const rl = rlflexLimiter();
+        return cycling((key) => rl.consume(key));
+      },
+      check: (o) => o.ok && o.value.remainingPoints > 0,
     },
   ];
 }

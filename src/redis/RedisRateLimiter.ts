@@ -167,6 +167,8 @@ export class RedisRateLimiter {
   private readonly local: KeyedRateLimiter | undefined;
   /** Per key, a lower bound of its TAT in ms of `clock`, learnt from a refusal. */
   private readonly refusedUntil: Map<string, number> | undefined;
+  /** Keys whose cached refusal ran out and whose one decision on Redis is on its way. */
+  private readonly probing = new Set<string>();
   private readonly maxKeys: number;
   private readonly leaseSize: number;
   /** Per key: leased permits, or the backlog seen at the last decision (`left` 0). */
@@ -363,12 +365,14 @@ export class RedisRateLimiter {
     this.store.dispose();
     this.local?.dispose();
     this.refusedUntil?.clear();
+    this.probing.clear();
     this.stateChanged.clear();
     this.limited.clear();
   }
 
   private decided(key: string, permits: number, sent: number, decision: GcraDecision): number {
     if (!this.available) this.setAvailable(true, undefined);
+    if (this.probing.delete(key) && decision.allowed) this.refusedUntil!.delete(key);
     const rtt = this.clock.now() - sent;
     this.rtt = this.rtt === 0 ? rtt : this.rtt + (rtt - this.rtt) / 8;
     if (this.leases !== undefined) {
@@ -409,6 +413,7 @@ export class RedisRateLimiter {
 
   private failed(key: string, permits: number, sent: number, error: unknown): number {
     if (this.disposed) throw error;
+    if (this.probing.delete(key)) this.refusedUntil!.delete(key);
     const lease = this.leases?.get(key);
     if (lease !== undefined) lease.asking = false;
     if (this.available) this.setAvailable(false, error);
@@ -440,7 +445,10 @@ export class RedisRateLimiter {
     const { intervalUs, burst } = this.o;
     const waitUs = gcraWait(tat * 1_000, now * 1_000, permits, intervalUs, burst);
     if (waitUs > 0) return waitUs / 1_000;
-    if (tat <= now) map.delete(key);
+    // The refusal ran out: one caller asks Redis; the others are refused until it answers
+    // (about a round trip), rather than all asking at once.
+    if (this.probing.has(key)) return Math.max(this.rtt, 0.001);
+    this.probing.add(key);
     return 0;
   }
 

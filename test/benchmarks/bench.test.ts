@@ -60,6 +60,7 @@ const LIBRARIES: Record<string, string[]> = {
   composed: ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum + p-retry'],
   'composed-polluted': ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum + p-retry'],
   'rate-limiter': ['rate-limiter-flexible', 'bottleneck'],
+  'rate-limiter-redis': ['breakwater', 'rate-limiter-flexible'],
   'timeouts-at-scale': ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum'],
   'breaker-instances': ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum'],
   'keyed-registry': ['breakwater'],

@@ -114,6 +114,21 @@ describeRedis('RedisRateLimiter', (redis) => {
       expect(l.stats().roundTrips).toBe(3);
     });
 
+    it('when a cached refusal runs out, one caller asks Redis and the others wait for its answer', async () => {
+      const l = limiter({ limit: 1, period: 200, burst: 1 });
+      expect(await l.tryAcquire('k')).toBe(0);
+      const wait = await l.tryAcquire('k');
+      expect(wait).toBeGreaterThan(0);
+      await sleep(wait + 5);
+      const before = l.stats().roundTrips;
+      const waits = await Promise.all(Array.from({ length: 20 }, () => l.tryAcquire('k')));
+      expect(l.stats().roundTrips - before).toBe(1);
+      expect(waits.filter((w) => w === 0)).toHaveLength(1);
+      // Once it answered, the cache is gone for an admitted key: the next call asks Redis.
+      expect(await l.tryAcquire('k')).toBeGreaterThan(0);
+      expect(l.stats().roundTrips - before).toBe(2);
+    });
+
     it('the negative cache never refuses what Redis would admit: fewer permits may pass earlier', async () => {
       const l = limiter({ limit: 10, period: 1_000, burst: 5 });
       expect(await l.tryAcquire('k', 4)).toBe(0);

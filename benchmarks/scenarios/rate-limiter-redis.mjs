@@ -1,0 +1,444 @@
+/**
+ * Rate limits kept in Redis, decided from one process: breakwater's `RedisRateLimiter`
+ * against rate-limiter-flexible's `RateLimiterRedis`, both on one ioredis 6 client per row
+ * (`enableOfflineQueue: false, maxRetriesPerRequest: 0`, and `enableAutoPipelining: true` in
+ * the rows that say so) to a `redis-server` this scenario starts on a loopback port and stops
+ * at the end. Each row runs `concurrency` callers, each awaiting one call after the other,
+ * for a few seconds after a warm-up, on a server emptied before the row:
+ *
+ * - 100,000 distinct keys taken in turn, never at their limit: every decision is a round trip;
+ * - a hot key at its limit (100 per second): breakwater's negative cache on and off, and
+ *   rate-limiter-flexible's `inMemoryBlockOnConsumed` on and off;
+ * - a hot key called faster than its rate but within its burst, so no call is refused:
+ *   breakwater's lease mode (`lease: 10`) and without it.
+ *
+ * The bare rows time an ioredis PING the same way: the floor of a round trip.
+ *
+ * Each row reports, under `memory` (see measure.mjs, kind 'memory'): `concurrency`,
+ * `decisionsPerSecond`, `p50Us` and `p99Us` (each call, from its start to its outcome, as its
+ * caller sees it), `roundTripsPer1000` decisions and `roundTripsPerSecond` (commands the server
+ * ran for the row, counted by the server: EVALSHA, EVAL, SCRIPT, PING), `admittedPer1000`,
+ * `clientCpuUsPerDecision` (this process's CPU time, ioredis included) and
+ * `serverUsPerDecision` (the server's time in the row's commands, scripts included), and for
+ * breakwater its own counters per 1,000 decisions (`cachedRefusalsPer1000`,
+ * `leasedAdmissionsPer1000`) and `fallbackDecisions` (always 0: the rows check it). `nsPerOp`
+ * is the wall time per decision (1e9 / decisions per second), its spread the slowest and
+ * fastest of 8 windows of the run; `bytesPerOp` is the heap kept after full collections per
+ * decision (a leak would show there).
+ *
+ * Without `redis-server` on PATH the scenario has no rows, and reports both libraries absent.
+ */
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import { heapAfterGc, settleHeap } from '../lib/measure.mjs';
+import {
+  breakwaterModule,
+  bwRedisHotLimiter,
+  bwRedisLeaseLimiter,
+  bwRedisLimiter,
+  LIB,
+  redisClient,
+  rlflexRedisHotLimiter,
+  rlflexRedisLimiter,
+} from '../lib/peers.mjs';
+import { redisServerVersion, startRedisServer } from '../lib/redis-server.mjs';
+
+export const title = 'Rate limiter in Redis: decisions per second, latency and round trips';
+export const order = 9.5;
+/** Measured by its own rows, in allocation runs only (see measure.mjs, kind 'memory'). */
+export const memory = true;
+
+const serverVersion = redisServerVersion();
+
+/** Libraries without a row here, and why. */
+export const notImplemented =
+  serverVersion === undefined
+    ? [LIB.breakwater, LIB.rlflex].map((library) => ({
+        library,
+        reason: 'n/a (redis-server is not on PATH): the Redis rows need a local redis-server',
+      }))
+    : [];
+
+const KEY_COUNT = 100_000;
+const KEYS = Array.from({ length: KEY_COUNT }, (_, i) => `user-${i}`);
+const HOT_KEY = 'hot';
+const WINDOWS = 8;
+
+/** Commands that are requests of a client: the rest (GET, SET, TIME ...) run inside scripts. */
+const REQUESTS = ['evalsha', 'eval', 'evalsha_ro', 'eval_ro', 'script', 'ping'];
+
+// ---- latencies -----------------------------------------------------------------------------
+
+const MIN_US = 0.01;
+const STEP = 1.01;
+const LOG_STEP = Math.log(STEP);
+const BUCKETS = 2_200;
+
+/** Call latencies in buckets 1 % apart from 0.01 µs up (a quantile is read to within 1 %). */
+class Latencies {
+  counts = new Float64Array(BUCKETS);
+  total = 0;
+
+  /** Records a call of `ms` milliseconds. */
+  add(ms) {
+    const us = ms * 1_000;
+    const i = us <= MIN_US ? 0 : Math.ceil(Math.log(us / MIN_US) / LOG_STEP);
+    this.counts[i < BUCKETS ? i : BUCKETS - 1]++;
+    this.total++;
+  }
+
+  /** The latency in µs that a share `q` of the calls did not exceed (a bucket's upper end). */
+  quantile(q) {
+    const rank = Math.ceil(q * this.total);
+    let seen = 0;
+    for (let i = 0; i < BUCKETS; i++) {
+      seen += this.counts[i];
+      if (seen >= rank) return MIN_US * STEP ** i;
+    }
+    return MIN_US * STEP ** (BUCKETS - 1);
+  }
+}
+
+// ---- the callers -----------------------------------------------------------------------------
+
+const AsyncFunction = (async () => {}).constructor;
+
+/**
+ * One caller's loop, compiled for each row (as measure.mjs does), so the call site carries
+ * the feedback of this row only. `call(i)` is one decision on key number `i`; what counts as
+ * admitted: `wait`, a resolved 0 (breakwater); `reject`, a resolution (rate-limiter-flexible
+ * rejects a refusal with a result that is not an Error, and any Error ends the row); `ping`,
+ * every call.
+ */
+function compileCaller(outcome) {
+  const decide = {
+    wait: 'const admitted = (await call(i)) === 0 ? 1 : 0;',
+    reject:
+      'let admitted = 1; try { await call(i); } catch (e) { if (e instanceof Error) throw e; admitted = 0; }',
+    ping: 'await call(i); const admitted = 1;',
+  }[outcome];
+  return new AsyncFunction(
+    'call',
+    'run',
+    'first',
+    'stride',
+    'now',
+    `let i = first;
+    for (;;) {
+      const t0 = now();
+      if (t0 >= run.end) return;
+      ${decide}
+      const t1 = now();
+      run.decisions++;
+      run.admitted += admitted;
+      if (run.latencies !== undefined) {
+        run.latencies.add(t1 - t0);
+        if (t1 >= run.windowEnd) run.closeWindow(t1);
+      }
+      i += stride;
+    }`,
+  );
+}
+
+const now = () => performance.now();
+
+/**
+ * `concurrency` callers for `ms`, caller `w` on keys w, w + concurrency, ...; with
+ * `latencies`, records each call and the time per decision of each of {@link WINDOWS} windows.
+ */
+async function drive(caller, call, concurrency, ms, latencies) {
+  const start = now();
+  const windowMs = ms / WINDOWS;
+  const run = {
+    end: start + ms,
+    decisions: 0,
+    admitted: 0,
+    latencies,
+    windowEnd: start + windowMs,
+    windowStart: start,
+    windowDecisions: 0,
+    windows: [],
+    closeWindow(t) {
+      const n = this.decisions - this.windowDecisions;
+      if (n > 0) this.windows.push(((t - this.windowStart) * 1e6) / n);
+      this.windowStart = t;
+      this.windowDecisions = this.decisions;
+      this.windowEnd = t + windowMs;
+    },
+  };
+  const callers = [];
+  for (let w = 0; w < concurrency; w++) callers.push(caller(call, run, w, concurrency, now));
+  await Promise.all(callers);
+  return { ...run, elapsedMs: now() - start };
+}
+
+// ---- the server ------------------------------------------------------------------------------
+
+let session;
+
+/** The server and a client of its own for INFO and FLUSHALL, started on first use. */
+function server() {
+  session ??= (async () => {
+    const redis = await startRedisServer();
+    const admin = new Redis({ host: redis.host, port: redis.port });
+    admin.on('error', () => {});
+    return { redis, admin };
+  })();
+  return session;
+}
+
+async function stopServer() {
+  if (session === undefined) return;
+  const { redis, admin } = await session;
+  session = undefined;
+  admin.disconnect();
+  await redis.stop();
+}
+
+/**
+ * Requests the server has run (see {@link REQUESTS}) and the µs it spent on them, scripts
+ * included, from INFO commandstats.
+ */
+async function requests(admin) {
+  const info = await admin.info('commandstats');
+  let calls = 0;
+  let us = 0;
+  for (const m of info.matchAll(/^cmdstat_([a-z_|]+):calls=(\d+),usec=(\d+)/gm)) {
+    if (!REQUESTS.includes(m[1])) continue;
+    calls += Number(m[2]);
+    us += Number(m[3]);
+  }
+  return { calls, us };
+}
+
+async function connect(port, autoPipelining) {
+  const client = redisClient(Redis, port, autoPipelining);
+  const errors = [];
+  client.on('error', (error) => errors.push(error));
+  if (client.status !== 'ready') {
+    await new Promise((resolve, reject) => {
+      client.once('ready', resolve);
+      client.once('end', () => reject(errors[0] ?? new Error('ioredis: connection ended')));
+    });
+  }
+  return client;
+}
+
+// ---- one row -------------------------------------------------------------------------------
+
+const per1000 = (n, decisions) => (n * 1_000) / decisions;
+
+/**
+ * Runs a row: a fresh client and limiter, a warm-up, then the measured run with the server's
+ * request count and the limiter's counters read before and after it.
+ */
+async function measureRedis(spec, quick) {
+  const { redis, admin } = await server();
+  await admin.flushall();
+  const client = await connect(redis.port, spec.autoPipelining);
+  const limiter = await spec.make(client);
+  const call = spec.call(limiter, client);
+  const caller = compileCaller(spec.outcome);
+  // A quick run checks the harness: one collection instead of waiting for the heap to settle.
+  const heap = quick ? async () => heapAfterGc(1) : settleHeap;
+  try {
+    await drive(caller, call, spec.concurrency, quick ? 50 : 500);
+    const stats0 = limiter?.stats?.();
+    const requests0 = await requests(admin);
+    const heap0 = await heap();
+    const latencies = new Latencies();
+    const cpu0 = process.cpuUsage();
+    const run = await drive(caller, call, spec.concurrency, quick ? 200 : 2_500, latencies);
+    const cpu = process.cpuUsage(cpu0);
+    const requests1 = await requests(admin);
+    const stats1 = limiter?.stats?.();
+    const heap1 = await heap();
+    const { decisions } = run;
+    const ns = (run.elapsedMs * 1e6) / decisions;
+    const kept = (heap1 - heap0) / decisions;
+    const roundTrips = requests1.calls - requests0.calls;
+    const figures = {
+      concurrency: spec.concurrency,
+      decisionsPerSecond: (decisions * 1_000) / run.elapsedMs,
+      p50Us: latencies.quantile(0.5),
+      p99Us: latencies.quantile(0.99),
+      roundTripsPer1000: per1000(roundTrips, decisions),
+      roundTripsPerSecond: (roundTrips * 1_000) / run.elapsedMs,
+      admittedPer1000: per1000(run.admitted, decisions),
+      clientCpuUsPerDecision: (cpu.user + cpu.system) / decisions,
+      serverUsPerDecision: (requests1.us - requests0.us) / decisions,
+    };
+    if (stats1 !== undefined) {
+      figures.cachedRefusalsPer1000 = per1000(
+        stats1.cachedRefusals - stats0.cachedRefusals,
+        decisions,
+      );
+      figures.leasedAdmissionsPer1000 = per1000(
+        stats1.leasedAdmissions - stats0.leasedAdmissions,
+        decisions,
+      );
+      figures.fallbackDecisions = stats1.fallbackDecisions - stats0.fallbackDecisions;
+    }
+    return {
+      nsPerOp: ns,
+      nsMin: Math.min(ns, ...run.windows),
+      nsMax: Math.max(ns, ...run.windows),
+      bytesPerOp: kept,
+      bytesMin: kept,
+      bytesMax: kept,
+      calls: decisions,
+      memory: figures,
+    };
+  } finally {
+    limiter?.dispose?.();
+    client.disconnect();
+  }
+}
+
+// ---- the rows --------------------------------------------------------------------------------
+
+const count = (n) => n.toLocaleString('en-US');
+const at = (concurrency, autoPipelining) =>
+  `concurrency ${concurrency}${autoPipelining ? ', auto-pipelining' : ''}`;
+
+const bareVariant = (concurrency, autoPipelining) =>
+  `ioredis PING, ${at(concurrency, autoPipelining)}`;
+
+/** The figures are finite, and the breakwater limiter never fell back to deciding locally. */
+function sound(f) {
+  const m = f.memory;
+  return (
+    f.calls > 0 &&
+    f.nsPerOp > 0 &&
+    Object.values(m).every(Number.isFinite) &&
+    (m.fallbackDecisions === undefined || m.fallbackDecisions === 0)
+  );
+}
+
+/** Every decision was admitted and went to Redis. */
+const everyCallARoundTrip = (f) =>
+  sound(f) && f.memory.admittedPer1000 === 1_000 && f.memory.roundTripsPer1000 >= 999;
+
+/** Every decision was admitted (some without a round trip). */
+const allAdmitted = (f) => sound(f) && f.memory.admittedPer1000 === 1_000;
+
+/** Most calls were refused: the key is at its limit. */
+const mostlyRefused = (f) => sound(f) && f.memory.admittedPer1000 < 500;
+
+export function rows({ quick }) {
+  if (serverVersion === undefined) return [];
+  const keys = count(KEY_COUNT);
+  const list = [];
+  const add = (row) =>
+    list.push({
+      library: row.library,
+      variant: row.variant,
+      kind: 'memory',
+      baseline: row.baseline,
+      measure: () => measureRedis(row, quick),
+      check: row.check,
+    });
+
+  const bw = breakwaterModule('redis/index.js');
+  // breakwater's limiters are made once the module is loaded (made in measure, awaited there).
+  const withBw = (make) => async (client) => make(await bw, client);
+
+  const shapes = [
+    [1, false],
+    [100, false],
+    [100, true],
+  ];
+  for (const [concurrency, autoPipelining] of shapes) {
+    add({
+      library: 'bare',
+      variant: bareVariant(concurrency, autoPipelining),
+      concurrency,
+      autoPipelining,
+      outcome: 'ping',
+      make: () => undefined,
+      call: (_, client) => () => client.ping(),
+      check: sound,
+    });
+  }
+  for (const [concurrency, autoPipelining] of shapes) {
+    add({
+      library: LIB.breakwater,
+      variant: `tryAcquire(key), ${keys} keys, ${at(concurrency, autoPipelining)}`,
+      baseline: bareVariant(concurrency, autoPipelining),
+      concurrency,
+      autoPipelining,
+      outcome: 'wait',
+      make: withBw(bwRedisLimiter),
+      call: (limiter) => (i) => limiter.tryAcquire(KEYS[i % KEY_COUNT]),
+      check: everyCallARoundTrip,
+    });
+    add({
+      library: LIB.rlflex,
+      variant: `consume(key), ${keys} keys, ${at(concurrency, autoPipelining)}`,
+      baseline: bareVariant(concurrency, autoPipelining),
+      concurrency,
+      autoPipelining,
+      outcome: 'reject',
+      make: (client) => rlflexRedisLimiter(client),
+      call: (rl) => (i) => rl.consume(KEYS[i % KEY_COUNT]),
+      check: everyCallARoundTrip,
+    });
+  }
+  const hot = 100;
+  for (const negativeCache of [true, false]) {
+    add({
+      library: LIB.breakwater,
+      variant: `hot key at its limit, negative cache ${negativeCache ? 'on' : 'off'}, ${at(hot)}`,
+      baseline: bareVariant(hot, false),
+      concurrency: hot,
+      autoPipelining: false,
+      outcome: 'wait',
+      make: withBw((m, client) => bwRedisHotLimiter(m, client, negativeCache)),
+      call: (limiter) => () => limiter.tryAcquire(HOT_KEY),
+      check: mostlyRefused,
+    });
+  }
+  for (const inMemoryBlockOnConsumed of [100, 0]) {
+    add({
+      library: LIB.rlflex,
+      variant: `hot key at its limit, ${
+        inMemoryBlockOnConsumed > 0
+          ? `inMemoryBlockOnConsumed ${inMemoryBlockOnConsumed}`
+          : 'no in-memory block'
+      }, ${at(hot)}`,
+      baseline: bareVariant(hot, false),
+      concurrency: hot,
+      autoPipelining: false,
+      outcome: 'reject',
+      make: (client) => rlflexRedisHotLimiter(client, inMemoryBlockOnConsumed),
+      call: (rl) => () => rl.consume(HOT_KEY),
+      check: mostlyRefused,
+    });
+  }
+  for (const concurrency of [1, 100]) {
+    for (const lease of [10, 1]) {
+      add({
+        library: LIB.breakwater,
+        variant: `hot key below its limit, ${lease > 1 ? `lease ${lease}` : 'no lease'}, ${at(concurrency)}`,
+        baseline: bareVariant(concurrency, false),
+        concurrency,
+        autoPipelining: false,
+        outcome: 'wait',
+        make: withBw((m, client) => bwRedisLeaseLimiter(m, client, lease)),
+        call: (limiter) => () => limiter.tryAcquire(HOT_KEY),
+        check: allAdmitted,
+      });
+    }
+  }
+  // The server stops after the last row (and is killed if the process ends before).
+  const last = list[list.length - 1];
+  const measureLast = last.measure;
+  last.measure = async () => {
+    try {
+      return await measureLast();
+    } finally {
+      await stopServer();
+    }
+  };
+  return list;
+}
