@@ -244,7 +244,47 @@ function reading(report) {
         `${bn100 ? ` and ${ms(bn100.nsPerOp)} per job with 100 in flight` : ''}, because its local ` +
         'datastore yields through `setTimeout(0)` at each step';
     }
-    out.push(`${s}. breakwater has no rate limiter yet, so it has no row.`);
+    const tryAcq = get(L, 'breakwater', 'tryAcquire()');
+    const acq = get(L, 'breakwater', 'acquire()');
+    const keyedBw = report.rows.find(
+      (r) =>
+        r.scenario === L && r.library === 'breakwater' && r.variant.startsWith('KeyedRateLimiter'),
+    );
+    const keyedRl = report.rows.find(
+      (r) =>
+        r.scenario === L && r.library === 'rate-limiter-flexible' && r.variant.endsWith('keys'),
+    );
+    if (tryAcq && acq) {
+      s +=
+        `. breakwater's \`tryAcquire()\` decides in ${ns(tryAcq.nsPerOp)} and ${bytes(tryAcq.bytesPerOp)} (it returns a ` +
+        `number, no promise); its promise-returning \`acquire()\` adds ${over(acq)} to an awaited call, ` +
+        `against ${over(rl)} for \`consume\` (${ratio(rl, acq)})`;
+      if (keyedBw && keyedRl) {
+        s += `; with ${keyedBw.variant.split(', ')[1]}, ${ns(keyedBw.nsPerOp)} against ${ns(keyedRl.nsPerOp)}`;
+      }
+    }
+    out.push(`${s}.`);
+  }
+
+  const redis = report.rows.filter(
+    (r) => r.scenario === 'rate-limiter-redis' && r.decisionsPerSecond !== undefined,
+  );
+  if (redis.length > 0) {
+    const f1 = (x) => (x === undefined ? '–' : Number(x).toLocaleString('en-US'));
+    out.push(
+      'Rate limits on Redis (one process, a redis-server on loopback sharing the machine’s cores; ' +
+        'round trips counted by the server):\n\n' +
+        '| library | row | decisions/s | p50 / p99 µs | round trips per 1,000 | admitted per 1,000 |\n' +
+        '|---|---|---:|---:|---:|---:|\n' +
+        redis
+          .map(
+            (r) =>
+              `| ${r.library} | ${r.variant} | ${f1(Math.round(r.decisionsPerSecond))} | ` +
+              `${f1(r.p50Us)} / ${f1(r.p99Us)} | ${f1(r.roundTripsPer1000)} | ` +
+              `${f1(r.admittedPer1000)} |`,
+          )
+          .join('\n'),
+    );
   }
 
   const scale = report.rows.filter(
@@ -386,12 +426,9 @@ function missNotes(report) {
       out.push(
         `**Open-breaker refusal.** A tripped breaker refuses through \`tryExecute\` in ${ns(callTrip.nsPerOp)} ` +
           `(the call, not awaited) and ${bytes(callTrip.bytesPerOp)}; held open by hand (\`forceOpen\`), in ` +
-          `${ns(callForced.nsPerOp)} and ${bytes(callForced.bytesPerOp)}. The tripped path reads the clock on ` +
-          'every refused call to know whether its break is over' +
-          (clock ? ` (\`performance.now()\` costs ${ns(clock.nsPerOp)} here)` : '') +
-          (clock
-            ? `; the reference row \`performance.now()\` allocates ${bytes(clock.bytesPerOp)} per reading, as the tripped call does`
-            : '') +
+          `${ns(callForced.nsPerOp)} and ${bytes(callForced.bytesPerOp)}. Neither reads the clock: a tripped ` +
+          'breaker learns from a timer shared by all open breakers when its break may be over' +
+          (clock ? ` (\`performance.now()\` would cost ${ns(clock.nsPerOp)} here)` : '') +
           '. Awaited, over the bare call, the tripped refusal adds ' +
           `${ns(tryTrip.overheadNs)}` +
           (tryForced ? ` and the forced one ${ns(tryForced.overheadNs)}` : '') +
@@ -408,7 +445,6 @@ function missNotes(report) {
   }
 
   if (missed.has('timeout-vs-opossum-cooperative') || missed.has('timeout-vs-opossum-aggressive')) {
-    const refs = get('timeout', 'reference', 'timer.ref() + timer.unref(), no other timer');
     const coop = get('timeout', 'breakwater', 'execute, cooperative');
     const aggr = get('timeout', 'breakwater', 'execute, aggressive');
     const op = get('timeout', 'opossum', 'fire, timeout 1000 (breaker included)');
@@ -416,15 +452,15 @@ function missNotes(report) {
       let s =
         `**Timeout vs opossum.** opossum's timeout (its breaker included) adds ${ns(op.overheadNs)}, so the ` +
         `budget allows ${ns(op.overheadNs / 5)}; breakwater adds ${ns(coop.overheadNs)} (cooperative) and ` +
-        `${ns(aggr.overheadNs)} (aggressive). A cooperative timeout reads the clock once per call` +
-        `${clock ? ` (${ns(clock.nsPerOp)})` : ''}, records the deadline in the policy's shared queue, and ` +
-        `allocates a per-call execution record with two bound handlers (${plus(coop.overheadBytes, bytes)} in all)` +
-        `${refs ? `; when no other timer keeps the process alive it also references and unreferences its shared timer (${ns(refs.nsPerOp)} for the pair)` : ''}` +
+        `${ns(aggr.overheadNs)} (aggressive). A cooperative timeout reads no clock per call` +
+        `${clock ? ` (a reading would cost ${ns(clock.nsPerOp)})` : ''}: it records the call in the policy's shared ` +
+        'queue, stamped at the next tick of its one timer, and allocates a per-call execution record with ' +
+        `two bound handlers (${plus(coop.overheadBytes, bytes)} in all)` +
         `${then ? `, on top of the derived promise any async wrapper pays (${ns(then.overheadNs)})` : ''}.`;
       s +=
         ` The aggressive strategy costs ${plus(aggr.overheadNs - coop.overheadNs, ns)} and ` +
         `${plus(aggr.overheadBytes - coop.overheadBytes, bytes)} more: an outer promise the call can settle ` +
-        'before the function does, a side record, and two closures per attempt.';
+        'before the function does, and its two settle functions.';
       out.push(s);
     }
   }
