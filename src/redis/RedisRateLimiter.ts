@@ -270,8 +270,11 @@ export class RedisRateLimiter {
       this.refuse(key, permits, cached, now);
       return Promise.resolve(cached);
     }
-    if (!this.available && now < this.nextProbe)
+    if (!this.available && now < this.nextProbe) {
+      // No decision goes to Redis: a key the cache let through must not wait for one.
+      if (this.probing.delete(key)) this.refusedUntil!.delete(key);
       return Promise.resolve(this.fallback(key, permits));
+    }
     this.nRoundTrips++;
     const ask =
       lease === undefined || lease.asking || lease.refused

@@ -129,6 +129,28 @@ describeRedis('RedisRateLimiter', (redis) => {
       expect(l.stats().roundTrips - before).toBe(2);
     });
 
+    it('a cached refusal that runs out while Redis is away hands the key to the fallback, not to a wait', async () => {
+      const l = limiter({
+        limit: 1,
+        period: 200,
+        burst: 1,
+        onStoreFailure: 'open',
+        timeout: 30,
+        probeInterval: 60_000,
+      });
+      expect(await l.tryAcquire('k')).toBe(0);
+      const wait = await l.tryAcquire('k');
+      expect(wait).toBeGreaterThan(0);
+      await redis().kill();
+      // Another key finds Redis away; no decision goes to it for the next minute.
+      expect(await l.tryAcquire('other')).toBe(0);
+      expect(l.storeAvailable).toBe(false);
+      await sleep(wait + 5);
+      const waits: number[] = [];
+      for (let i = 0; i < 5; i++) waits.push(await l.tryAcquire('k'));
+      expect(waits).toEqual([0, 0, 0, 0, 0]);
+    });
+
     it('the negative cache never refuses what Redis would admit: fewer permits may pass earlier', async () => {
       const l = limiter({ limit: 10, period: 1_000, burst: 5 });
       expect(await l.tryAcquire('k', 4)).toBe(0);
