@@ -91,9 +91,20 @@ export function nodeRedisAdapter(client: NodeRedisLikeClient): RedisClientAdapte
     eval: (script, keys, args) =>
       client.eval(script, { keys: keys as string[], arguments: args as string[] }),
     scriptLoad: (script) => client.scriptLoad(script),
-    warnings: () =>
-      client.options?.disableOfflineQueue === true ? [] : [NODE_REDIS_OFFLINE_QUEUE],
+    warnings: () => (offlineQueueDisabled(client) ? [] : [NODE_REDIS_OFFLINE_QUEUE]),
   };
+}
+
+/**
+ * A node-redis client's `disableOfflineQueue`. A cluster client (`createCluster`) has no public
+ * `options`: it keeps the settings of its node clients under `_options.defaults`, read only for
+ * this warning.
+ */
+function offlineQueueDisabled(client: NodeRedisLikeClient): boolean {
+  if (client.options !== undefined) return client.options.disableOfflineQueue === true;
+  const cluster = (client as { _options?: { defaults?: { disableOfflineQueue?: unknown } } })
+    ._options;
+  return cluster?.defaults?.disableOfflineQueue === true;
 }
 
 /** The adapter for `client`, or undefined when its shape is not recognised. */
