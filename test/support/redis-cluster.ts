@@ -7,13 +7,22 @@
  * tests and stops it after them. Without `redis-server` on PATH the block is skipped with one
  * console line, unless the CI variable is set: then it fails.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type ChildProcess, execFile } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { findRedisServer, RespError, type RespReply, sendCommand } from './redis-server.js';
+import {
+  describeWithRedis,
+  exited,
+  findRedisServer,
+  missingMessage,
+  RespError,
+  type RespReply,
+  sendCommand,
+  sleep,
+  spawnRedis,
+} from './redis-server.js';
 
 const HOST = '127.0.0.1';
 const NODES = 3;
@@ -40,21 +49,6 @@ export interface RedisCluster {
   nodeForKey(key: string): Promise<ClusterNode>;
   /** SIGTERM to every node, waits for the exits and removes the temporary directories. */
   stop(): Promise<void>;
-}
-
-const running = new Set<ChildProcess>();
-process.on('exit', () => {
-  // A server must not outlive the test process that started it.
-  for (const child of running) child.kill('SIGKILL');
-});
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 /** Free loopback ports, all different, held open together so none is handed out twice. */
@@ -90,14 +84,6 @@ function findRedisCli(server: string): string {
   }
 }
 
-function logTail(log: string): string {
-  try {
-    return readFileSync(log, 'utf8').split('\n').slice(-8).join('\n');
-  } catch {
-    return '(no log written)';
-  }
-}
-
 interface Started {
   readonly child: ChildProcess;
   readonly dir: string;
@@ -106,14 +92,8 @@ interface Started {
 
 async function startNode(bin: string, port: number, busPort: number): Promise<Started> {
   const dir = mkdtempSync(join(tmpdir(), 'breakwater-redis-cluster-'));
-  const log = join(dir, 'redis.log');
-  const child = spawn(
-    bin,
-    [
-      '--port',
-      String(port),
-      '--bind',
-      HOST,
+  try {
+    const child = await spawnRedis(bin, port, dir, [
       '--cluster-enabled',
       'yes',
       '--cluster-config-file',
@@ -121,49 +101,12 @@ async function startNode(bin: string, port: number, busPort: number): Promise<St
       // An explicit bus port: the default (port + 10000) overflows above port 55535.
       '--cluster-port',
       String(busPort),
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      dir,
-      '--logfile',
-      log,
-      '--daemonize',
-      'no',
-    ],
-    { stdio: 'ignore' },
-  );
-  running.add(child);
-  child.once('exit', () => running.delete(child));
-  const failed = new Promise<never>((_, reject) => child.once('error', reject));
-  failed.catch(() => {});
-  const ready = (async () => {
-    const deadline = Date.now() + START_LIMIT_MS;
-    for (;;) {
-      if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`redis-server on port ${port} exited during start:\n${logTail(log)}`);
-      }
-      try {
-        if ((await sendCommand(port, ['PING'])) === 'PONG') return;
-      } catch {
-        // Not listening yet.
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`redis-server on port ${port} did not answer PING in ${START_LIMIT_MS} ms`);
-      }
-      await sleep(10);
-    }
-  })();
-  try {
-    await Promise.race([ready, failed]);
+    ]);
+    return { child, dir, port };
   } catch (error) {
-    child.kill('SIGKILL');
-    await exited(child);
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  return { child, dir, port };
 }
 
 function run(file: string, args: readonly string[]): Promise<string> {
@@ -276,24 +219,6 @@ export async function startRedisCluster(): Promise<RedisCluster> {
   };
 }
 
-function inCi(): boolean {
-  const ci = process.env.CI;
-  return ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
-}
-
-function missingMessage(): string {
-  return (
-    'redis-server is not on PATH: install it to run the Redis Cluster tests ' +
-    '(Debian/Ubuntu: apt install redis-server; macOS: brew install redis)'
-  );
-}
-
-function unavailable(): never {
-  throw new Error(
-    'The Redis Cluster is not started (used outside a test of describeRedisCluster?)',
-  );
-}
-
 /**
  * A describe block whose tests get a real three-master Redis Cluster, started before them and
  * stopped after them. Without redis-server on PATH: skipped with a loud console line, or
@@ -303,30 +228,11 @@ export function describeRedisCluster(
   name: string,
   body: (cluster: () => RedisCluster) => void,
 ): void {
-  if (findRedisServer() === undefined) {
-    if (inCi()) {
-      describe(name, () => {
-        it('needs redis-server on PATH (CI is set, so this fails instead of skipping)', () => {
-          throw new Error(missingMessage());
-        });
-      });
-      return;
-    }
-    console.warn(`\n!!! SKIPPED Redis Cluster tests: ${missingMessage()} !!!\n`);
-    describe.skip(name, () => body(() => unavailable()));
-    return;
-  }
-  describe(name, () => {
-    let cluster: RedisCluster | undefined;
-    beforeAll(
-      async () => {
-        cluster = await startRedisCluster();
-      },
-      CLUSTER_LIMIT_MS + 3 * START_LIMIT_MS,
-    );
-    afterAll(async () => {
-      await cluster?.stop();
-    });
-    body(() => cluster ?? unavailable());
-  });
+  describeWithRedis(
+    name,
+    'describeRedisCluster',
+    startRedisCluster,
+    body,
+    CLUSTER_LIMIT_MS + 3 * START_LIMIT_MS,
+  );
 }

@@ -62,7 +62,7 @@ export function findRedisServer(): string | undefined {
   return undefined;
 }
 
-function inCi(): boolean {
+export function inCi(): boolean {
   const ci = process.env.CI;
   return ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
 }
@@ -87,12 +87,12 @@ function freePort(): Promise<number> {
   });
 }
 
-function exited(child: ChildProcess): Promise<void> {
+export function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-function sleep(ms: number): Promise<void> {
+export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
@@ -196,7 +196,16 @@ async function waitForPing(port: number, child: ChildProcess, log: string): Prom
   }
 }
 
-async function spawnOn(bin: string, port: number, dir: string): Promise<ChildProcess> {
+/**
+ * Starts `bin` on `port` (loopback, persistence off, files in `dir`, `extra` arguments after the
+ * rest) and waits until it answers PING. The server is killed if the test process exits.
+ */
+export async function spawnRedis(
+  bin: string,
+  port: number,
+  dir: string,
+  extra: readonly string[] = [],
+): Promise<ChildProcess> {
   const log = join(dir, `redis-${Date.now()}.log`);
   const child = spawn(
     bin,
@@ -215,6 +224,7 @@ async function spawnOn(bin: string, port: number, dir: string): Promise<ChildPro
       log,
       '--daemonize',
       'no',
+      ...extra,
     ],
     { stdio: 'ignore' },
   );
@@ -237,7 +247,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   for (let attempt = 1; child === undefined; attempt++) {
     port = await freePort();
     try {
-      child = await spawnOn(bin, port, dir);
+      child = await spawnRedis(bin, port, dir);
     } catch (error) {
       if (attempt === 5) {
         rmSync(dir, { recursive: true, force: true });
@@ -273,12 +283,12 @@ export async function startRedisServer(): Promise<RedisServer> {
     async restart() {
       await terminate('SIGTERM');
       mkdirSync(dir, { recursive: true });
-      current = await spawnOn(bin, port, dir);
+      current = await spawnRedis(bin, port, dir);
     },
   };
 }
 
-function missingMessage(): string {
+export function missingMessage(): string {
   return (
     'redis-server is not on PATH: install it to run the Redis tests ' +
     '(Debian/Ubuntu: apt install redis-server; macOS: brew install redis)'
@@ -305,6 +315,25 @@ function announceSkip(): void {
  * CI variable is set.
  */
 export function describeRedis(name: string, body: (redis: () => RedisServer) => void): void {
+  describeWithRedis(name, 'describeRedis', startRedisServer, body);
+}
+
+/**
+ * A describe block whose tests get what `start` makes from redis-server (a server, a cluster),
+ * made before them and stopped after them. Without redis-server on PATH the block is skipped
+ * with one loud console line, or fails when the CI variable is set: the Redis tests are
+ * mandatory there.
+ */
+export function describeWithRedis<T extends { stop(): Promise<void> }>(
+  name: string,
+  helper: string,
+  start: () => Promise<T>,
+  body: (made: () => T) => void,
+  startTimeout?: number,
+): void {
+  const unavailable = (): never => {
+    throw new Error(`Not started (used outside a test of ${helper}?)`);
+  };
   if (findRedisServer() === undefined) {
     if (inCi()) {
       describe(name, () => {
@@ -315,21 +344,18 @@ export function describeRedis(name: string, body: (redis: () => RedisServer) => 
       return;
     }
     announceSkip();
-    describe.skip(name, () => body(() => unavailable()));
+    // The one skip the project allows: no redis-server on a developer's machine (said aloud).
+    describe.skip(name, () => body(unavailable));
     return;
   }
   describe(name, () => {
-    let server: RedisServer | undefined;
+    let made: T | undefined;
     beforeAll(async () => {
-      server = await startRedisServer();
-    });
+      made = await start();
+    }, startTimeout);
     afterAll(async () => {
-      await server?.stop();
+      await made?.stop();
     });
-    body(() => server ?? unavailable());
+    body(() => made ?? unavailable());
   });
-}
-
-function unavailable(): never {
-  throw new Error('The Redis server is not started (used outside a test of describeRedis?)');
 }
