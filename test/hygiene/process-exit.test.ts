@@ -3,52 +3,18 @@
  * must exit by themselves once their calls are done: no timer or listener of the library may
  * keep Node running. `npm test` builds before Vitest runs.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { type ChildExit, runNodeScript } from '../support/child.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 /** Generous: the work itself takes a few seconds at most. */
 const LIMIT_MS = 20_000;
 
-interface Exit {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly killed: boolean;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function runFixture(name: string, args: readonly string[] = []): Promise<Exit> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`${fixtures}${name}`, ...args], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    let killed = false;
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => {
-      killed = true;
-      child.kill('SIGKILL');
-    }, LIMIT_MS);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, killed, stdout, stderr });
-    });
-  });
+function runFixture(name: string, args: readonly string[] = []): Promise<ChildExit> {
+  return runNodeScript(`${fixtures}${name}`, args, root, LIMIT_MS);
 }
 
 beforeAll(() => {

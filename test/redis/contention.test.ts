@@ -4,10 +4,10 @@
  * rate allows over the time they ran (burst + rate x elapsed + 1), with the negative cache on,
  * and with leases on too. Uses the BUILT package (`npm test` builds before Vitest runs).
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, it } from 'vitest';
+import { runNodeScript } from '../support/child.js';
 import { describeRedis } from '../support/redis-server.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -21,26 +21,14 @@ interface Report {
   stats: { roundTrips: number; cachedRefusals: number; leasedAdmissions: number };
 }
 
-function runProcess(args: readonly (string | number)[]): Promise<Report> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fixture, ...args.map(String)], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-    });
-    child.stderr.on('data', (c) => {
-      err += c;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`contend.mjs exited with ${code}: ${err}`));
-      else resolve(JSON.parse(out) as Report);
-    });
-  });
+async function runProcess(args: readonly (string | number)[]): Promise<Report> {
+  const exit = await runNodeScript(fixture, args, root, 30_000);
+  if (exit.code !== 0) {
+    throw new Error(
+      `contend.mjs exited with ${exit.code} (killed: ${exit.killed}): ${exit.stderr}`,
+    );
+  }
+  return JSON.parse(exit.stdout) as Report;
 }
 
 beforeAll(() => {

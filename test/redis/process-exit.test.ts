@@ -3,10 +3,10 @@
  * its client is closed: the store's deadline timer (still armed for a 60 s timeout) must not
  * keep it alive. `npm test` builds before Vitest runs.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, it } from 'vitest';
+import { runNodeScript } from '../support/child.js';
 import { describeRedis } from '../support/redis-server.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -27,36 +27,7 @@ describeRedis('a process using breakwater/redis', (redis) => {
   it(
     'exits by itself after its decisions and client.quit(), although the store timer is still armed',
     async () => {
-      const exit = await new Promise<{
-        code: number | null;
-        killed: boolean;
-        stdout: string;
-        stderr: string;
-        exitedAt: number;
-      }>((resolve, reject) => {
-        const child = spawn(process.execPath, [fixture, String(redis().port)], {
-          cwd: root,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let stdout = '';
-        let stderr = '';
-        let killed = false;
-        child.stdout.on('data', (chunk) => {
-          stdout += chunk;
-        });
-        child.stderr.on('data', (chunk) => {
-          stderr += chunk;
-        });
-        const timer = setTimeout(() => {
-          killed = true;
-          child.kill('SIGKILL');
-        }, LIMIT_MS);
-        child.on('error', reject);
-        child.on('close', (code) => {
-          clearTimeout(timer);
-          resolve({ code, killed, stdout, stderr, exitedAt: Date.now() });
-        });
-      });
+      const exit = await runNodeScript(fixture, [redis().port], root, LIMIT_MS);
       expect(exit.killed, `still running after ${LIMIT_MS} ms`).toBe(false);
       expect(exit.stderr).toBe('');
       expect(exit.code).toBe(0);
