@@ -128,3 +128,18 @@ export type {
   RetryStats,
   TimeoutStats,
 } from './registry/snapshot.js';
+export type { RegistryTransition } from './registry/TransitionLog.js';
+export { diagnosticsChannels } from './telemetry/channels.js';
+export { collectMetrics } from './telemetry/collect.js';
+export { prometheusText } from './telemetry/exposition.js';
+export type {
+  CollectOptions,
+  HistogramFamily,
+  HistogramSample,
+  MetricFamily,
+  MetricLabels,
+  MetricSample,
+  ScalarFamily,
+} from './telemetry/families.js';
+export { LatencyHistogram, type LatencySnapshot } from './telemetry/LatencyHistogram.js';
+export type { MetricsOptions } from './telemetry/metrics.js';

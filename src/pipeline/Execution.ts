@@ -7,6 +7,7 @@ import { NO_RETRY, type RetryPolicy } from '../policies/retry/RetryPolicy.js';
 import { TimeoutError } from '../policies/timeout/errors.js';
 import type { TimedExecution, TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 import { type ExecutionContext, neverAbortedSignal } from './context.js';
+import type { LatencySampler } from './LatencySampler.js';
 import {
   NO_TIME,
   Outcome,
@@ -37,8 +38,13 @@ export interface PipelineCore {
   readonly clock: Clock;
   /** Some step needs the time a call starts: one reading is shared by all of them. */
   readonly needsStartTime: boolean;
-  /** Some step needs the time a call ends (to time it). */
+  /** Some step needs the time every call ends (to time it). */
   readonly needsEndTime: boolean;
+  /**
+   * Picks the calls to time for latency histograms when no step needs every call timed
+   * (undefined when no gate keeps one, or when every call is timed anyway).
+   */
+  readonly sampler: LatencySampler | undefined;
   /**
    * Per step, the slot holding its per-call number (a breaker's generation, a timeout's or a
    * queue's stamp, a retry's attempt count), or {@link NO_SLOT}.
@@ -46,7 +52,10 @@ export interface PipelineCore {
   readonly slotOf: readonly number[];
   /** Per step, a second slot (a retry's start time when it has a max duration), or NO_SLOT. */
   readonly timeSlotOf: readonly number[];
-  /** The slot holding the attempt's start time, or NO_SLOT when no gate times calls. */
+  /**
+   * The slot holding the attempt's start time (NO_TIME when this attempt is not timed), or
+   * NO_SLOT when no gate times calls.
+   */
   readonly startedSlot: number;
   /** Slots in all; the first four live in fields, the rest in an array. */
   readonly slotCount: number;
@@ -71,6 +80,8 @@ const F_OK = 1;
 const F_DONE = 2;
 const F_TRY = 4;
 const F_IN_FLIGHT = 8;
+/** The pipeline already picked this call to be timed (see {@link LatencySampler}). */
+const F_TIMED = 16;
 
 /** An attempt abandoned by an aggressive timeout, still holding permits of the inner steps. */
 interface Abandoned {
@@ -145,6 +156,11 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
   ) {
     this.flags = tryMode ? F_TRY : 0;
     this.more = core.slotCount > 4 ? new Array(core.slotCount - 4).fill(0) : undefined;
+  }
+
+  /** @internal Times this call for latency histograms, whatever the sampler says. */
+  markTimed(): void {
+    this.flags |= F_TIMED;
   }
 
   /** True when the execution finished successfully (valid once it finished). */
@@ -274,7 +290,7 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
           break;
       }
     }
-    this.set(core.startedSlot, now);
+    if (core.startedSlot !== NO_SLOT) this.set(core.startedSlot, this.attemptStart(now));
     return this.call();
   }
 
@@ -667,8 +683,23 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
     return this.core.needsStartTime ? this.core.clock.now() : NO_TIME;
   }
 
+  /** When this attempt is timed, its start time (`now` if read already), else NO_TIME. */
+  private attemptStart(now: number): number {
+    const core = this.core;
+    if (!core.needsEndTime) {
+      if ((this.flags & F_TIMED) !== 0) this.flags &= ~F_TIMED;
+      else if (!core.sampler!.due()) return NO_TIME;
+      if (now === NO_TIME) return core.clock.now();
+    }
+    return now;
+  }
+
   private endTime(): number {
-    return this.core.needsEndTime ? this.core.clock.now() : NO_TIME;
+    const core = this.core;
+    if (core.needsEndTime) return core.clock.now();
+    return core.startedSlot !== NO_SLOT && this.get(core.startedSlot) !== NO_TIME
+      ? core.clock.now()
+      : NO_TIME;
   }
 }
 

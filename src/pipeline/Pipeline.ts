@@ -16,6 +16,7 @@ import {
   type Step,
   SYNC,
 } from './Execution.js';
+import { LatencySampler } from './LatencySampler.js';
 import { type Gate, NO_TIME, Outcome, StepKind } from './protocol.js';
 import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
 
@@ -75,9 +76,13 @@ export class Pipeline {
     let deferred = false;
     let ownSignal = false;
     let waits = false;
+    let sampleEvery = Number.POSITIVE_INFINITY;
     let clock: Clock = systemClock;
     for (const s of steps) {
       if ('clock' in s && s.clock !== systemClock && clock === systemClock) clock = s.clock;
+      if (s.stepKind === StepKind.Gate && s.latencyEvery !== 0) {
+        sampleEvery = Math.min(sampleEvery, s.latencyEvery);
+      }
       if (s instanceof CircuitBreaker) {
         needsStartTime ||= s.needsDuration;
         needsEndTime ||= s.needsDuration;
@@ -95,13 +100,20 @@ export class Pipeline {
         waits = true;
       }
     }
+    // Every call is timed when the clock is cheap to read (a manual clock in tests).
+    if (clock.cheapNow === true && sampleEvery !== Number.POSITIVE_INFINITY) sampleEvery = 1;
+    const sampler =
+      needsEndTime || sampleEvery === Number.POSITIVE_INFINITY
+        ? undefined
+        : new LatencySampler(sampleEvery);
     this.core = {
       steps,
       kinds: Uint8Array.from(steps, (s) => s.stepKind),
       clock,
       needsStartTime,
       needsEndTime,
-      ...assignSlots(steps, needsEndTime),
+      sampler,
+      ...assignSlots(steps, needsEndTime || sampler !== undefined),
       deferred,
       ownSignal,
       listensToCaller: waits || ownSignal || deferred,
@@ -136,13 +148,20 @@ export class Pipeline {
     options?: ExecuteOptions,
   ): Promise<T> {
     const signal = options?.signal;
-    if (this.gatesOnly && signal === undefined) return this.executeGates(fn, false) as Promise<T>;
+    let timed = false;
+    if (this.gatesOnly && signal === undefined) {
+      const sampler = this.core.sampler;
+      if (sampler === undefined || !sampler.due())
+        return this.executeGates(fn, false) as Promise<T>;
+      timed = true;
+    }
     const exec = new (this.core.deferred ? DeferredExecution : Execution)(
       this.core,
       fn,
       signal,
       false,
     );
+    if (timed) exec.markTimed();
     const next = exec.run();
     if (next !== SYNC) return next as Promise<T>;
     return exec.ok ? Promise.resolve(exec.value as T) : Promise.reject(exec.value);
@@ -158,14 +177,21 @@ export class Pipeline {
     options?: ExecuteOptions,
   ): Promise<ExecutionResult<T>> {
     const signal = options?.signal;
-    if (this.gatesOnly && signal === undefined)
-      return this.executeGates(fn, true) as Promise<ExecutionResult<T>>;
+    let timed = false;
+    if (this.gatesOnly && signal === undefined) {
+      const sampler = this.core.sampler;
+      if (sampler === undefined || !sampler.due()) {
+        return this.executeGates(fn, true) as Promise<ExecutionResult<T>>;
+      }
+      timed = true;
+    }
     const exec = new (this.core.deferred ? DeferredExecution : Execution)(
       this.core,
       fn,
       signal,
       true,
     );
+    if (timed) exec.markTimed();
     const next = exec.run();
     if (next !== SYNC) return next as Promise<ExecutionResult<T>>;
     return Promise.resolve(exec.ok ? success(exec.value as T) : failure(exec.value));
@@ -189,7 +215,8 @@ export class Pipeline {
     const base = this.syncDepth++ * n;
     const tokens = this.syncTokens;
     const clock = this.core.clock;
-    const started = this.core.needsEndTime ? clock.now() : Number.NaN;
+    const sampler = this.core.sampler;
+    const started = this.core.needsEndTime || sampler?.due() === true ? clock.now() : Number.NaN;
     try {
       for (let i = 0; i < n; i++) {
         const step = steps[i]!;
@@ -212,9 +239,9 @@ export class Pipeline {
     }
   }
 
-  /** ms since `started`, or NaN when the pipeline does not time calls. */
+  /** ms since `started`, or NaN when the call is not timed. */
   private elapsedSince(started: number): number {
-    return this.core.needsEndTime ? this.core.clock.now() - started : Number.NaN;
+    return Number.isNaN(started) ? Number.NaN : this.core.clock.now() - started;
   }
 
   private unwindSync(

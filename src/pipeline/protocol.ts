@@ -34,6 +34,8 @@ export interface Gate {
   readonly stepKind: typeof StepKind.Gate;
   /** True when `release` needs the call's duration (slow-call thresholds, latency). */
   readonly needsDuration: boolean;
+  /** Time one call in this many for the gate's latency histogram (0: it keeps none). */
+  readonly latencyEvery: number;
   /** True when `admit` can answer {@link WAIT}. */
   readonly mayWait: boolean;
   /**

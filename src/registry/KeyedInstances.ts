@@ -15,6 +15,11 @@ export interface KeyedKind<T> {
   shelve(instance: T, store: Float64Array, at: number, key: string): boolean;
   /** True when the instance must not be evicted now. */
   isProtected(instance: T): boolean;
+  /**
+   * Takes the counts of a key being dropped: its instance, or (`instance` undefined) its
+   * numbers at `store[at..at+stride)`.
+   */
+  retire(instance: T | undefined, store: Float64Array, at: number): void;
   /** Releases everything an evicted instance holds. */
   dispose(instance: T): void;
 }
@@ -284,6 +289,7 @@ export class KeyedInstances<T> {
 
   private remove(slot: number): void {
     const item = this.items[slot];
+    this.kind.retire(item, this.store, slot * this.kind.stride);
     this.index.delete(this.keys[slot]!);
     this.unlink(slot);
     if (item !== undefined) {

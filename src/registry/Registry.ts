@@ -1,27 +1,20 @@
 import type { Clock } from '../clock/Clock.js';
 import { systemClock } from '../clock/systemClock.js';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
-import { Outcome } from '../pipeline/protocol.js';
-import { Bulkhead, bulkheadFromResolved } from '../policies/bulkhead/Bulkhead.js';
-import {
-  type BulkheadOptions,
-  type ResolvedBulkheadOptions,
-  resolveBulkheadOptions,
-} from '../policies/bulkhead/options.js';
-import { breakerFromResolved, CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
-import type { CallOutcomeEvent } from '../policies/circuit-breaker/events.js';
+import type { Disposer } from '../events/Listeners.js';
+import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
+import { type BulkheadOptions, resolveBulkheadOptions } from '../policies/bulkhead/options.js';
+import { CircuitBreaker, type TransitionSink } from '../policies/circuit-breaker/CircuitBreaker.js';
 import {
   type CircuitBreakerOptions,
   type ResolvedBreakerOptions,
   resolveBreakerOptions,
 } from '../policies/circuit-breaker/options.js';
-import { CircuitState } from '../policies/circuit-breaker/state.js';
 import {
   type RateLimiterOptions,
-  type ResolvedRateLimiterOptions,
   resolveRateLimiterOptions,
 } from '../policies/rate-limiter/options.js';
-import { RateLimiter, rateLimiterFromResolved } from '../policies/rate-limiter/RateLimiter.js';
+import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { type RetryOptions, resolveRetryOptions } from '../policies/retry/options.js';
 import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
 import { resolveTimeoutOptions, type TimeoutOptions } from '../policies/timeout/options.js';
@@ -38,6 +31,7 @@ import {
   validateConfig,
 } from './config.js';
 import { KeyedInstances, type KeyedKind } from './KeyedInstances.js';
+import { BreakerKind, BulkheadKind, type Keyed, RateLimiterKind } from './kinds.js';
 import {
   breakerEntry,
   bulkheadEntry,
@@ -48,11 +42,24 @@ import {
   shelvedBreakerEntry,
   timeoutEntry,
 } from './snapshot.js';
+import { type RegistryTransition, TransitionLog } from './TransitionLog.js';
 
 /** Options of a {@link Registry} itself (the policies' options come from the config). */
 export interface RegistryOptions {
   /** The clock given to every policy the registry builds, and read for idle keys. */
   readonly clock?: Clock;
+}
+
+/** @internal What `collectMetrics` reads from a registry. */
+export interface RegistryInstances {
+  readonly breakers: ReadonlyMap<string, { readonly policy: CircuitBreaker }>;
+  readonly retries: ReadonlyMap<string, { readonly policy: RetryPolicy }>;
+  readonly timeouts: ReadonlyMap<string, { readonly policy: TimeoutPolicy }>;
+  readonly bulkheads: ReadonlyMap<string, { readonly policy: Bulkhead }>;
+  readonly rateLimiters: ReadonlyMap<string, { readonly policy: RateLimiter }>;
+  readonly keyedBreakers: ReadonlyMap<string, Keyed<CircuitBreaker, BreakerKind>>;
+  readonly keyedBulkheads: ReadonlyMap<string, Keyed<Bulkhead, BulkheadKind>>;
+  readonly keyedRateLimiters: ReadonlyMap<string, Keyed<RateLimiter, RateLimiterKind>>;
 }
 
 /** A policy a registry can hold. */
@@ -62,121 +69,6 @@ interface Named<P> {
   readonly policy: P;
   /** Built in code and handed to `register`: the config never changes it. */
   readonly registered: boolean;
-}
-
-/** Keyed breakers of one name: built from one options object, shelved when idle. */
-class BreakerKind implements KeyedKind<CircuitBreaker> {
-  readonly stride = 6;
-  instances!: KeyedInstances<CircuitBreaker>;
-
-  constructor(
-    readonly name: string,
-    public o: ResolvedBreakerOptions,
-  ) {}
-
-  create(key: string): CircuitBreaker {
-    return breakerFromResolved(this.o, `${this.name}:${key}`);
-  }
-
-  revive(breaker: CircuitBreaker, store: Float64Array, at: number): void {
-    breaker.importIdle(store, at);
-  }
-
-  shelve(breaker: CircuitBreaker, store: Float64Array, at: number, key: string): boolean {
-    if (!breaker.exportIdle(store, at)) return false;
-    // Calls this breaker admitted may still be in flight: their outcomes go to whichever
-    // breaker holds the key when they end, counted as calls of the generation they started in.
-    const token = breaker.generation;
-    const forward = (outcome: Outcome) => (event: CallOutcomeEvent) => {
-      const current = this.instances.peek(key);
-      if (current !== undefined && current !== breaker) {
-        current.release(token, outcome, event.elapsed, event.detail);
-      }
-    };
-    breaker.onSuccess(forward(Outcome.Success));
-    breaker.onFailure(forward(Outcome.Failure));
-    return true;
-  }
-
-  isProtected(breaker: CircuitBreaker): boolean {
-    // Open and half-open, and also the states set by hand (forced open, disabled,
-    // metrics-only): evicting would silently bring the key back closed.
-    return breaker.state !== CircuitState.Closed;
-  }
-
-  dispose(breaker: CircuitBreaker): void {
-    breaker.dispose();
-  }
-}
-
-/** Keyed bulkheads of one name. An idle bulkhead holds nothing, so shelving keeps nothing. */
-class BulkheadKind implements KeyedKind<Bulkhead> {
-  readonly stride = 0;
-
-  constructor(
-    readonly name: string,
-    public o: ResolvedBulkheadOptions,
-  ) {}
-
-  create(key: string): Bulkhead {
-    return bulkheadFromResolved(this.o, `${this.name}:${key}`);
-  }
-
-  revive(): void {}
-
-  shelve(bulkhead: Bulkhead): boolean {
-    if (this.isProtected(bulkhead) || bulkhead.rejected.size !== 0) return false;
-    bulkhead.dispose();
-    return true;
-  }
-
-  isProtected(bulkhead: Bulkhead): boolean {
-    return bulkhead.inFlight !== 0 || bulkhead.queueLength !== 0;
-  }
-
-  dispose(bulkhead: Bulkhead): void {
-    bulkhead.dispose();
-  }
-}
-
-/**
- * Keyed rate limiters of one name. A limiter back to idle (its whole burst free, nobody
- * waiting) admits exactly what a new one would, so shelving keeps nothing; one that is not
- * would forget the permits taken if it were evicted, letting more calls through than the rate.
- */
-class RateLimiterKind implements KeyedKind<RateLimiter> {
-  readonly stride = 0;
-
-  constructor(
-    readonly name: string,
-    public o: ResolvedRateLimiterOptions,
-  ) {}
-
-  create(key: string): RateLimiter {
-    return rateLimiterFromResolved(this.o, `${this.name}:${key}`);
-  }
-
-  revive(): void {}
-
-  shelve(limiter: RateLimiter): boolean {
-    if (this.isProtected(limiter) || limiter.limited.size !== 0) return false;
-    limiter.dispose();
-    return true;
-  }
-
-  isProtected(limiter: RateLimiter): boolean {
-    // A waiter whose timer fires late (a busy event loop) can find the burst full again.
-    return limiter.available < limiter.burst || limiter.stats().waiting !== 0;
-  }
-
-  dispose(limiter: RateLimiter): void {
-    limiter.dispose();
-  }
-}
-
-interface Keyed<T, K extends KeyedKind<T>> {
-  readonly kind: K;
-  readonly instances: KeyedInstances<T>;
 }
 
 /**
@@ -223,6 +115,7 @@ export class Registry {
   private readonly keyedBreakers = new Map<string, Keyed<CircuitBreaker, BreakerKind>>();
   private readonly keyedBulkheads = new Map<string, Keyed<Bulkhead, BulkheadKind>>();
   private readonly keyedRateLimiters = new Map<string, Keyed<RateLimiter, RateLimiterKind>>();
+  private readonly transitions = new TransitionLog();
 
   /**
    * @param config settings as plain data (see {@link RegistryConfig}); throws
@@ -240,6 +133,7 @@ export class Registry {
     if (entry === undefined) {
       const options = this.options(this.config, 'circuitBreaker', name);
       entry = { policy: new CircuitBreaker(options as CircuitBreakerOptions), registered: false };
+      entry.policy.transitionSink = this.sinkFor(name);
       this.breakers.set(name, entry);
     }
     return entry.policy;
@@ -339,6 +233,34 @@ export class Registry {
       throw new UsageError(`The registry already has a ${kind} named ${JSON.stringify(name)}`);
     }
     (map as Map<string, Named<RegistryPolicy>>).set(name, { policy, registered: true });
+    // A breaker registered in several registries reports its transitions to the last one.
+    if (policy instanceof CircuitBreaker) policy.transitionSink = this.sinkFor(name);
+  }
+
+  /**
+   * The last state changes (at most 100, oldest first) of every breaker of the registry,
+   * named and keyed, for dashboards and logs.
+   */
+  recentTransitions(): readonly RegistryTransition[] {
+    return this.transitions.recent();
+  }
+
+  /**
+   * Calls `listener` on every state change of every breaker of the registry, named and keyed
+   * (including keyed ones built later), without keeping idle keyed breakers from being shelved
+   * as numbers. Returns a function that unsubscribes it.
+   *
+   * @example
+   * ```ts
+   * registry.onStateChange((t) => log.warn(`${t.name} ${t.key ?? ''}: ${t.from} -> ${t.to}`));
+   * ```
+   */
+  onStateChange(listener: (transition: RegistryTransition) => void): Disposer {
+    return this.transitions.listen(listener);
+  }
+
+  private sinkFor(name: string): TransitionSink {
+    return (_breaker, event) => this.transitions.record(name, undefined, event);
   }
 
   /**
@@ -556,6 +478,21 @@ export class Registry {
     this.keyedBreakers.clear();
     this.keyedBulkheads.clear();
     this.keyedRateLimiters.clear();
+    this.transitions.clear();
+  }
+
+  /** @internal Every instance, for metric collection (see `collectMetrics`). */
+  instancesForMetrics(): RegistryInstances {
+    return {
+      breakers: this.breakers,
+      retries: this.retries,
+      timeouts: this.timeouts,
+      bulkheads: this.bulkheads,
+      rateLimiters: this.rateLimiters,
+      keyedBreakers: this.keyedBreakers,
+      keyedBulkheads: this.keyedBulkheads,
+      keyedRateLimiters: this.keyedRateLimiters,
+    };
   }
 
   // ---- internals --------------------------------------------------------------------------------
@@ -568,7 +505,9 @@ export class Registry {
 
   private keyedBreakerGroup(name: string): Keyed<CircuitBreaker, BreakerKind> {
     const o = resolveBreakerOptions(this.options(this.config, 'circuitBreaker', name));
-    const kind = new BreakerKind(name, o);
+    const kind: BreakerKind = new BreakerKind(name, o, (breaker, event) => {
+      this.transitions.record(name, kind.keyOf(breaker), event);
+    });
     const { maxKeys, idleTimeout } = this.config.keys;
     const instances = new KeyedInstances(kind, this.clock, maxKeys, idleTimeout);
     kind.instances = instances;

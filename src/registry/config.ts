@@ -5,6 +5,7 @@ import { resolveRateLimiterOptions } from '../policies/rate-limiter/options.js';
 import type { BackoffKind, JitterKind } from '../policies/retry/options.js';
 import { resolveRetryOptions } from '../policies/retry/options.js';
 import { resolveTimeoutOptions, type TimeoutStrategy } from '../policies/timeout/options.js';
+import type { MetricsOptions } from '../telemetry/metrics.js';
 import { duration as durationOption, integer, MAX_DURATION_MS } from '../validation/validate.js';
 import { ConfigError, type ConfigIssue, describeValue } from './ConfigError.js';
 import { type Duration, durationToMs } from './duration.js';
@@ -45,6 +46,8 @@ export interface CircuitBreakerConfig {
     readonly maxWait?: Duration;
   };
   readonly debug?: boolean;
+  /** See {@link MetricsOptions}: `false`, `true`, or `{ latency: true | n }`. */
+  readonly metrics?: boolean | MetricsOptions;
 }
 
 /** A retry policy's options as config data. `"Infinity"` is accepted where `Infinity` is. */
@@ -71,6 +74,8 @@ export interface BulkheadConfig {
   readonly maxQueue?: number;
   readonly queueTimeout?: Duration;
   readonly debug?: boolean;
+  /** See {@link MetricsOptions}: `false`, `true`, or `{ latency: true | n }`. */
+  readonly metrics?: boolean | MetricsOptions;
 }
 
 /**
@@ -151,7 +156,14 @@ export interface ValidConfig {
 // ---- schemas --------------------------------------------------------------------------------------
 
 /** How a key's value is read: as is, as a duration, or as a nested object. */
-type Field = 'value' | 'duration' | 'durationOrInfinity' | 'countOrInfinity' | 'window' | Schema;
+type Field =
+  | 'value'
+  | 'duration'
+  | 'durationOrInfinity'
+  | 'countOrInfinity'
+  | 'window'
+  | 'metrics'
+  | Schema;
 // Maps, not object literals: lookups by keys taken from the data never reach a prototype.
 type Schema = ReadonlyMap<string, Field>;
 
@@ -165,6 +177,9 @@ const WINDOW: Schema = schema([
   ['duration', 'duration'],
   ['buckets', 'value'],
 ]);
+
+/** `metrics` is a boolean or an object of these fields. */
+const METRICS: Schema = schema([['latency', 'value']]);
 
 const WINDOW_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
   ['consecutive', ['kind', 'threshold']],
@@ -198,6 +213,7 @@ const SCHEMAS: ReadonlyMap<RegistryKind, Schema> = new Map([
         ]),
       ],
       ['debug', 'value'],
+      ['metrics', 'metrics'],
     ]),
   ],
   [
@@ -227,6 +243,7 @@ const SCHEMAS: ReadonlyMap<RegistryKind, Schema> = new Map([
       ['maxQueue', 'value'],
       ['queueTimeout', 'durationOrInfinity'],
       ['debug', 'value'],
+      ['metrics', 'metrics'],
     ]),
   ],
   [
@@ -404,6 +421,9 @@ class Reader {
       if (raw === undefined) continue;
       if (typeof field !== 'string') {
         const nested = this.options(raw, field, at);
+        if (nested !== undefined) out[key] = nested;
+      } else if (field === 'metrics' && isData(raw)) {
+        const nested = this.options(raw, METRICS, at);
         if (nested !== undefined) out[key] = nested;
       } else if (field === 'window') {
         const window = this.window(raw, at);

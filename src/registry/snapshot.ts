@@ -1,19 +1,14 @@
-import type { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
+import type { Bulkhead, BulkheadStats } from '../policies/bulkhead/Bulkhead.js';
 import type {
   CircuitBreaker,
   CircuitBreakerStats,
 } from '../policies/circuit-breaker/CircuitBreaker.js';
 import { CircuitState } from '../policies/circuit-breaker/state.js';
 import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
-import type { RetryPolicy } from '../policies/retry/RetryPolicy.js';
-import type { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
+import type { RetryPolicy, RetryStats } from '../policies/retry/RetryPolicy.js';
+import type { TimeoutPolicy, TimeoutStats } from '../policies/timeout/TimeoutPolicy.js';
 
-/** Counters of a bulkhead in a {@link RegistrySnapshot}. */
-export interface BulkheadStats {
-  readonly inFlight: number;
-  readonly queueLength: number;
-  readonly maxConcurrent: number;
-}
+export type { BulkheadStats, RetryStats, TimeoutStats };
 
 /** Counters of a rate limiter in a {@link RegistrySnapshot}. */
 export interface RateLimiterStats {
@@ -27,18 +22,6 @@ export interface RateLimiterStats {
   readonly available: number;
   /** Permits available at once from idle. */
   readonly burst: number;
-}
-
-/** Counters of a retry policy in a {@link RegistrySnapshot}. */
-export interface RetryStats {
-  /** Executions waiting out a retry delay now. */
-  readonly waiting: number;
-}
-
-/** Settings of a timeout policy in a {@link RegistrySnapshot}. */
-export interface TimeoutStats {
-  /** The time limit in ms. */
-  readonly timeout: number;
 }
 
 interface Entry {
@@ -90,18 +73,27 @@ export function shelvedBreakerEntry(
     name,
     key,
     state: CircuitState.Closed,
-    stats: {
-      state: CircuitState.Closed,
-      generation: store[at + 1]!,
-      successes: store[at + 2]!,
-      failures: store[at + 3]!,
-      rejections: store[at + 4]!,
-      ignored: store[at + 5]!,
-      callsInWindow: store[at]!,
-      failuresInWindow: 0,
-      slowCallsInWindow: 0,
-      probesInFlight: 0,
-    },
+    stats: shelvedBreakerStats(store, at),
+  };
+}
+
+/** @internal The stats of a breaker shelved as numbers (a closed one). */
+export function shelvedBreakerStats(store: Float64Array, at: number): CircuitBreakerStats {
+  return {
+    state: CircuitState.Closed,
+    generation: store[at + 1]!,
+    successes: store[at + 2]!,
+    failures: store[at + 3]!,
+    rejections: store[at + 4]!,
+    ignored: store[at + 5]!,
+    callsInWindow: store[at]!,
+    failuresInWindow: 0,
+    slowCallsInWindow: 0,
+    probesInFlight: 0,
+    // Shelving keeps only rejections of an open breaker (see `BreakerKind.shelve`).
+    rejectionsByReason: { open: store[at + 4]!, halfOpen: 0, forcedOpen: 0 },
+    transitions: 0,
+    transitionsTo: NO_TRANSITIONS,
   };
 }
 
@@ -114,12 +106,14 @@ export function bulkheadEntry(
 ): RegistryInstanceSnapshot {
   const stats: BulkheadStats =
     bulkhead === undefined
-      ? { inFlight: 0, queueLength: 0, maxConcurrent }
-      : {
-          inFlight: bulkhead.inFlight,
-          queueLength: bulkhead.queueLength,
-          maxConcurrent: bulkhead.maxConcurrent,
-        };
+      ? {
+          inFlight: 0,
+          queueLength: 0,
+          maxConcurrent,
+          admitted: 0,
+          rejectionsByReason: { full: 0, queueTimeout: 0 },
+        }
+      : bulkhead.stats();
   return withKey({ kind: 'bulkhead', name, stats }, key);
 }
 
@@ -142,13 +136,22 @@ export function rateLimiterEntry(
 
 /** @internal */
 export function retryEntry(name: string, retry: RetryPolicy): RegistryInstanceSnapshot {
-  return { kind: 'retry', name, stats: { waiting: retry.sleeping.size } };
+  return { kind: 'retry', name, stats: retry.stats() };
 }
 
 /** @internal */
 export function timeoutEntry(name: string, timeout: TimeoutPolicy): RegistryInstanceSnapshot {
-  return { kind: 'timeout', name, stats: { timeout: timeout.timeout } };
+  return { kind: 'timeout', name, stats: timeout.stats() };
 }
+
+const NO_TRANSITIONS: Readonly<Record<CircuitState, number>> = Object.freeze({
+  closed: 0,
+  open: 0,
+  'half-open': 0,
+  disabled: 0,
+  'forced-open': 0,
+  'metrics-only': 0,
+});
 
 function withKey<E extends RegistryInstanceSnapshot>(entry: E, key: string | undefined): E {
   return key === undefined ? entry : { ...entry, key };

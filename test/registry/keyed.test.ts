@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type CircuitBreaker,
+  collectMetrics,
   pipeline,
   Registry,
   type RegistryConfig,
@@ -353,7 +354,7 @@ describe('shelved keys', () => {
     }
   }
 
-  it('an idle closed breaker is rebuilt with the same counts and window after being shelved', () => {
+  it('an idle closed breaker is rebuilt with the same counts and window after being shelved (its transitions go to the name total)', () => {
     const registry = new Registry({
       circuitBreakers: { hosts: { window: { kind: 'count', size: 4 } } },
     });
@@ -361,13 +362,20 @@ describe('shelved keys', () => {
     a.trip();
     a.reset();
     for (let i = 0; i < 3; i++) run(a, true);
-    const before = a.stats();
+    const { timeInState: _, transitions, transitionsTo, ...before } = a.stats();
+    expect(transitions).toBe(2);
     crowdOut(registry, 'breaker');
     const entry = keyed(registry).find((e) => e.key === 'a');
-    expect(entry).toMatchObject({ state: 'closed', stats: before });
+    expect(entry).toMatchObject({ state: 'closed', stats: { ...before, transitions: 0 } });
     const rebuilt = registry.keyedCircuitBreaker('hosts', 'a');
     expect(rebuilt).not.toBe(a);
-    expect(rebuilt.stats()).toEqual(before);
+    expect(rebuilt.stats()).toMatchObject({ ...before, transitions: 0 });
+    const other = (to: string) =>
+      collectMetrics(registry)
+        .find((f) => f.name === 'breakwater_circuit_breaker_transitions_total')!
+        .samples.find((s) => 'labels' in s && s.labels.key === '_other' && s.labels.to === to);
+    expect(other('open')).toMatchObject({ value: transitionsTo.open });
+    expect(other('closed')).toMatchObject({ value: transitionsTo.closed });
     // The three successes are still in the window: one failure in four calls is 25 %.
     run(rebuilt, false);
     expect(rebuilt.stats()).toMatchObject({ callsInWindow: 4, failuresInWindow: 1 });

@@ -153,9 +153,19 @@ describe('snapshot', () => {
         state: 'open',
         stats: expect.objectContaining({ state: 'open', generation: 1, rejections: 0 }),
       },
-      { kind: 'retry', name: 'payments', stats: { waiting: 0 } },
-      { kind: 'timeout', name: 'payments', stats: { timeout: 1_000 } },
-      { kind: 'bulkhead', name: 'pool', stats: { inFlight: 1, queueLength: 0, maxConcurrent: 2 } },
+      { kind: 'retry', name: 'payments', stats: { waiting: 0, retries: 0, gaveUp: 0 } },
+      { kind: 'timeout', name: 'payments', stats: { timeout: 1_000, timeouts: 0 } },
+      {
+        kind: 'bulkhead',
+        name: 'pool',
+        stats: {
+          inFlight: 1,
+          queueLength: 0,
+          maxConcurrent: 2,
+          admitted: 1,
+          rejectionsByReason: { full: 0, queueTimeout: 0 },
+        },
+      },
       {
         kind: 'circuitBreaker',
         name: 'api',
@@ -167,7 +177,13 @@ describe('snapshot', () => {
         kind: 'bulkhead',
         name: 'tenant',
         key: 't1',
-        stats: { inFlight: 0, queueLength: 0, maxConcurrent: 10 },
+        stats: {
+          inFlight: 0,
+          queueLength: 0,
+          maxConcurrent: 10,
+          admitted: 0,
+          rejectionsByReason: { full: 0, queueTimeout: 0 },
+        },
       },
     ]);
     for (const entry of snapshot.instances) {

@@ -11,6 +11,9 @@ import {
   type WaitingExecution,
   type WaitingGate,
 } from '../../pipeline/protocol.js';
+import { rejectedChannel } from '../../telemetry/channels.js';
+import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
+import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { DeadlineQueue } from '../timeout/DeadlineQueue.js';
 import { BulkheadRejectedError, type BulkheadRejection } from './errors.js';
@@ -20,6 +23,19 @@ import {
   type ResolvedBulkheadOptions,
   resolveBulkheadOptions,
 } from './options.js';
+
+/** Counters of a bulkhead since it was built, and what it holds now. */
+export interface BulkheadStats {
+  readonly inFlight: number;
+  readonly queueLength: number;
+  readonly maxConcurrent: number;
+  /** Calls given a permit (at once or from the queue). */
+  readonly admitted: number;
+  /** Calls refused: full (no permit and no room in the queue), or queued past `queueTimeout`. */
+  readonly rejectionsByReason: { readonly full: number; readonly queueTimeout: number };
+  /** Latency of the calls it admitted, with `metrics: { latency }` on. */
+  readonly latency?: LatencySnapshot;
+}
 
 /** @internal What a bulkhead needs from an execution waiting in its queue. */
 export type QueuedExecution = WaitingExecution;
@@ -39,6 +55,12 @@ export class Bulkhead implements WaitingGate {
   readonly stepKind = StepKind.Gate;
   readonly needsDuration = false;
   readonly name: string;
+  /** @internal Time one call in this many for the latency histogram (0: none). */
+  readonly latencyEvery: number;
+  /** @internal The metrics settings it was built with. */
+  readonly metrics: ResolvedMetrics;
+  /** @internal The latency histogram, when kept (shared by keyed bulkheads of one name). */
+  readonly latency: LatencyHistogram | undefined;
   /**
    * True when calls may wait in a queue. Pipelines read it when they are built, so it never
    * changes: `reconfigure` cannot give a queue to a bulkhead built without one.
@@ -52,6 +74,9 @@ export class Bulkhead implements WaitingGate {
   readonly clock: Clock;
   private active = 0;
   private queued = 0;
+  private nAdmitted = 0;
+  private nRejectedFull = 0;
+  private nRejectedTimeout = 0;
   private readonly queue: DeadlineQueue<QueuedExecution>;
   private fullError: BulkheadRejectedError;
   private timeoutError: BulkheadRejectedError;
@@ -59,12 +84,17 @@ export class Bulkhead implements WaitingGate {
 
   constructor(options?: number | BulkheadOptions) {
     const preset = presetOptions;
+    const sharedLatency = presetLatency;
     presetOptions = undefined;
+    presetLatency = undefined;
     const o = preset ?? resolveBulkheadOptions(options);
     const name = preset === undefined ? o.name : presetName;
     this.o = o;
     this.name = name;
     this.clock = o.clock;
+    this.metrics = o.metrics;
+    this.latencyEvery = o.metrics.latencyEvery;
+    this.latency = this.latencyEvery === 0 ? undefined : (sharedLatency ?? new LatencyHistogram());
     this.mayWait = o.maxQueue > 0;
     this.needsQueueTime = this.mayWait && o.queueTimeout !== Number.POSITIVE_INFINITY;
     this.fullError = stackless(() => new BulkheadRejectedError(name, 'full', o.maxConcurrent));
@@ -96,6 +126,18 @@ export class Bulkhead implements WaitingGate {
   /** The `maxConcurrent` option. */
   get maxConcurrent(): number {
     return this.o.maxConcurrent;
+  }
+
+  /** Counters since the bulkhead was built, and what it holds now. */
+  stats(): BulkheadStats {
+    const stats: BulkheadStats = {
+      inFlight: this.active,
+      queueLength: this.queued,
+      maxConcurrent: this.o.maxConcurrent,
+      admitted: this.nAdmitted,
+      rejectionsByReason: { full: this.nRejectedFull, queueTimeout: this.nRejectedTimeout },
+    };
+    return this.latency === undefined ? stats : { ...stats, latency: this.latency.toJSON() };
   }
 
   /**
@@ -132,6 +174,7 @@ export class Bulkhead implements WaitingGate {
         '0: a bulkhead built without a queue cannot be given one (pipelines built with it never wait on it); build a new bulkhead',
       );
     }
+    checkMetricsKept(this.metrics, o.metrics);
   }
 
   /** @internal Swaps in options that passed {@link checkOptions}. */
@@ -155,6 +198,7 @@ export class Bulkhead implements WaitingGate {
       if (exec === undefined) break;
       this.queued--;
       this.active++;
+      this.nAdmitted++;
       exec.queueAdmitted(this.queue.takenTag);
     }
   }
@@ -168,6 +212,7 @@ export class Bulkhead implements WaitingGate {
   admit(): number {
     if (this.active < this.o.maxConcurrent) {
       this.active++;
+      this.nAdmitted++;
       return 0;
     }
     if (this.queued < this.o.maxQueue) return WAIT;
@@ -192,13 +237,16 @@ export class Bulkhead implements WaitingGate {
   }
 
   /** @internal */
-  release(): void {
+  release(_token: number, _outcome: Outcome, elapsed: number): void {
+    // NaN (the call was not timed) fails the comparison.
+    if (elapsed >= 0 && this.latency !== undefined) this.latency.record(elapsed);
     this.active--;
     while (this.queued > 0 && this.active < this.o.maxConcurrent) {
       const exec = this.queue.takeFirstLive();
       if (exec === undefined) break;
       this.queued--;
       this.active++;
+      this.nAdmitted++;
       exec.queueAdmitted(this.queue.takenTag);
     }
   }
@@ -242,25 +290,43 @@ export class Bulkhead implements WaitingGate {
   }
 
   private emitRejected(reason: BulkheadRejection): void {
+    if (reason === 'full') this.nRejectedFull++;
+    else this.nRejectedTimeout++;
     if (this.rejected.size !== 0) {
       this.rejected.emit({ reason, inFlight: this.active, queued: this.queued });
+    }
+    if (rejectedChannel.hasSubscribers) {
+      rejectedChannel.publish({
+        kind: 'bulkhead',
+        name: this.name,
+        reason,
+        error: this.error(reason),
+      });
     }
   }
 }
 
 let presetOptions: ResolvedBulkheadOptions | undefined;
 let presetName = '';
+let presetLatency: LatencyHistogram | undefined;
 
 /**
  * @internal Builds a bulkhead from options already resolved and validated, under `name`
- * (registries build many bulkheads from one options object).
+ * (registries build many bulkheads from one options object), recording latency into
+ * `latency` when it keeps a histogram.
  */
-export function bulkheadFromResolved(o: ResolvedBulkheadOptions, name: string): Bulkhead {
+export function bulkheadFromResolved(
+  o: ResolvedBulkheadOptions,
+  name: string,
+  latency?: LatencyHistogram,
+): Bulkhead {
   presetOptions = o;
   presetName = name;
+  presetLatency = latency;
   try {
     return new Bulkhead();
   } finally {
     presetOptions = undefined;
+    presetLatency = undefined;
   }
 }

@@ -1,6 +1,11 @@
 import type { Clock } from '../../clock/Clock.js';
 import { systemClock } from '../../clock/systemClock.js';
 import {
+  type MetricsOptions,
+  type ResolvedMetrics,
+  resolveMetrics,
+} from '../../telemetry/metrics.js';
+import {
   boolean,
   checkOptionsObject,
   clockOption,
@@ -23,6 +28,13 @@ export interface BulkheadOptions {
   readonly clock?: Clock;
   /** Fresh errors with stack traces instead of preallocated ones. @default false */
   readonly debug?: boolean;
+  /**
+   * What the bulkhead reports to metric exporters; `{ latency: true }` also keeps a latency
+   * histogram of the calls it admits (see {@link MetricsOptions}). Read when the bulkhead is
+   * built: `reconfigure` cannot change it.
+   * @default true (counters; no latency histogram)
+   */
+  readonly metrics?: boolean | MetricsOptions;
 }
 
 /** Defaults of {@link BulkheadOptions}. */
@@ -41,6 +53,7 @@ export interface ResolvedBulkheadOptions {
   name: string;
   clock: Clock;
   debug: boolean;
+  metrics: ResolvedMetrics;
 }
 
 const MAX_INT32 = 2_147_483_647;
@@ -54,7 +67,7 @@ export function resolveBulkheadOptions(
       ? { maxConcurrent: options }
       : checkOptionsObject(
           options,
-          ['maxConcurrent', 'maxQueue', 'queueTimeout', 'name', 'clock', 'debug'],
+          ['maxConcurrent', 'maxQueue', 'queueTimeout', 'name', 'clock', 'debug', 'metrics'],
           '',
         );
   const d = bulkheadDefaults;
@@ -65,5 +78,6 @@ export function resolveBulkheadOptions(
     name: string(o.name, 'name', d.name),
     clock: clockOption(o.clock, 'clock', systemClock),
     debug: boolean(o.debug, 'debug', false),
+    metrics: resolveMetrics(o.metrics),
   };
 }

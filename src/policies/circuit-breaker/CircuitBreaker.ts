@@ -4,6 +4,9 @@ import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
 import { type Gate, NO_TIME, Outcome, REJECTED, StepKind } from '../../pipeline/protocol.js';
+import { rejectedChannel, stateChangeChannel } from '../../telemetry/channels.js';
+import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
+import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
@@ -47,7 +50,27 @@ export interface CircuitBreakerStats {
   readonly failuresInWindow: number;
   readonly slowCallsInWindow: number;
   readonly probesInFlight: number;
+  /** `rejections` by the state that refused them. */
+  readonly rejectionsByReason: {
+    readonly open: number;
+    readonly halfOpen: number;
+    readonly forcedOpen: number;
+  };
+  /** State changes since the breaker was built. */
+  readonly transitions: number;
+  /** State changes by the state entered. */
+  readonly transitionsTo: Readonly<Record<CircuitState, number>>;
+  /**
+   * ms since the breaker entered its current state (since it was built when it never changed
+   * state); absent for a keyed breaker kept as numbers while idle.
+   */
+  readonly timeInState?: number;
+  /** Latency of the calls it admitted, with `metrics: { latency }` on. */
+  readonly latency?: LatencySnapshot;
 }
+
+/** @internal Receives every state change of a breaker, without counting as a listener. */
+export type TransitionSink = (breaker: CircuitBreaker, event: StateChangeEvent) => void;
 
 /**
  * A circuit breaker: stops calling a dependency that keeps failing, then lets a few probe calls
@@ -79,6 +102,17 @@ export class CircuitBreaker implements Gate, Sleeper {
   readonly needsDuration: boolean;
   /** The instance name given in the options. */
   readonly name: string;
+  /** @internal Time one call in this many for the latency histogram (0: none). */
+  readonly latencyEvery: number;
+  /** @internal The metrics settings it was built with. */
+  readonly metrics: ResolvedMetrics;
+  /**
+   * @internal The latency histogram, when kept. Keyed breakers of one registry name share
+   * one, so a million keys do not hold a million histograms.
+   */
+  readonly latency: LatencyHistogram | undefined;
+  /** @internal Set by a registry: sees every transition. */
+  transitionSink: TransitionSink | undefined = undefined;
 
   // Replaced as a whole by `reconfigure`; every call reads it as before.
   private o: ResolvedBreakerOptions;
@@ -113,6 +147,11 @@ export class CircuitBreaker implements Gate, Sleeper {
   private nFailures = 0;
   private nRejections = 0;
   private nIgnored = 0;
+  private nRejectedHalfOpen = 0;
+  private nRejectedForced = 0;
+  /** Transitions by state entered; made on the first transition. */
+  private entered: number[] | undefined = undefined;
+  private enteredAt: number;
 
   /** @internal */ readonly stateChanged = new Listeners<StateChangeEvent>();
   /** @internal */ readonly succeeded = new Listeners<CallOutcomeEvent>();
@@ -121,13 +160,19 @@ export class CircuitBreaker implements Gate, Sleeper {
 
   constructor(options?: CircuitBreakerOptions) {
     const preset = presetOptions;
+    const sharedLatency = presetLatency;
     presetOptions = undefined;
+    presetLatency = undefined;
     const o = preset ?? resolveBreakerOptions(options);
     const name = preset === undefined ? o.name : presetName;
     this.o = o;
     this.name = name;
     this.clock = o.clock;
+    this.enteredAt = o.clock.now();
     this.needsDuration = o.slowCallDuration !== Number.POSITIVE_INFINITY;
+    this.metrics = o.metrics;
+    this.latencyEvery = o.metrics.latencyEvery;
+    this.latency = this.latencyEvery === 0 ? undefined : (sharedLatency ?? new LatencyHistogram());
     this.needsNow = o.windowKind === 'time';
     this.window = makeWindow(o);
     this.openError = stackless(() => new BrokenCircuitError(name, this.clock, 0));
@@ -176,6 +221,7 @@ export class CircuitBreaker implements Gate, Sleeper {
         'unset: slow-call tracking cannot be turned on for a breaker built without it (pipelines built with it do not time calls); build a new breaker',
       );
     }
+    checkMetricsKept(this.metrics, o.metrics);
   }
 
   /** @internal Swaps in options that passed {@link checkOptions}. */
@@ -255,8 +301,17 @@ export class CircuitBreaker implements Gate, Sleeper {
   /** Counters since construction, plus what the window holds now. */
   stats(): CircuitBreakerStats {
     const state = this.state;
-    if (this.s === S_CLOSED || this.s === S_METRICS_ONLY) this.window.judge(this.clock.now());
-    return {
+    const now = this.clock.now();
+    if (this.s === S_CLOSED || this.s === S_METRICS_ONLY) this.window.judge(now);
+    const entered = this.entered;
+    const transitionsTo = {} as Record<CircuitState, number>;
+    let transitions = 0;
+    STATE_NAMES.forEach((name, i) => {
+      const n = entered === undefined ? 0 : entered[i]!;
+      transitionsTo[name] = n;
+      transitions += n;
+    });
+    const stats: CircuitBreakerStats = {
       state,
       generation: this.gen,
       successes: this.nSuccesses,
@@ -267,7 +322,21 @@ export class CircuitBreaker implements Gate, Sleeper {
       failuresInWindow: this.window.failures,
       slowCallsInWindow: this.window.slowCalls,
       probesInFlight: this.probesInFlight,
+      rejectionsByReason: {
+        open: this.nRejections - this.nRejectedHalfOpen - this.nRejectedForced,
+        halfOpen: this.nRejectedHalfOpen,
+        forcedOpen: this.nRejectedForced,
+      },
+      transitions,
+      transitionsTo,
+      timeInState: Math.max(0, now - this.enteredAt),
     };
+    return this.latency === undefined ? stats : { ...stats, latency: this.latency.toJSON() };
+  }
+
+  /** @internal Transitions counted so far, by state entered (index: state code). */
+  transitionCounts(): readonly number[] | undefined {
+    return this.entered;
   }
 
   // ---- events -------------------------------------------------------------------------------
@@ -326,11 +395,20 @@ export class CircuitBreaker implements Gate, Sleeper {
   }
 
   private refuse(): number {
+    const s = this.s;
     this.nRejections++;
-    if (this.rejected.size !== 0) {
+    if (s !== S_OPEN) {
+      if (s === S_FORCED_OPEN) this.nRejectedForced++;
+      else this.nRejectedHalfOpen++;
+    }
+    if (this.rejected.size !== 0 || rejectedChannel.hasSubscribers) {
       const error = this.rejection();
       if (this.o.debug) this.pendingError = error;
-      this.rejected.emit({ error, state: STATE_NAMES[this.s]! });
+      const state = STATE_NAMES[s]!;
+      if (this.rejected.size !== 0) this.rejected.emit({ error, state });
+      if (rejectedChannel.hasSubscribers) {
+        rejectedChannel.publish({ kind: 'circuitBreaker', name: this.name, reason: state, error });
+      }
     }
     return REJECTED;
   }
@@ -350,6 +428,8 @@ export class CircuitBreaker implements Gate, Sleeper {
     }
     const failure = outcome === Outcome.Failure;
     const slow = elapsed >= this.o.slowCallDuration;
+    // NaN (the call was not timed) fails the comparison.
+    if (elapsed >= 0 && this.latency !== undefined) this.latency.record(elapsed);
     if (failure) this.nFailures++;
     else this.nSuccesses++;
     const list = failure ? this.failed : this.succeeded;
@@ -523,7 +603,7 @@ export class CircuitBreaker implements Gate, Sleeper {
       this.probeFailures = 0;
       this.halfOpenDeadline = this.openUntil + this.o.halfOpenMaxWait;
       this.openError.openUntil = this.openUntil;
-      this.emitChange(S_OPEN, S_HALF_OPEN, 'break-elapsed');
+      this.emitChange(S_OPEN, S_HALF_OPEN, 'break-elapsed', now);
     }
     if (this.s === S_HALF_OPEN && now >= this.halfOpenDeadline) {
       this.open(this.halfOpenDeadline, 'half-open-timeout', false, now);
@@ -580,19 +660,18 @@ export class CircuitBreaker implements Gate, Sleeper {
     this.s = S_OPEN;
     this.gen++;
     this.awaitBreakEnd(now);
-    if (this.stateChanged.size !== 0) {
-      const w = this.window;
-      this.stateChanged.emit({
-        from: STATE_NAMES[from]!,
-        to: STATE_NAMES[S_OPEN]!,
-        reason,
-        generation: this.gen,
-        failureRate: fromWindow && w.calls > 0 ? w.failures / w.calls : Number.NaN,
-        slowCallRate: fromWindow && w.calls > 0 ? w.slowCalls / w.calls : Number.NaN,
-        callsInWindow: fromWindow ? w.calls : 0,
-        breakDuration: length,
-      });
-    }
+    const w = this.window;
+    const judged = fromWindow && w.calls > 0;
+    this.announce(
+      from,
+      S_OPEN,
+      reason,
+      now,
+      judged ? w.failures / w.calls : Number.NaN,
+      judged ? w.slowCalls / w.calls : Number.NaN,
+      fromWindow ? w.calls : 0,
+      length,
+    );
     this.window.reset();
   }
 
@@ -611,35 +690,67 @@ export class CircuitBreaker implements Gate, Sleeper {
     this.emitChange(from, to, reason);
   }
 
-  private emitChange(from: number, to: number, reason: TransitionReason): void {
-    if (this.stateChanged.size === 0) return;
-    this.stateChanged.emit({
+  private emitChange(from: number, to: number, reason: TransitionReason, now?: number): void {
+    this.announce(from, to, reason, now, Number.NaN, Number.NaN, 0, 0);
+  }
+
+  /** Counts a transition and tells whoever listens: listeners, a registry, a channel. */
+  private announce(
+    from: number,
+    to: number,
+    reason: TransitionReason,
+    now: number | undefined,
+    failureRate: number,
+    slowCallRate: number,
+    callsInWindow: number,
+    breakDuration: number,
+  ): void {
+    if (this.entered === undefined) this.entered = [0, 0, 0, 0, 0, 0];
+    this.entered[to]!++;
+    this.enteredAt = now ?? this.clock.now();
+    const sink = this.transitionSink;
+    if (this.stateChanged.size === 0 && sink === undefined && !stateChangeChannel.hasSubscribers) {
+      return;
+    }
+    const event: StateChangeEvent = {
       from: STATE_NAMES[from]!,
       to: STATE_NAMES[to]!,
       reason,
       generation: this.gen,
-      failureRate: Number.NaN,
-      slowCallRate: Number.NaN,
-      callsInWindow: 0,
-      breakDuration: 0,
-    });
+      failureRate,
+      slowCallRate,
+      callsInWindow,
+      breakDuration,
+    };
+    if (this.stateChanged.size !== 0) this.stateChanged.emit(event);
+    if (sink !== undefined) sink(this, event);
+    if (stateChangeChannel.hasSubscribers)
+      stateChangeChannel.publish({ name: this.name, ...event });
   }
 }
 
 let presetOptions: ResolvedBreakerOptions | undefined;
 let presetName = '';
+let presetLatency: LatencyHistogram | undefined;
 
 /**
  * @internal Builds a breaker from options already resolved and validated, under `name`
- * (registries build many breakers from one options object).
+ * (registries build many breakers from one options object), recording latency into
+ * `latency` when it keeps a histogram.
  */
-export function breakerFromResolved(o: ResolvedBreakerOptions, name: string): CircuitBreaker {
+export function breakerFromResolved(
+  o: ResolvedBreakerOptions,
+  name: string,
+  latency?: LatencyHistogram,
+): CircuitBreaker {
   presetOptions = o;
   presetName = name;
+  presetLatency = latency;
   try {
     return new CircuitBreaker();
   } finally {
     presetOptions = undefined;
+    presetLatency = undefined;
   }
 }
 

@@ -2,6 +2,11 @@ import type { Clock } from '../../clock/Clock.js';
 import { systemClock } from '../../clock/systemClock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import {
+  type MetricsOptions,
+  type ResolvedMetrics,
+  resolveMetrics,
+} from '../../telemetry/metrics.js';
+import {
   boolean,
   checkOptionsObject,
   clockOption,
@@ -107,6 +112,13 @@ export interface CircuitBreakerOptions {
    * preallocated, stackless error. Slower; for debugging. @default false
    */
   readonly debug?: boolean;
+  /**
+   * What the breaker reports to metric exporters; `{ latency: true }` also keeps a latency
+   * histogram of the calls it admits (see {@link MetricsOptions}). Read when the breaker is
+   * built: `reconfigure` cannot change it.
+   * @default true (counters and transitions; no latency histogram)
+   */
+  readonly metrics?: boolean | MetricsOptions;
 }
 
 /** @internal Options after defaults and validation. */
@@ -133,6 +145,7 @@ export interface ResolvedBreakerOptions {
   initialState: CircuitBreakerSnapshot | undefined;
   clock: Clock;
   debug: boolean;
+  metrics: ResolvedMetrics;
 }
 
 /** Defaults of {@link CircuitBreakerOptions}, exported so tests and docs can pin them. */
@@ -168,6 +181,7 @@ const KEYS = [
   'initialState',
   'clock',
   'debug',
+  'metrics',
 ];
 
 const allErrors = (): boolean => true;
@@ -287,5 +301,6 @@ export function resolveBreakerOptions(
     initialState: o.initialState as CircuitBreakerSnapshot | undefined,
     clock: clockOption(o.clock, 'clock', systemClock),
     debug: boolean(o.debug, 'debug', false),
+    metrics: resolveMetrics(o.metrics),
   };
 }

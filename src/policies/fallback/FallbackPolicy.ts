@@ -22,6 +22,7 @@ export class FallbackPolicy<T = unknown> {
   readonly name: string;
   /** @internal */ readonly o: ResolvedFallbackOptions;
   /** @internal */ readonly used = new Listeners<FallbackEvent>();
+  private nFallbacks = 0;
 
   constructor(options: FallbackOptions<T>) {
     this.o = resolveFallbackOptions(options as FallbackOptions);
@@ -31,6 +32,11 @@ export class FallbackPolicy<T = unknown> {
   /** Calls `listener` each time the fallback replaces a failure. */
   onFallback(listener: (event: FallbackEvent) => void): Disposer {
     return this.used.add(listener);
+  }
+
+  /** Counters since the policy was built: `fallbacks`, the failures it replaced. */
+  stats(): { readonly fallbacks: number } {
+    return { fallbacks: this.nFallbacks };
   }
 
   /** Removes all listeners. */
@@ -48,6 +54,7 @@ export class FallbackPolicy<T = unknown> {
 
   /** @internal Produces the replacement (may throw or return a promise). */
   produce(isError: boolean, detail: unknown): unknown {
+    this.nFallbacks++;
     const failure = isError ? { error: detail } : { result: detail };
     if (this.used.size !== 0) this.used.emit(failure);
     return this.o.action(failure);

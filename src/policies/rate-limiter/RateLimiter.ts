@@ -12,6 +12,7 @@ import {
   type WaitingExecution,
   type WaitingGate,
 } from '../../pipeline/protocol.js';
+import { rejectedChannel } from '../../telemetry/channels.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { DeadlineQueue } from '../timeout/DeadlineQueue.js';
 import { RateLimitedError } from './errors.js';
@@ -96,6 +97,8 @@ class Waiter implements WaitingExecution {
 export class RateLimiter implements WaitingGate {
   readonly stepKind = StepKind.Gate;
   readonly needsDuration = false;
+  /** @internal A rate limiter keeps no latency histogram. */
+  readonly latencyEvery = 0;
   readonly name: string;
   /**
    * True when calls through a pipeline may wait for a permit (`maxWait` > 0). Pipelines read
@@ -340,6 +343,14 @@ export class RateLimiter implements WaitingGate {
     if (this.o.debug) error = new RateLimitedError(this.name, this.clock, freeAt);
     else error.freeAt = freeAt;
     if (this.limited.size !== 0) this.limited.emit({ permits, retryAfter: waitUs / 1_000 });
+    if (rejectedChannel.hasSubscribers) {
+      rejectedChannel.publish({
+        kind: 'rateLimiter',
+        name: this.name,
+        reason: 'rate-limited',
+        error,
+      });
+    }
     return error;
   }
 

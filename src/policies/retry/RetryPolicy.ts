@@ -2,11 +2,22 @@ import type { Clock } from '../../clock/Clock.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { ask, type Disposer, Listeners, reportCallbackError } from '../../events/Listeners.js';
 import { StepKind } from '../../pipeline/protocol.js';
+import { retryChannel } from '../../telemetry/channels.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { backoffDelay } from './backoff.js';
 import type { GiveUpEvent, RetryEvent } from './events.js';
 import { type ResolvedRetryOptions, type RetryOptions, resolveRetryOptions } from './options.js';
+
+/** Counters of a retry policy since it was built. */
+export interface RetryStats {
+  /** Executions waiting out a retry delay now. */
+  readonly waiting: number;
+  /** Retries decided (each followed a failed attempt). */
+  readonly retries: number;
+  /** Failures on which retrying stopped (attempts or time used up, not retryable, aborted). */
+  readonly gaveUp: number;
+}
 
 /** @internal `decide` answers this when the failure is final. */
 export const NO_RETRY = -1;
@@ -36,6 +47,8 @@ export class RetryPolicy {
   readonly sleeping = new Set<{ abortWait(reason: unknown): void }>();
   /** @internal */ readonly retried = new Listeners<RetryEvent>();
   /** @internal */ readonly gaveUp = new Listeners<GiveUpEvent>();
+  private nRetries = 0;
+  private nGaveUp = 0;
 
   constructor(options?: RetryOptions) {
     this.o = resolveRetryOptions(options);
@@ -76,6 +89,11 @@ export class RetryPolicy {
   /** @internal Swaps in options that passed {@link checkOptions}. */
   applyOptions(o: ResolvedRetryOptions): void {
     this.o = o;
+  }
+
+  /** Counters since the policy was built. */
+  stats(): RetryStats {
+    return { waiting: this.sleeping.size, retries: this.nRetries, gaveUp: this.nGaveUp };
   }
 
   /** Calls `listener` before each retry, with the attempt number and the delay. */
@@ -140,6 +158,7 @@ export class RetryPolicy {
       if (elapsed + delay >= o.maxDuration) reason = 'max-duration';
     }
     if (reason !== undefined) {
+      this.nGaveUp++;
       if (this.gaveUp.size !== 0) {
         this.gaveUp.emit(
           isError
@@ -149,10 +168,14 @@ export class RetryPolicy {
       }
       return NO_RETRY;
     }
+    this.nRetries++;
     if (this.retried.size !== 0) {
       this.retried.emit(
         isError ? { attempt, delay, error: detail } : { attempt, delay, result: detail },
       );
+    }
+    if (retryChannel.hasSubscribers) {
+      retryChannel.publish({ name: this.name, attempt, delay, error: detail });
     }
     return delay;
   }

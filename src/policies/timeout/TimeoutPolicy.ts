@@ -3,6 +3,7 @@ import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { NO_TIME, StepKind } from '../../pipeline/protocol.js';
+import { timeoutChannel } from '../../telemetry/channels.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { DeadlineQueue } from './DeadlineQueue.js';
 import { TimeoutError } from './errors.js';
@@ -12,6 +13,14 @@ import {
   resolveTimeoutOptions,
   type TimeoutOptions,
 } from './options.js';
+
+/** Counters of a timeout policy since it was built. */
+export interface TimeoutStats {
+  /** The time limit in ms. */
+  readonly timeout: number;
+  /** Calls whose deadline passed. */
+  readonly timeouts: number;
+}
 
 /** @internal What a timeout needs from the execution it guards. */
 export interface TimedExecution {
@@ -59,6 +68,7 @@ export class TimeoutPolicy {
    */
   private retired: DeadlineQueue<TimedExecution>[] | undefined = undefined;
   /** @internal */ readonly timedOut = new Listeners<TimeoutEvent>();
+  private nTimeouts = 0;
 
   constructor(options: number | TimeoutOptions) {
     const o = resolveTimeoutOptions(options);
@@ -78,8 +88,12 @@ export class TimeoutPolicy {
       ms,
       (exec, stamp, step) => exec.deadlineLive(step, stamp),
       (exec, _stamp, step) => {
+        this.nTimeouts++;
         if (this.timedOut.size !== 0) {
           this.timedOut.emit({ timeout: this.timeout, strategy: this.o.strategy });
+        }
+        if (timeoutChannel.hasSubscribers) {
+          timeoutChannel.publish({ name: this.name, timeout: this.timeout });
         }
         exec.deadlinePassed(step, this);
       },
@@ -177,6 +191,11 @@ export class TimeoutPolicy {
    * Forgets every pending deadline, cancels the timer and removes all listeners; calls in
    * flight no longer time out.
    */
+  /** Counters since the policy was built. */
+  stats(): TimeoutStats {
+    return { timeout: this.timeout, timeouts: this.nTimeouts };
+  }
+
   dispose(): void {
     this.queue.clear();
     if (this.retired !== undefined) for (const q of this.retired) q.clear();

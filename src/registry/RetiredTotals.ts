@@ -1,0 +1,82 @@
+import type { BulkheadStats } from '../policies/bulkhead/Bulkhead.js';
+import type {
+  CircuitBreaker,
+  CircuitBreakerStats,
+} from '../policies/circuit-breaker/CircuitBreaker.js';
+import { STATE_NAMES } from '../policies/circuit-breaker/state.js';
+import type { RateLimiterStats } from './snapshot.js';
+
+/**
+ * @internal Counts left behind by the keyed breakers of one name that were dropped (and the
+ * parts of shelved ones that the shelf does not keep), so the name's totals never go down.
+ */
+export class BreakerTotals {
+  successes = 0;
+  failures = 0;
+  ignored = 0;
+  rejectedOpen = 0;
+  rejectedHalfOpen = 0;
+  rejectedForced = 0;
+  /** By state entered, in the order of `STATE_NAMES`. */
+  readonly transitionsTo = [0, 0, 0, 0, 0, 0];
+
+  /** Adds everything a dropped breaker counted. */
+  add(stats: CircuitBreakerStats): void {
+    this.successes += stats.successes;
+    this.failures += stats.failures;
+    this.ignored += stats.ignored;
+    this.rejectedOpen += stats.rejectionsByReason.open;
+    this.rejectedHalfOpen += stats.rejectionsByReason.halfOpen;
+    this.rejectedForced += stats.rejectionsByReason.forcedOpen;
+    STATE_NAMES.forEach((state, i) => {
+      this.transitionsTo[i]! += stats.transitionsTo[state];
+    });
+  }
+
+  /** Adds the numbers of a dropped shelved breaker (see `CircuitBreaker.exportIdle`). */
+  addNumbers(store: Float64Array, at: number): void {
+    this.successes += store[at + 2]!;
+    this.failures += store[at + 3]!;
+    this.rejectedOpen += store[at + 4]!;
+    this.ignored += store[at + 5]!;
+  }
+
+  /**
+   * Adds what shelving `breaker` forgets (its transitions, and the reasons of its rejections
+   * other than an open state), and returns those rejections.
+   */
+  addShelved(breaker: CircuitBreaker): { halfOpen: number; forcedOpen: number } {
+    const stats = breaker.stats();
+    const { halfOpen, forcedOpen } = stats.rejectionsByReason;
+    this.rejectedHalfOpen += halfOpen;
+    this.rejectedForced += forcedOpen;
+    STATE_NAMES.forEach((state, i) => {
+      this.transitionsTo[i]! += stats.transitionsTo[state];
+    });
+    return { halfOpen, forcedOpen };
+  }
+}
+
+/** @internal Counts left behind by the keyed bulkheads of one name that were dropped or shelved. */
+export class BulkheadTotals {
+  admitted = 0;
+  rejectedFull = 0;
+  rejectedQueueTimeout = 0;
+
+  add(stats: BulkheadStats): void {
+    this.admitted += stats.admitted;
+    this.rejectedFull += stats.rejectionsByReason.full;
+    this.rejectedQueueTimeout += stats.rejectionsByReason.queueTimeout;
+  }
+}
+
+/** @internal Counts left behind by the keyed rate limiters of one name that were dropped or shelved. */
+export class LimiterTotals {
+  admitted = 0;
+  rejected = 0;
+
+  add(stats: Pick<RateLimiterStats, 'admitted' | 'rejected'>): void {
+    this.admitted += stats.admitted;
+    this.rejected += stats.rejected;
+  }
+}

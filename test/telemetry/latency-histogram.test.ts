@@ -1,0 +1,101 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  bucketBounds,
+  HISTOGRAM_BUCKETS,
+  LatencyHistogram,
+} from '../../src/telemetry/LatencyHistogram.js';
+
+describe('LatencyHistogram', () => {
+  it('lays its buckets edge to edge with a width at most 1/16 of their lower bound', () => {
+    for (let i = 0; i < HISTOGRAM_BUCKETS - 1; i++) {
+      const [lo, hi] = bucketBounds(i);
+      expect(bucketBounds(i + 1)[0]).toBe(hi);
+      expect(hi).toBeGreaterThan(lo);
+      if (lo >= 16) expect((hi - lo) / lo).toBeLessThanOrEqual(1 / 16);
+    }
+    expect(bucketBounds(HISTOGRAM_BUCKETS - 1)[1]).toBe(2 ** 32);
+  });
+
+  it('reads count, sum, min, max and percentiles of 1..1000 ms within bucket error', () => {
+    const h = new LatencyHistogram();
+    for (let i = 1; i <= 1000; i++) h.record(i);
+    const s = h.toJSON();
+    expect(s.count).toBe(1000);
+    expect(s.sum).toBe(500_500);
+    expect(s.min).toBe(1);
+    expect(s.max).toBe(1000);
+    for (const [q, exact] of [
+      [0.5, 500],
+      [0.9, 900],
+      [0.99, 990],
+      [0.999, 999],
+    ] as const) {
+      expect(Math.abs(h.percentile(q) - exact) / exact).toBeLessThanOrEqual(1 / 32);
+    }
+  });
+
+  it('answers any percentile of any sample within 1/32 of the exact order statistic', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: 0.001, max: 4_000_000, noNaN: true }), {
+          minLength: 1,
+          maxLength: 300,
+        }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (values, q) => {
+          const h = new LatencyHistogram();
+          for (const v of values) h.record(v);
+          const sorted = [...values].sort((a, b) => a - b);
+          const exact = sorted[Math.max(0, Math.ceil(q * values.length) - 1)]!;
+          const got = h.percentile(q);
+          // Rounding to whole µs adds at most 0.5 µs, and buckets below 16 µs are 1 µs wide.
+          expect(Math.abs(got - exact)).toBeLessThanOrEqual(exact / 32 + 0.001 + 1e-9);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('ignores negative and NaN durations and reads 0 when empty', () => {
+    const h = new LatencyHistogram();
+    h.record(-1);
+    h.record(Number.NaN);
+    expect(h.toJSON()).toEqual({
+      count: 0,
+      sum: 0,
+      min: 0,
+      max: 0,
+      p50: 0,
+      p90: 0,
+      p99: 0,
+      p999: 0,
+    });
+  });
+
+  it('clamps durations past 71 minutes into its last bucket', () => {
+    const h = new LatencyHistogram();
+    h.record(10 * 3_600_000);
+    expect(h.counts[HISTOGRAM_BUCKETS - 1]).toBe(1);
+    expect(h.percentile(0.5)).toBe(10 * 3_600_000);
+  });
+
+  it('counts durations at or below Prometheus-style bounds, exact to one fine bucket', () => {
+    const h = new LatencyHistogram();
+    for (const v of [0.5, 1, 2, 4.9, 5, 20, 100, 2000]) h.record(v);
+    expect(h.cumulativeAt([1, 5, 10, 100, 1000, 10_000])).toEqual([2, 5, 5, 7, 7, 8]);
+  });
+
+  it('adds another histogram bucket by bucket', () => {
+    const a = new LatencyHistogram();
+    const b = new LatencyHistogram();
+    a.record(1);
+    b.record(3);
+    b.record(0.2);
+    a.add(b);
+    expect(a.count).toBe(3);
+    expect(a.min).toBe(0.2);
+    expect(a.max).toBe(3);
+    expect(a.cumulativeAt([0.5, 1, 3])).toEqual([1, 2, 3]);
+  });
+});
