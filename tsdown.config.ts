@@ -13,6 +13,9 @@ export const entries = {
   './testing': 'src/testing/index.ts',
   './decorators': 'src/decorators/index.ts',
   './redis': 'src/redis/index.ts',
+  './http': 'src/http/index.ts',
+  './prometheus': 'src/prometheus/index.ts',
+  './opentelemetry': 'src/opentelemetry/index.ts',
 } as const satisfies Record<string, string>;
 
 /** `'.'` -> `index`, `'./testing'` -> `testing/index` (output path under dist/, no extension). */

@@ -142,4 +142,10 @@ export type {
   ScalarFamily,
 } from './telemetry/families.js';
 export { LatencyHistogram, type LatencySnapshot } from './telemetry/LatencyHistogram.js';
+export {
+  type LogTransitionsOptions,
+  logTransitions,
+  type TransitionLogContext,
+  type TransitionLogger,
+} from './telemetry/logTransitions.js';
 export type { MetricsOptions } from './telemetry/metrics.js';

@@ -1,0 +1,104 @@
+import { OptionsError } from '../errors/OptionsError.js';
+import type { Disposer } from '../events/Listeners.js';
+import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
+import type { StateChangeEvent } from '../policies/circuit-breaker/events.js';
+import type { Registry } from '../registry/Registry.js';
+import type { RegistryTransition } from '../registry/TransitionLog.js';
+import { checkOptionsObject } from '../validation/validate.js';
+
+/** What a logged transition carries besides its message. */
+export interface TransitionLogContext {
+  readonly name: string;
+  readonly key?: string;
+  readonly from: string;
+  readonly to: string;
+  readonly reason: string;
+  readonly generation: number;
+  /** Failure rate over the window when the breaker opened from closed, else NaN. */
+  readonly failureRate: number;
+  /** Slow-call rate over the window when the breaker opened from closed, else NaN. */
+  readonly slowCallRate: number;
+  readonly callsInWindow: number;
+  /** How long the breaker stays open (ms), when it opened; else 0. */
+  readonly breakDuration: number;
+}
+
+/**
+ * Where transitions are logged: `console` fits. A logger that takes the context first (pino,
+ * bunyan) is adapted with `{ warn: (m, c) => log.warn(c, m), info: (m, c) => log.info(c, m) }`.
+ */
+export interface TransitionLogger {
+  warn(message: string, context: TransitionLogContext): void;
+  info(message: string, context: TransitionLogContext): void;
+}
+
+/** Options of {@link logTransitions}. */
+export interface LogTransitionsOptions {
+  /** @default console */
+  readonly logger?: TransitionLogger;
+}
+
+/**
+ * Logs every state change of a breaker, or of every breaker of a registry (keyed ones too),
+ * with its context: failure rate, slow-call rate and calls in the window when it opened, and
+ * the break duration. Openings and refusals-for-good (open, half-open, forced-open) are
+ * warnings; the rest (closed, disabled, metrics-only) are info. Names and keys are written as
+ * JSON strings, so a key from request data cannot forge log lines. Returns a function that
+ * stops logging.
+ *
+ * @example
+ * ```ts
+ * logTransitions(registry);
+ * // breakwater: circuit breaker "payments" closed -> open (failure-rate): failure rate 62.5 %,
+ * //   slow-call rate 0.0 %, 16 calls in window, open for 30000 ms
+ * ```
+ */
+export function logTransitions(
+  source: Registry | CircuitBreaker,
+  options?: LogTransitionsOptions,
+): Disposer {
+  const o = checkOptionsObject(options, ['logger'], '');
+  const logger = (o.logger ?? console) as TransitionLogger;
+  if (typeof logger?.warn !== 'function' || typeof logger.info !== 'function') {
+    throw new OptionsError('logger', logger, 'an object with warn and info methods, like console');
+  }
+  if (source instanceof CircuitBreaker) {
+    return source.onStateChange((event) => write(logger, source.name, undefined, event));
+  }
+  return source.onStateChange((t: RegistryTransition) => write(logger, t.name, t.key, t));
+}
+
+const WARN_STATES = new Set(['open', 'half-open', 'forced-open']);
+
+function write(
+  logger: TransitionLogger,
+  name: string,
+  key: string | undefined,
+  e: StateChangeEvent,
+): void {
+  const context: TransitionLogContext = {
+    name,
+    ...(key === undefined ? {} : { key }),
+    from: e.from,
+    to: e.to,
+    reason: e.reason,
+    generation: e.generation,
+    failureRate: e.failureRate,
+    slowCallRate: e.slowCallRate,
+    callsInWindow: e.callsInWindow,
+    breakDuration: e.breakDuration,
+  };
+  const details: string[] = [];
+  if (!Number.isNaN(e.failureRate)) details.push(`failure rate ${percent(e.failureRate)}`);
+  if (!Number.isNaN(e.slowCallRate)) details.push(`slow-call rate ${percent(e.slowCallRate)}`);
+  if (e.callsInWindow > 0) details.push(`${e.callsInWindow} calls in window`);
+  if (e.to === 'open') details.push(`open for ${e.breakDuration} ms`);
+  const who = `circuit breaker ${JSON.stringify(name)}${key === undefined ? '' : ` key ${JSON.stringify(key)}`}`;
+  const message = `breakwater: ${who} ${e.from} -> ${e.to} (${e.reason})${details.length > 0 ? `: ${details.join(', ')}` : ''}`;
+  if (WARN_STATES.has(e.to)) logger.warn(message, context);
+  else logger.info(message, context);
+}
+
+function percent(rate: number): string {
+  return `${(rate * 100).toFixed(1)} %`;
+}

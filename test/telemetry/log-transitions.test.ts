@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CircuitBreaker,
+  logTransitions,
+  OptionsError,
+  pipeline,
+  Registry,
+  type TransitionLogContext,
+} from '../../src/index.js';
+import { ManualClock } from '../../src/testing/index.js';
+
+function recorder() {
+  const lines: { level: 'warn' | 'info'; message: string; context: TransitionLogContext }[] = [];
+  return {
+    lines,
+    logger: {
+      warn: (message: string, context: TransitionLogContext) =>
+        lines.push({ level: 'warn', message, context }),
+      info: (message: string, context: TransitionLogContext) =>
+        lines.push({ level: 'info', message, context }),
+    },
+  };
+}
+
+describe('logTransitions', () => {
+  it('logs an opening with the window figures as a warning and the recovery as info', async () => {
+    const clock = new ManualClock();
+    const breaker = new CircuitBreaker({
+      name: 'payments',
+      clock,
+      window: { kind: 'count', size: 4, minimumCalls: 4 },
+      failureRateThreshold: 0.5,
+      breakDuration: 1_000,
+    });
+    const { lines, logger } = recorder();
+    const stop = logTransitions(breaker, { logger });
+    const p = pipeline(breaker);
+    p.executeSync(() => 1);
+    p.executeSync(() => 1);
+    for (let i = 0; i < 2; i++) await p.tryExecute(() => Promise.reject(new Error('x')));
+    clock.advance(1_000);
+    p.executeSync(() => 1);
+    expect(lines.map((l) => [l.level, l.message])).toEqual([
+      [
+        'warn',
+        'breakwater: circuit breaker "payments" closed -> open (failure-rate): failure rate 50.0 %, slow-call rate 0.0 %, 4 calls in window, open for 1000 ms',
+      ],
+      ['warn', 'breakwater: circuit breaker "payments" open -> half-open (break-elapsed)'],
+      ['info', 'breakwater: circuit breaker "payments" half-open -> closed (probes-succeeded)'],
+    ]);
+    expect(lines[0]!.context).toMatchObject({
+      name: 'payments',
+      from: 'closed',
+      to: 'open',
+      failureRate: 0.5,
+      callsInWindow: 4,
+      breakDuration: 1_000,
+    });
+    stop();
+    breaker.trip();
+    expect(lines).toHaveLength(3);
+  });
+
+  it('logs the keyed breakers of a registry with their key written as a JSON string', () => {
+    const registry = new Registry({}, { clock: new ManualClock() });
+    const { lines, logger } = recorder();
+    logTransitions(registry, { logger });
+    registry.keyedCircuitBreaker('hosts', 'evil\nbreakwater: forged line').trip();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.message).toBe(
+      'breakwater: circuit breaker "hosts" key "evil\\nbreakwater: forged line" closed -> open (manual): open for 30000 ms',
+    );
+    expect(lines[0]!.message).not.toContain('\n');
+    expect(lines[0]!.context.key).toBe('evil\nbreakwater: forged line');
+  });
+
+  it('rejects a logger without warn and info', () => {
+    expect(() => logTransitions(new CircuitBreaker(), { logger: {} as never })).toThrow(
+      OptionsError,
+    );
+  });
+});
