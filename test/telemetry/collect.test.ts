@@ -186,7 +186,7 @@ describe('collectMetrics', () => {
     registry.keyedCircuitBreaker('quiet', 'k');
     registry.circuitBreaker('loud');
     const names = collectMetrics(registry).flatMap((f) =>
-      (f.samples as { labels: MetricLabels }[]).map((s) => s.labels.name),
+      (f.samples as readonly { labels: MetricLabels }[]).map((s) => s.labels.name),
     );
     expect(new Set(names)).toEqual(new Set(['loud']));
   });
