@@ -129,13 +129,8 @@ describe('collectMetrics', () => {
       pipeline(registry.keyedCircuitBreaker('hosts', `h${i}`)).executeSync(() => 1);
     registry.keyedCircuitBreaker('hosts', 'h0').trip();
     const m = collectMetrics(registry, { maxKeysPerName: 3 });
-    const keys = new Set(
-      (
-        m.find((f) => f.name === 'breakwater_circuit_breaker_calls_total')!.samples as {
-          labels: MetricLabels;
-        }[]
-      ).map((s) => s.labels.key),
-    );
+    const calls = m.find((f) => f.name === 'breakwater_circuit_breaker_calls_total')!;
+    const keys = new Set(calls.samples.map((s) => s.labels.key));
     // h0 (open) first, then the two most recently used, then the rest summed.
     expect([...keys]).toEqual(['h0', 'h9', 'h8', '_other']);
     const other = { name: 'hosts', key: '_other' };
