@@ -18,6 +18,7 @@ export const {
   VERSION,
   CircuitBreaker,
   Registry,
+  diagnosticsChannels,
   bulkhead,
   circuitBreaker,
   isBrokenCircuitError,

@@ -169,6 +169,14 @@ export const LIMIT_BUDGETS = [
     ],
   },
   {
+    id: 'metrics-on',
+    kind: 'versus',
+    label: 'closed breaker with latency metrics on vs metrics off',
+    metric: 'versusNs',
+    limit: 15,
+    rows: [{ scenario: 'metrics', variant: 'execute, async target, metrics: { latency: true }' }],
+  },
+  {
     id: 'keyed-idle',
     kind: 'limit',
     label: 'idle keyed breaker (1,000,000 keys): heap bytes per key after GC',

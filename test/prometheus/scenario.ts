@@ -1,0 +1,114 @@
+import {
+  bulkhead,
+  circuitBreaker,
+  type ExecutionContext,
+  pipeline,
+  Registry,
+  rateLimiter,
+  retry,
+  timeout,
+} from '../../src/index.js';
+import { ManualClock } from '../../src/testing/index.js';
+
+/** A call that settles only when its signal aborts. */
+export const untilAborted = ({ signal }: ExecutionContext) =>
+  new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+
+export interface Scenario {
+  readonly clock: ManualClock;
+  readonly registry: Registry;
+  /** Ends the two bulkhead calls still in flight (150 ms after they started). */
+  finish(): Promise<void>;
+}
+
+/**
+ * A registry with one named instance of each kind, driven through a known sequence of calls on
+ * a ManualClock. The figures every exporter must show (see the tests):
+ * - breaker `payments` (latency on): a 3 ms success, two 20 ms failures that open it
+ *   (consecutive threshold 2), one call refused while open.
+ * - bulkhead `db` (max 2, queue 1, queue timeout 50 ms, latency on): two calls in flight, one
+ *   refused as full, one queued that times out; `finish()` ends the two after 150 ms.
+ * - rate limiter `search` (2 per second): 2 admitted, 1 refused.
+ * - retry `pay-retry` (3 attempts): one call failing every time: 2 retries, 1 give-up.
+ * - timeout `report` (100 ms): one call timed out.
+ */
+export async function runScenario(): Promise<Scenario> {
+  const clock = new ManualClock();
+  const registry = new Registry({}, { clock });
+  const breaker = circuitBreaker({
+    name: 'payments',
+    window: { kind: 'consecutive', threshold: 2 },
+    breakDuration: 10_000,
+    metrics: { latency: true },
+    clock,
+  });
+  const db = bulkhead({
+    name: 'db',
+    maxConcurrent: 2,
+    maxQueue: 1,
+    queueTimeout: 50,
+    metrics: { latency: true },
+    clock,
+  });
+  registry.register('payments', breaker);
+  registry.register('db', db);
+  registry.register('search', rateLimiter({ name: 'search', limit: 2, period: 1_000, clock }));
+  registry.register(
+    'pay-retry',
+    retry({
+      name: 'pay-retry',
+      maxAttempts: 3,
+      delay: 10,
+      backoff: 'constant',
+      jitter: 'none',
+      clock,
+    }),
+  );
+  registry.register('report', timeout({ name: 'report', timeout: 100, clock }));
+
+  const p = pipeline(breaker);
+  const took = (ms: number, fail: boolean) => () => {
+    clock.advance(ms);
+    if (fail) throw new Error('down');
+    return 'ok';
+  };
+  await p.tryExecute(took(3, false));
+  await p.tryExecute(took(20, true));
+  await p.tryExecute(took(20, true));
+  await p.tryExecute(took(1, false));
+
+  const bh = pipeline(db);
+  const started = clock.now();
+  const releases: (() => void)[] = [];
+  const held = [0, 1].map(() =>
+    bh.tryExecute(() => new Promise<void>((resolve) => releases.push(resolve))),
+  );
+  const queued = bh.tryExecute(() => 'queued');
+  const full = await bh.tryExecute(() => 'full');
+  if (full.ok) throw new Error('The bulkhead should have refused the fourth call');
+  await clock.advanceAsync(50);
+  if ((await queued).ok) throw new Error('The queued call should have timed out');
+
+  const rl = pipeline(registry.rateLimiter('search'));
+  for (let i = 0; i < 3; i++) await rl.tryExecute(() => i);
+
+  const r = pipeline(registry.retry('pay-retry')).tryExecute(() => {
+    throw new Error('always');
+  });
+  await clock.runAll();
+  await r;
+
+  const t = pipeline(registry.timeout('report')).tryExecute(untilAborted);
+  await clock.advanceAsync(100);
+  await t;
+
+  return {
+    clock,
+    registry,
+    async finish() {
+      clock.advance(started + 150 - clock.now());
+      for (const release of releases) release();
+      await Promise.all(held);
+    },
+  };
+}
