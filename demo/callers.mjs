@@ -59,25 +59,28 @@ export const protection = Object.freeze({
  * @param {{ breakDuration: number }} options How long the breaker stays open, in ms.
  */
 export function protectedCaller(url, { breakDuration }) {
-  const breaker = circuitBreaker({ ...protection.breaker, breakDuration });
-  const policies = pipeline(
-    retry(protection.retry),
-    breaker,
-    timeout(protection.timeout),
-    bulkhead(protection.bulkhead),
-  );
+  // Latency metrics cost nothing the demo can measure and give the dashboard its percentiles.
+  const metrics = { latency: true };
+  const policies = {
+    retry: retry(protection.retry),
+    breaker: circuitBreaker({ ...protection.breaker, breakDuration, metrics }),
+    timeout: timeout(protection.timeout),
+    bulkhead: bulkhead({ ...protection.bulkhead, metrics }),
+  };
+  const guarded = pipeline(policies.retry, policies.breaker, policies.timeout, policies.bulkhead);
   return {
-    breaker,
+    breaker: policies.breaker,
+    policies,
     /** @returns {Promise<Outcome>} */
     call: async () => {
-      const result = await policies.tryExecute(({ signal }) => get(url, signal));
+      const result = await guarded.tryExecute(({ signal }) => get(url, signal));
       if (result.ok) return 'ok';
       // A timeout is a refusal too, but the request did reach the dependency: a failure.
       return isBrokenCircuitError(result.error) || isBulkheadRejectedError(result.error)
         ? 'rejected'
         : 'failed';
     },
-    dispose: () => policies.dispose(),
+    dispose: () => guarded.dispose(),
   };
 }
 

@@ -5,11 +5,12 @@
  * one line per second for the protected run, then a table comparing both runs.
  *
  * Usage: node demo/run.mjs [--seconds 20 | --phases 5,5,5,5] [--rate 50]
- *                          [--failure error|reset] [--slow-latency 1500]
+ *                          [--failure error|reset] [--slow-latency 1500] [--dashboard [--port N]]
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { plainCaller, protectedCaller, protection } from './callers.mjs';
+import { serveDashboard, untilStopped } from './dashboard.mjs';
 import { phaseAt, scriptedPhases, start } from './dependency.mjs';
 import { startLoad } from './load.mjs';
 import { formatSecond, formatSummary, secondHeader, totals } from './report.mjs';
@@ -23,6 +24,9 @@ const USAGE = `Usage: npm run demo -- [options]
   --failure KIND      how the failing phase fails: error (503 at once, the default) or reset
                       (the connection is dropped)
   --slow-latency MS   how long the slow phase takes to answer (default 1500)
+  --dashboard         serve a live dashboard of the protected run (breakwater/http) while it
+                      plays out, and keep serving it until Ctrl-C
+  --port N            the dashboard's port on 127.0.0.1 (default 0: a free one)
   --help              this text`;
 
 /**
@@ -31,6 +35,8 @@ const USAGE = `Usage: npm run demo -- [options]
  * @property {number} rate
  * @property {'error' | 'reset'} failure
  * @property {number} slowLatency
+ * @property {boolean} dashboard
+ * @property {number} port The dashboard's port (0: a free one).
  */
 
 /**
@@ -46,6 +52,8 @@ function parse(argv) {
       rate: { type: 'string' },
       failure: { type: 'string' },
       'slow-latency': { type: 'string' },
+      dashboard: { type: 'boolean' },
+      port: { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -63,6 +71,11 @@ function parse(argv) {
     const seconds = values.seconds === undefined ? 20 : positive('--seconds', values.seconds);
     phaseSeconds = [1, 2, 3, 4].map(() => seconds / 4);
   }
+  if (values.port !== undefined && !values.dashboard)
+    throw new Error('Give --port with --dashboard');
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (values.port !== undefined && (!/^\d+$/.test(values.port) || port > 65535))
+    throw new Error(`Expected --port to be an integer in [0, 65535], got "${values.port}"`);
   const failure = values.failure ?? 'error';
   if (failure !== 'error' && failure !== 'reset')
     throw new Error(`Expected --failure to be error or reset, got "${failure}"`);
@@ -74,6 +87,8 @@ function parse(argv) {
       values['slow-latency'] === undefined
         ? 1500
         : positive('--slow-latency', values['slow-latency']),
+    dashboard: values.dashboard ?? false,
+    port,
   };
 }
 
@@ -127,7 +142,7 @@ function seconds(ms) {
 }
 
 /** @param {Settings} settings */
-async function main({ phaseMs, rate, failure, slowLatency }) {
+async function main({ phaseMs, rate, failure, slowLatency, dashboard, port }) {
   const phases = scriptedPhases({ phaseMs, failure, slowLatency });
   const durationMs = phaseMs.reduce((a, b) => a + b, 0);
   // Long enough to see, short enough that the breaker probes again within the failing phase.
@@ -137,9 +152,12 @@ async function main({ phaseMs, rate, failure, slowLatency }) {
   const now = () => performance.now() - epoch;
   const protectedDependency = await start({ phases, now });
   const plainDependency = await start({ phases, now });
+  /** @type {import('./dashboard.mjs').Dashboard | undefined} */
+  let page;
   try {
     const guarded = protectedCaller(protectedDependency.url, { breakDuration });
     const plain = plainCaller(plainDependency.url);
+    if (dashboard) page = await serveDashboard({ policies: guarded.policies, port });
     /** @type {import('./report.mjs').Transition[]} */
     const transitions = [];
     guarded.breaker.onStateChange((e) => transitions.push({ t: now(), from: e.from, to: e.to }));
@@ -157,6 +175,9 @@ async function main({ phaseMs, rate, failure, slowLatency }) {
     console.log(
       '  unprotected: plain fetch, no timeout, against a second instance of the dependency',
     );
+    if (page !== undefined) {
+      console.log(`  dashboard:   ${page.url} (also /health, /metrics); serves until Ctrl-C`);
+    }
     console.log('');
     console.log(
       'protected run, per second (rejected: ended by a refusal of the open breaker or the full' +
@@ -181,7 +202,6 @@ async function main({ phaseMs, rate, failure, slowLatency }) {
       );
     });
     await Promise.all([guardedLoad.done, plainLoad.done, lines]);
-    guarded.dispose();
 
     console.log('');
     console.log('summary');
@@ -192,8 +212,14 @@ async function main({ phaseMs, rate, failure, slowLatency }) {
       console.log(line);
     const skipped = guardedLoad.skipped() + plainLoad.skipped();
     if (skipped > 0) console.log(`(${skipped} calls not started: too many already in flight)`);
+    if (page !== undefined) {
+      console.log('');
+      console.log(`The run is over; the dashboard still serves ${page.url}: press Ctrl-C to stop.`);
+      await untilStopped();
+    }
+    guarded.dispose();
   } finally {
-    await Promise.all([protectedDependency.close(), plainDependency.close()]);
+    await Promise.all([protectedDependency.close(), plainDependency.close(), page?.close()]);
   }
 }
 

@@ -99,6 +99,9 @@ describe('collectMetrics', () => {
     const k = pipeline(registry.keyedCircuitBreaker('hosts', 'x'));
     k.executeSync(() => clock.advance(2));
     pipeline(registry.keyedCircuitBreaker('hosts', 'y')).executeSync(() => clock.advance(3));
+    // One histogram per keyed name: a key's own stats leave it out rather than show the name's.
+    expect(registry.keyedCircuitBreaker('hosts', 'x').stats().latency).toBeUndefined();
+    expect(registry.circuitBreaker('db').stats().latency).toMatchObject({ count: 4, max: 300 });
     const m = collectMetrics(registry, { durationBuckets: [0.001, 0.005, 0.1, 1] });
     const h = m.find((f) => f.name === 'breakwater_call_duration_seconds') as HistogramFamily;
     expect(h.type).toBe('histogram');

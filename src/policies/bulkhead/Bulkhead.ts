@@ -33,7 +33,10 @@ export interface BulkheadStats {
   readonly admitted: number;
   /** Calls refused: full (no permit and no room in the queue), or queued past `queueTimeout`. */
   readonly rejectionsByReason: { readonly full: number; readonly queueTimeout: number };
-  /** Latency of the calls it admitted, with `metrics: { latency }` on. */
+  /**
+   * Latency of the calls it admitted, with `metrics: { latency }` on (left out for keyed
+   * instances of a registry, whose name keeps one histogram for all keys).
+   */
   readonly latency?: LatencySnapshot;
 }
 
@@ -61,6 +64,8 @@ export class Bulkhead implements WaitingGate {
   readonly metrics: ResolvedMetrics;
   /** @internal The latency histogram, when kept (shared by keyed bulkheads of one name). */
   readonly latency: LatencyHistogram | undefined;
+  /** The histogram is its registry name's, not its own: `stats()` leaves it out. */
+  private readonly latencyShared: boolean;
   /**
    * True when calls may wait in a queue. Pipelines read it when they are built, so it never
    * changes: `reconfigure` cannot give a queue to a bulkhead built without one.
@@ -95,6 +100,7 @@ export class Bulkhead implements WaitingGate {
     this.metrics = o.metrics;
     this.latencyEvery = o.metrics.latencyEvery;
     this.latency = this.latencyEvery === 0 ? undefined : (sharedLatency ?? new LatencyHistogram());
+    this.latencyShared = sharedLatency !== undefined;
     this.mayWait = o.maxQueue > 0;
     this.needsQueueTime = this.mayWait && o.queueTimeout !== Number.POSITIVE_INFINITY;
     this.fullError = stackless(() => new BulkheadRejectedError(name, 'full', o.maxConcurrent));
@@ -137,7 +143,9 @@ export class Bulkhead implements WaitingGate {
       admitted: this.nAdmitted,
       rejectionsByReason: { full: this.nRejectedFull, queueTimeout: this.nRejectedTimeout },
     };
-    return this.latency === undefined ? stats : { ...stats, latency: this.latency.toJSON() };
+    return this.latency === undefined || this.latencyShared
+      ? stats
+      : { ...stats, latency: this.latency.toJSON() };
   }
 
   /**

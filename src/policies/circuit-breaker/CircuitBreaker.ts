@@ -65,7 +65,10 @@ export interface CircuitBreakerStats {
    * state); absent for a keyed breaker kept as numbers while idle.
    */
   readonly timeInState?: number;
-  /** Latency of the calls it admitted, with `metrics: { latency }` on. */
+  /**
+   * Latency of the calls it admitted, with `metrics: { latency }` on (left out for keyed
+   * instances of a registry, whose name keeps one histogram for all keys).
+   */
   readonly latency?: LatencySnapshot;
 }
 
@@ -111,6 +114,8 @@ export class CircuitBreaker implements Gate, Sleeper {
    * one, so a million keys do not hold a million histograms.
    */
   readonly latency: LatencyHistogram | undefined;
+  /** The histogram is its registry name's, not its own: `stats()` leaves it out. */
+  private readonly latencyShared: boolean;
   /** @internal Set by a registry: sees every transition. */
   transitionSink: TransitionSink | undefined = undefined;
 
@@ -173,6 +178,7 @@ export class CircuitBreaker implements Gate, Sleeper {
     this.metrics = o.metrics;
     this.latencyEvery = o.metrics.latencyEvery;
     this.latency = this.latencyEvery === 0 ? undefined : (sharedLatency ?? new LatencyHistogram());
+    this.latencyShared = sharedLatency !== undefined;
     this.needsNow = o.windowKind === 'time';
     this.window = makeWindow(o);
     this.openError = stackless(() => new BrokenCircuitError(name, this.clock, 0));
@@ -331,7 +337,9 @@ export class CircuitBreaker implements Gate, Sleeper {
       transitionsTo,
       timeInState: Math.max(0, now - this.enteredAt),
     };
-    return this.latency === undefined ? stats : { ...stats, latency: this.latency.toJSON() };
+    return this.latency === undefined || this.latencyShared
+      ? stats
+      : { ...stats, latency: this.latency.toJSON() };
   }
 
   /** @internal Transitions counted so far, by state entered (index: state code). */

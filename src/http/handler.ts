@@ -1,0 +1,187 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { OptionsError } from '../errors/OptionsError.js';
+import type { Registry } from '../registry/Registry.js';
+import { collectMetrics } from '../telemetry/collect.js';
+import { prometheusText } from '../telemetry/exposition.js';
+import { dashboardPage, dashboardPolicy } from './dashboard/page.js';
+import { healthReport } from './health.js';
+import { LiveFeed } from './LiveFeed.js';
+import {
+  type ObservabilityHandlerOptions,
+  type ResolvedHandlerOptions,
+  resolveHandlerOptions,
+} from './options.js';
+import { nonce, STREAM_HEADERS, safeJson, send, sendText } from './respond.js';
+
+/** What a framework passes on: call it to let the next handler answer, with an error or not. */
+export type NextFunction = (error?: unknown) => void;
+
+/**
+ * A request handler for `node:http`, Express (as middleware) and Fastify (on a raw route),
+ * with `close()` to end the live streams. See {@link createObservabilityHandler}.
+ */
+export interface ObservabilityHandler {
+  (req: IncomingMessage, res: ServerResponse, next?: NextFunction): void;
+  /** Ends every `/events` stream, stops their timer and refuses new ones (503). Idempotent. */
+  close(): void;
+  /** Dashboards (`/events` streams) connected now. */
+  readonly clients: number;
+}
+
+/** Content type of the Prometheus text exposition format 0.0.4. */
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+const ALLOW = 'GET, HEAD';
+
+type Route = (res: ServerResponse, head: boolean) => void;
+
+/**
+ * Serves a registry's health, metrics and a live dashboard over HTTP, read-only:
+ *
+ * - `GET /health`: JSON ({@link HealthReport}) of every instance; 200, or 503 while a breaker
+ *   named in `critical` is open or forced open.
+ * - `GET /metrics`: the Prometheus text exposition of `collectMetrics(registry)`.
+ * - `GET /dashboard`: one self-contained page (no external requests, strict
+ *   Content-Security-Policy) showing every instance live: breaker states and time in state,
+ *   call and rejection rates, latency percentiles, a sparkline per instance and the recent
+ *   transitions.
+ * - `GET /events`: the page's Server-Sent Events stream.
+ *
+ * `HEAD` is answered like `GET` without a body; other methods get 405. A path the handler
+ * does not serve goes to `next()` when there is one, else gets 404. Names and keys are
+ * untrusted: the page renders them as text only, and the JSON it is sent cannot close a
+ * `<script>` element.
+ *
+ * The handler changes nothing and checks no credentials: mount it behind the application's
+ * own authentication. Call `close()` on shutdown to end the open dashboard streams (they
+ * would otherwise hold `server.close()` open; their timer never keeps the process alive).
+ *
+ * @example node:http, behind the application's own check
+ * ```ts
+ * const ops = createObservabilityHandler(registry, { basePath: '/ops', critical: ['payments'] });
+ * http.createServer((req, res) => {
+ *   if (req.url?.startsWith('/ops/') && !isOperator(req)) {
+ *     res.writeHead(401).end();
+ *     return;
+ *   }
+ *   ops(req, res, () => app(req, res)); // paths it does not serve go to the application
+ * });
+ * ```
+ * @example Express: the mount path is stripped from `req.url`, so no `basePath`
+ * ```ts
+ * app.use('/ops', requireOperator, createObservabilityHandler(registry));
+ * ```
+ * @example Fastify: a raw route; the handler sees the full URL, so give it `basePath`
+ * ```ts
+ * const ops = createObservabilityHandler(registry, { basePath: '/ops' });
+ * fastify.all('/ops/*', { onRequest: requireOperator }, (req, reply) => {
+ *   reply.hijack();
+ *   ops(req.raw, reply.raw);
+ * });
+ * // preClose: the open streams would otherwise keep the server from closing.
+ * fastify.addHook('preClose', async () => ops.close());
+ * ```
+ */
+export function createObservabilityHandler(
+  registry: Registry,
+  options?: ObservabilityHandlerOptions,
+): ObservabilityHandler {
+  checkRegistry(registry);
+  const o = resolveHandlerOptions(options);
+  const feed = new LiveFeed(registry, o);
+  const routes = makeRoutes(registry, o, feed);
+
+  const handler = (req: IncomingMessage, res: ServerResponse, next?: NextFunction): void => {
+    const head = req.method === 'HEAD';
+    const path = pathOf(req.url ?? '/', o.basePath);
+    const route = path === undefined ? undefined : routes.get(path);
+    if (route === undefined) {
+      if (next !== undefined) next();
+      else sendText(res, 404, 'Not found', head);
+      return;
+    }
+    if (req.method !== 'GET' && !head) {
+      sendText(res, 405, 'Method not allowed', false, { Allow: ALLOW });
+      return;
+    }
+    try {
+      route(res, head);
+    } catch (error) {
+      if (next !== undefined) next(error);
+      else if (!res.headersSent) sendText(res, 500, 'Internal error', head);
+      else res.destroy();
+    }
+  };
+  return Object.defineProperties(handler, {
+    close: { value: () => feed.close() },
+    clients: { get: () => feed.size },
+  }) as ObservabilityHandler;
+}
+
+function makeRoutes(
+  registry: Registry,
+  o: ResolvedHandlerOptions,
+  feed: LiveFeed,
+): ReadonlyMap<string, Route> {
+  return new Map<string, Route>([
+    [
+      '/health',
+      (res, head) => {
+        const { status, body } = healthReport(registry, o.critical, o.maxKeysPerName);
+        send(res, status, 'application/json; charset=utf-8', safeJson(body), head);
+      },
+    ],
+    [
+      '/metrics',
+      (res, head) => {
+        const text = prometheusText(collectMetrics(registry, o.collect));
+        send(res, 200, PROMETHEUS_CONTENT_TYPE, text, head);
+      },
+    ],
+    [
+      '/dashboard',
+      (res, head) => {
+        const n = nonce();
+        send(res, 200, 'text/html; charset=utf-8', dashboardPage(o.title, n), head, {
+          'Content-Security-Policy': dashboardPolicy(n),
+          'Referrer-Policy': 'no-referrer',
+          'X-Frame-Options': 'DENY',
+        });
+      },
+    ],
+    [
+      '/events',
+      (res, head) => {
+        if (head) sendStreamHead(res);
+        else feed.accept(res);
+      },
+    ],
+  ]);
+}
+
+/** The path below `basePath` (`'/health'`), or undefined when the URL is outside it. */
+function pathOf(url: string, basePath: string): string | undefined {
+  const end = url.search(/[?#]/);
+  const path = end < 0 ? url : url.slice(0, end);
+  if (basePath === '') return path;
+  if (path === basePath) return '/';
+  return path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : undefined;
+}
+
+function sendStreamHead(res: ServerResponse): void {
+  res.writeHead(200, STREAM_HEADERS);
+  res.end();
+}
+
+function checkRegistry(registry: unknown): void {
+  const r = registry as Partial<Record<keyof Registry, unknown>> | null;
+  if (
+    typeof r !== 'object' ||
+    r === null ||
+    typeof r.snapshot !== 'function' ||
+    typeof r.onStateChange !== 'function' ||
+    typeof r.recentTransitions !== 'function'
+  ) {
+    throw new OptionsError('registry', registry, 'a Registry');
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * breakwater/http: a request handler serving a registry's health (`/health`), Prometheus
+ * metrics (`/metrics`) and a live dashboard (`/dashboard`, fed by `/events`), for
+ * `node:http`, Express and Fastify.
+ * @packageDocumentation
+ */
+export {
+  createObservabilityHandler,
+  type NextFunction,
+  type ObservabilityHandler,
+  PROMETHEUS_CONTENT_TYPE,
+} from './handler.js';
+export type { HealthReport, UnavailableBreaker } from './health.js';
+export type { OmittedKeys } from './limitKeys.js';
+export { type ObservabilityHandlerOptions, observabilityHandlerDefaults } from './options.js';

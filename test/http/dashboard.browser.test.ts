@@ -1,0 +1,236 @@
+/**
+ * The dashboard in a real headless Chromium, against a real `node:http` server: it loads
+ * cleanly under its Content-Security-Policy, shows every instance, renders hostile keys as
+ * text, and follows a breaker from closed to open live.
+ */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createObservabilityHandler, type ObservabilityHandler } from '../../src/http/index.js';
+import { pipeline, Registry } from '../../src/index.js';
+import { launchChromium } from '../support/chromium.js';
+import { fail, type Served, serve } from './support.js';
+
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+const XSS_KEY = '<img src=x onerror=alert(1)>';
+const QUOTE_KEY = 'tenant "a"\nsecond line';
+/** The page updates every 100 ms; a busy machine gets some slack. */
+const POLL = { timeout: 5000, interval: 50 };
+
+let registry: Registry;
+let handler: ObservabilityHandler;
+let served: Served;
+let browser: Browser;
+let page: Page;
+const consoleErrors: string[] = [];
+const pageErrors: string[] = [];
+const dialogs: string[] = [];
+const requests: string[] = [];
+
+interface Row {
+  kind: string;
+  name: string;
+  key: string | undefined;
+  state: string | undefined;
+  cells: Record<string, string>;
+  points: string | null;
+}
+
+/** The few DOM members the checks read (the test is compiled without the DOM library). */
+interface RowElement {
+  readonly dataset: Record<string, string | undefined>;
+  readonly cells: Iterable<{ readonly className: string; readonly textContent: string | null }>;
+  querySelector(selector: string): { getAttribute(name: string): string | null } | null;
+}
+type PageGlobals = { document: { querySelectorAll(selector: string): Iterable<RowElement> } };
+
+function rows(): Promise<Row[]> {
+  return page.evaluate(() =>
+    [...(globalThis as unknown as PageGlobals).document.querySelectorAll('#rows tr')].map((tr) => ({
+      kind: tr.dataset.kind!,
+      name: tr.dataset.name!,
+      key: tr.dataset.key,
+      state: tr.dataset.state,
+      cells: Object.fromEntries(
+        [...tr.cells].map((td) => [td.className.split(' ')[0]!, td.textContent ?? '']),
+      ),
+      points: tr.querySelector('polyline')?.getAttribute('points') ?? null,
+    })),
+  );
+}
+
+async function row(kind: string, name: string, key?: string): Promise<Row | undefined> {
+  return (await rows()).find((r) => r.kind === kind && r.name === name && r.key === key);
+}
+
+beforeAll(async () => {
+  registry = new Registry({
+    defaults: {
+      circuitBreaker: {
+        window: { kind: 'consecutive', threshold: 3 },
+        breakDuration: '10m',
+        metrics: { latency: 1 },
+      },
+      bulkhead: { metrics: { latency: 1 } },
+    },
+    bulkheads: { db: { maxConcurrent: 8, maxQueue: 4 } },
+    rateLimiters: { search: { limit: 100, period: '1s' } },
+  } as never);
+  registry.circuitBreaker('payments');
+  registry.keyedCircuitBreaker('api', XSS_KEY);
+  registry.keyedCircuitBreaker('api', QUOTE_KEY);
+  registry.bulkhead('db');
+  registry.rateLimiter('search');
+  handler = createObservabilityHandler(registry, { interval: 100, title: 'checkout <ops>' });
+  served = await serve((req, res) => handler(req, res));
+
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') {
+      consoleErrors.push(`${message.type()}: ${message.text()}`);
+    }
+  });
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  page.on('request', (request) => requests.push(request.url()));
+  await page.goto(`${served.url}/dashboard`);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  handler?.close();
+  await served?.close();
+  registry?.dispose();
+});
+
+describe('the dashboard in Chromium', () => {
+  it('shows every instance of the registry, breakers with their state as text', async () => {
+    await page.waitForSelector('#status[data-live="true"]');
+    await expect.poll(async () => (await rows()).length, POLL).toBe(5);
+    const all = await rows();
+    expect(all.map((r) => [r.kind, r.name, r.key]).sort()).toEqual(
+      [
+        ['bulkhead', 'db', undefined],
+        ['circuitBreaker', 'api', QUOTE_KEY],
+        ['circuitBreaker', 'api', XSS_KEY],
+        ['circuitBreaker', 'payments', undefined],
+        ['rateLimiter', 'search', undefined],
+      ].sort(),
+    );
+    const payments = await row('circuitBreaker', 'payments');
+    expect(payments?.state).toBe('closed');
+    expect(payments?.cells.state).toMatch(/^closed/);
+    expect((await row('bulkhead', 'db'))?.cells.detail).toBe('0 / 8 in flight, 0 queued');
+    expect(await page.title()).toBe('checkout <ops>');
+    expect(await page.textContent('h1')).toBe('checkout <ops>');
+  });
+
+  it('renders hostile keys literally as text: no element made from them, no script run', async () => {
+    const xss = await row('circuitBreaker', 'api', XSS_KEY);
+    expect(xss?.cells.key).toBe(XSS_KEY);
+    const quote = await row('circuitBreaker', 'api', QUOTE_KEY);
+    expect(quote?.cells.key).toBe(QUOTE_KEY);
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.locator('#rows img, #transitions img').count()).toBe(0);
+    // The only script is the page's own.
+    expect(await page.locator('script').count()).toBe(1);
+    expect(dialogs).toEqual([]);
+  });
+
+  it('shows call rates, latency and a sparkline from the live counters', async () => {
+    const breaker = registry.circuitBreaker('payments');
+    const guarded = pipeline(breaker, registry.bulkhead('db'));
+    const limiter = registry.rateLimiter('search');
+    let running = true;
+    const load = (async () => {
+      while (running) {
+        await guarded.execute(() => new Promise((resolve) => setTimeout(resolve, 2)));
+        limiter.tryAcquire();
+      }
+    })();
+    try {
+      // Rates are read while the calls go on: they fall back to 0 once they stop.
+      await expect
+        .poll(async () => Number((await row('circuitBreaker', 'payments'))?.cells.calls), POLL)
+        .toBeGreaterThan(0);
+      await expect
+        .poll(async () => Number((await row('rateLimiter', 'search'))?.cells.calls), POLL)
+        .toBeGreaterThan(0);
+      await expect
+        .poll(
+          async () => (await row('circuitBreaker', 'payments'))?.points?.split(' ').length,
+          POLL,
+        )
+        .toBeGreaterThan(3);
+    } finally {
+      running = false;
+      await load;
+    }
+    const payments = await row('circuitBreaker', 'payments');
+    expect(payments?.cells.p50).toMatch(/^\d+(\.\d+)? ms$/);
+    expect(payments?.cells.p99).toMatch(/^\d+(\.\d+)? ms$/);
+    expect((await row('rateLimiter', 'search'))?.cells.detail).toMatch(/available/);
+  });
+
+  it('follows a breaker from closed to open and lists the transition', async () => {
+    expect(await page.locator('#transitions li').count()).toBe(0);
+    await fail(registry, 'payments', 3);
+    await page.waitForSelector('#rows tr[data-name="payments"][data-state="open"]', {
+      timeout: 5000,
+    });
+    const payments = await row('circuitBreaker', 'payments');
+    expect(payments?.cells.state).toMatch(/^open/);
+    const item = page.locator('#transitions li[data-name="payments"][data-to="open"]');
+    await expect.poll(() => item.count(), POLL).toBe(1);
+    expect(await item.textContent()).toMatch(/payments: closed → open/);
+  });
+
+  it('shows the rate of calls the open breaker refuses', async () => {
+    const guarded = pipeline(registry.circuitBreaker('payments'));
+    let running = true;
+    const load = (async () => {
+      while (running) {
+        await guarded.tryExecute(() => 'never called');
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    })();
+    try {
+      await expect
+        .poll(async () => Number((await row('circuitBreaker', 'payments'))?.cells.rejected), POLL)
+        .toBeGreaterThan(0);
+    } finally {
+      running = false;
+      await load;
+    }
+  });
+
+  it("lists a keyed breaker's transition with its hostile key as text", async () => {
+    await fail(registry, 'api', 3, XSS_KEY);
+    await expect
+      .poll(async () => (await row('circuitBreaker', 'api', XSS_KEY))?.state, POLL)
+      .toBe('open');
+    const text = await page
+      .locator('#transitions li[data-to="open"] .what')
+      .evaluateAll((els) => els.map((e) => e.textContent));
+    expect(text).toContain(`api [${XSS_KEY}]`);
+    expect(await page.locator('img').count()).toBe(0);
+    expect(dialogs).toEqual([]);
+  });
+
+  it('loaded nothing from anywhere but its own server, with no error on the console', async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: `${ARTIFACTS}dashboard.png`, fullPage: true });
+    expect(requests.length).toBeGreaterThan(0);
+    for (const url of requests) {
+      expect(url.startsWith(`${served.url}/`) || url.startsWith('data:'), url).toBe(true);
+    }
+    expect(consoleErrors).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    expect(dialogs).toEqual([]);
+  });
+});

@@ -1,0 +1,265 @@
+/**
+ * `/events`, the dashboard's Server-Sent Events stream, on a real `node:http` server: what it
+ * sends, its one shared timer, client limits and `close()`.
+ */
+import { createHook } from 'node:async_hooks';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createObservabilityHandler, type ObservabilityHandler } from '../../src/http/index.js';
+import { Registry, type RegistryConfig } from '../../src/index.js';
+import { fail, openStream, type Served, type Stream, serve, succeed, until } from './support.js';
+
+const CONFIG: RegistryConfig = {
+  defaults: {
+    circuitBreaker: { window: { kind: 'consecutive', threshold: 2 }, breakDuration: '1m' },
+  },
+  bulkheads: { db: { maxConcurrent: 4 } },
+};
+
+/** An interval no other timer of these tests uses, to tell the feed's timer apart. */
+const INTERVAL = 137;
+
+let registry: Registry;
+let handler: ObservabilityHandler;
+let served: Served;
+let streams: Stream[];
+
+async function start(options?: Parameters<typeof createObservabilityHandler>[1]) {
+  handler = createObservabilityHandler(registry, { interval: INTERVAL, ...options });
+  served = await serve((req, res) => handler(req, res));
+}
+
+async function open(): Promise<Stream> {
+  const stream = await openStream(`${served.url}/events`);
+  streams.push(stream);
+  return stream;
+}
+
+beforeEach(() => {
+  registry = new Registry(CONFIG);
+  registry.circuitBreaker('payments');
+  registry.bulkhead('db');
+  streams = [];
+});
+
+afterEach(async () => {
+  for (const s of streams) s.close();
+  handler?.close();
+  await served?.close();
+  registry.dispose();
+});
+
+/**
+ * Follows the feed's interval timer (a `setInterval` of {@link INTERVAL} ms) from its creation
+ * to its clearing through async hooks: `process.getActiveResourcesInfo()` lists only timers
+ * that keep the process alive, and an unref'd one never shows there.
+ */
+function watchFeedTimers() {
+  const live = new Map<number, { hasRef(): boolean }>();
+  let created = 0;
+  const hook = createHook({
+    init(id, type, _trigger, resource) {
+      const timer = resource as { _repeat?: number | null; hasRef(): boolean };
+      if (type === 'Timeout' && timer._repeat === INTERVAL) {
+        live.set(id, timer);
+        created++;
+      }
+    },
+    destroy(id) {
+      live.delete(id);
+    },
+  }).enable();
+  return {
+    get live() {
+      return live.size;
+    },
+    get created() {
+      return created;
+    },
+    anyRef: () => [...live.values()].some((t) => t.hasRef()),
+    stop: () => hook.disable(),
+  };
+}
+
+describe('GET /events', () => {
+  it('answers an event stream and sends a snapshot with every instance at once', async () => {
+    // An interval longer than the wait: the first snapshot cannot be the timer's.
+    await start({ interval: 60_000 });
+    const stream = await open();
+    expect(stream.response.status).toBe(200);
+    expect(stream.response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(stream.response.headers.get('cache-control')).toBe('no-store');
+    const first = JSON.parse((await stream.next('snapshot', 5000)).data);
+    expect(first.instances.map((i: { name: string }) => i.name).sort()).toEqual(['db', 'payments']);
+    expect(first.transitions).toEqual([]);
+    expect(Math.abs(first.at - Date.now())).toBeLessThan(5000);
+  });
+
+  it('sends the recent transitions in the first snapshot only', async () => {
+    await start();
+    await fail(registry, 'payments', 2);
+    const stream = await open();
+    const first = JSON.parse((await stream.next()).data);
+    expect(first.transitions).toMatchObject([{ name: 'payments', from: 'closed', to: 'open' }]);
+    const second = JSON.parse((await stream.next()).data);
+    expect(second.transitions).toBeUndefined();
+  });
+
+  it('sends a fresh snapshot every interval, with the counters as they are', async () => {
+    await start();
+    const stream = await open();
+    const first = JSON.parse((await stream.next()).data);
+    await succeed(registry, 'payments', 3);
+    const second = JSON.parse((await stream.next()).data);
+    const third = JSON.parse((await stream.next()).data);
+    expect(second.at).toBeGreaterThan(first.at);
+    expect(third.at - second.at).toBeGreaterThanOrEqual(INTERVAL - 20);
+    const payments = second.instances.find((i: { name: string }) => i.name === 'payments');
+    expect(payments.stats.successes).toBe(3);
+  });
+
+  it('sends a transition event as soon as a breaker trips', async () => {
+    await start({ interval: 60_000 });
+    const stream = await open();
+    await stream.next();
+    await fail(registry, 'payments', 2);
+    const event = JSON.parse((await stream.next('transition', 1000)).data);
+    expect(event).toMatchObject({ name: 'payments', from: 'closed', to: 'open' });
+    expect(event.key).toBeUndefined();
+    expect(typeof event.reason).toBe('string');
+  });
+
+  it('sends transitions of keyed breakers with their key', async () => {
+    await start({ interval: 60_000 });
+    const stream = await open();
+    await stream.next();
+    registry.keyedCircuitBreaker('api', 'tenant-7').forceOpen();
+    const event = JSON.parse((await stream.next('transition', 1000)).data);
+    expect(event).toMatchObject({ name: 'api', key: 'tenant-7', to: 'forced-open' });
+  });
+
+  it('sends every event to every connected client', async () => {
+    await start({ interval: 60_000 });
+    const a = await open();
+    const b = await open();
+    await Promise.all([a.next(), b.next()]);
+    registry.circuitBreaker('payments').forceOpen();
+    const [ea, eb] = await Promise.all([a.next('transition'), b.next('transition')]);
+    expect(ea.data).toBe(eb.data);
+  });
+
+  it('writes names and keys so that no data line can hold markup or a line break', async () => {
+    await start();
+    const key = '</script><img src=x onerror=alert(1)>\n"\u2028';
+    registry.keyedCircuitBreaker('api', key).forceOpen();
+    const stream = await open();
+    const raw = (await stream.next()).data;
+    expect(raw).not.toMatch(/[<>\n\u2028]/);
+    const instance = JSON.parse(raw).instances.find((i: { name: string }) => i.name === 'api');
+    expect(instance.key).toBe(key);
+  });
+});
+
+describe('the shared timer', () => {
+  it("is one unref'd timer for all clients, cleared when the last client leaves", async () => {
+    const timers = watchFeedTimers();
+    try {
+      await start();
+      expect(timers.live).toBe(0);
+      const a = await open();
+      const b = await open();
+      await Promise.all([a.next(), b.next()]);
+      expect(timers.live).toBe(1);
+      expect(timers.created).toBe(1);
+      // Unref'd: it never keeps the process alive.
+      expect(timers.anyRef()).toBe(false);
+
+      a.close();
+      await until(() => handler.clients === 1);
+      expect(timers.live).toBe(1);
+      await b.next();
+
+      b.close();
+      await until(() => handler.clients === 0);
+      await until(() => timers.live === 0);
+
+      // A new client starts a new timer.
+      const c = await open();
+      await c.next();
+      expect(timers.live).toBe(1);
+      expect(timers.created).toBe(2);
+    } finally {
+      timers.stop();
+    }
+  });
+
+  it('stops sending transitions to nobody once every client has left', async () => {
+    await start();
+    const a = await open();
+    await a.next();
+    a.close();
+    await until(() => handler.clients === 0);
+    // A transition with no client left must not fail nor be kept for later clients.
+    registry.circuitBreaker('payments').forceOpen();
+    registry.circuitBreaker('payments').reset();
+    const b = await open();
+    const first = JSON.parse((await b.next()).data);
+    expect(first.transitions.map((t: { to: string }) => t.to)).toEqual(['forced-open', 'closed']);
+    await b.next();
+    expect(b.received.filter((e) => e.event === 'transition')).toEqual([]);
+  });
+});
+
+describe('limits and close()', () => {
+  it('refuses one client more than maxClients with 503 and Retry-After', async () => {
+    await start({ maxClients: 2 });
+    await open();
+    await open();
+    const third = await fetch(`${served.url}/events`);
+    expect(third.status).toBe(503);
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(handler.clients).toBe(2);
+  });
+
+  it('takes a client again once one has left', async () => {
+    await start({ maxClients: 1 });
+    const a = await open();
+    await a.next();
+    a.close();
+    await until(() => handler.clients === 0);
+    const b = await open();
+    expect(b.response.status).toBe(200);
+  });
+
+  it('close() ends every stream, clears the timer and refuses new streams', async () => {
+    const timers = watchFeedTimers();
+    try {
+      await start();
+      const a = await open();
+      const b = await open();
+      await Promise.all([a.next(), b.next()]);
+      handler.close();
+      await Promise.all([a.ended, b.ended]);
+      expect(handler.clients).toBe(0);
+      await until(() => timers.live === 0);
+      const again = await fetch(`${served.url}/events`);
+      expect(again.status).toBe(503);
+      // The rest of the handler still answers.
+      expect((await fetch(`${served.url}/health`)).status).toBe(200);
+      handler.close();
+    } finally {
+      timers.stop();
+    }
+  });
+
+  it('lets server.close() finish once close() has ended the streams', async () => {
+    await start();
+    const a = await open();
+    await a.next();
+    handler.close();
+    await new Promise<void>((resolve, reject) =>
+      served.server.close((error) => (error ? reject(error) : resolve())),
+    );
+    await a.ended;
+    served = { ...served, close: async () => {} };
+  });
+});

@@ -1,0 +1,101 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createObservabilityHandler,
+  type ObservabilityHandlerOptions,
+  observabilityHandlerDefaults,
+} from '../../src/http/index.js';
+import { OptionsError, Registry } from '../../src/index.js';
+
+const registry = new Registry();
+afterEach(() => registry.dispose());
+
+function optionsError(options: unknown): OptionsError {
+  try {
+    createObservabilityHandler(registry, options as ObservabilityHandlerOptions).close();
+  } catch (error) {
+    expect(error).toBeInstanceOf(OptionsError);
+    return error as OptionsError;
+  }
+  throw new Error(`No error for ${JSON.stringify(options)}`);
+}
+
+describe('observabilityHandlerDefaults', () => {
+  it('pins every default', () => {
+    expect(observabilityHandlerDefaults).toEqual({
+      basePath: '',
+      critical: [],
+      interval: 1000,
+      maxClients: 32,
+      maxKeysPerName: 20,
+      title: 'breakwater',
+    });
+    expect(Object.isFrozen(observabilityHandlerDefaults)).toBe(true);
+  });
+});
+
+describe('createObservabilityHandler options', () => {
+  it.each([
+    [{ interval: 99 }, 'interval', 'an integer in [100, 60000]'],
+    [{ interval: 60_001 }, 'interval', 'an integer in [100, 60000]'],
+    [{ interval: 250.5 }, 'interval', 'an integer in [100, 60000]'],
+    [{ interval: '1000' }, 'interval', 'an integer in [100, 60000]'],
+    [{ maxClients: 0 }, 'maxClients', 'an integer in [1, 10000]'],
+    [{ maxKeysPerName: -1 }, 'maxKeysPerName', 'an integer in [0, 100000]'],
+    [{ critical: 'payments' }, 'critical', 'an array of circuit breaker names'],
+    [{ critical: ['payments', ''] }, 'critical[1]', 'a non-empty breaker name'],
+    [{ basePath: 'ops' }, 'basePath', "a path such as '/ops'"],
+    [{ basePath: '/ops?x=1' }, 'basePath', "a path such as '/ops'"],
+    [{ basePath: '//ops' }, 'basePath', "a path such as '/ops'"],
+    [{ title: '' }, 'title', 'a string of 1 to 200 characters'],
+    [{ collect: 20 }, 'collect', 'an options object of collectMetrics'],
+    [{ collect: { maxKeysPerName: -1 } }, 'collect.maxKeysPerName', 'an integer in [0, 100000]'],
+    [{ collect: { durationBuckets: [1, 0.5] } }, 'collect.durationBuckets', 'ascending'],
+    [{ collect: { maxKeys: 5 } }, 'collect.maxKeys', 'not set: it is not a known option'],
+  ])('refuses %j naming the option, the value and the valid range', (options, option, expected) => {
+    const error = optionsError(options);
+    expect(error.option).toBe(option);
+    expect(error.expected).toContain(expected);
+    const given = Object.values(options)[0] as Record<string, unknown>;
+    const value =
+      option === 'critical[1]'
+        ? ''
+        : option.startsWith('collect.')
+          ? given[option.slice('collect.'.length)]
+          : given;
+    expect(error.value).toEqual(value);
+    expect(error.message).toContain(`\`${option}\``);
+  });
+
+  it('names the value it refused', () => {
+    expect(optionsError({ interval: 99 }).message).toBe(
+      'Expected `interval` to be an integer in [100, 60000], got 99',
+    );
+  });
+
+  it('refuses an unknown option and suggests the one meant', () => {
+    const error = optionsError({ intervall: 500 });
+    expect(error.option).toBe('intervall');
+    expect(error.message).toContain('did you mean `interval`?');
+  });
+
+  it('refuses something that is not a registry', () => {
+    expect(() => createObservabilityHandler({} as Registry)).toThrow(OptionsError);
+    expect(() => createObservabilityHandler(undefined as unknown as Registry)).toThrow(
+      /Expected `registry` to be a Registry/,
+    );
+  });
+
+  it('accepts the bounds of every range and a base path with or without its last slash', () => {
+    for (const options of [
+      { interval: 100, maxClients: 1, maxKeysPerName: 0 },
+      { interval: 60_000, maxClients: 10_000, maxKeysPerName: 100_000 },
+      { basePath: '/ops' },
+      { basePath: '/ops/' },
+      { basePath: '/' },
+      { basePath: '/a/b-c/d_e' },
+      { critical: [], collect: {} },
+    ]) {
+      expect(() => createObservabilityHandler(registry, options).close()).not.toThrow();
+    }
+  });
+});
