@@ -76,6 +76,7 @@ const LIBRARIES: Record<string, string[]> = {
   'timeouts-at-scale': ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum'],
   'breaker-instances': ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum'],
   'keyed-registry': ['breakwater'],
+  metrics: ['breakwater'],
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'breakwater-bench-'));
@@ -195,6 +196,7 @@ describe('npm run bench -- --quick --json FILE', () => {
       'rate-limiter-redis-throughput',
       'sync-breaker',
       'decorated-vs-direct',
+      'metrics-on',
       'keyed-idle',
       'keyed-churn',
     ]);

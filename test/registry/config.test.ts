@@ -270,7 +270,7 @@ describe('ConfigError', () => {
       {
         path: 'bulkheads.q.parallelism',
         message:
-          'is not a known option; known options are `maxConcurrent`, `maxQueue`, `queueTimeout`, `debug`',
+          'is not a known option; known options are `maxConcurrent`, `maxQueue`, `queueTimeout`, `debug`, `metrics`',
       },
       {
         path: 'circuitBreakers.c.window.size',
