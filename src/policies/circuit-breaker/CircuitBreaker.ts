@@ -423,39 +423,50 @@ export class CircuitBreaker implements Gate, Sleeper {
 
   /** @internal */
   release(token: number, outcome: Outcome, elapsed: number, detail?: unknown): void {
+    // Kept small enough for V8 to inline into the pipeline's handlers: rare paths are methods.
     // A transition already due (a half-open max wait that passed) comes before this outcome.
     if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(this.clock.now());
     if (outcome === Outcome.Ignored) {
-      this.nIgnored++;
-      if (token === this.gen && this.s === S_HALF_OPEN) {
-        // The probe told us nothing: give its slot back.
-        this.probesInFlight--;
-        this.probesStarted--;
-      }
+      this.releaseIgnored(token);
       return;
     }
     const failure = outcome === Outcome.Failure;
     const slow = elapsed >= this.o.slowCallDuration;
-    // NaN (the call was not timed) fails the comparison.
-    if (elapsed >= 0 && this.latency !== undefined) this.latency.record(elapsed);
     if (failure) this.nFailures++;
     else this.nSuccesses++;
+    // NaN (the call was not timed) fails the comparison.
+    if (this.latency !== undefined && elapsed >= 0) this.latency.record(elapsed);
     const list = failure ? this.failed : this.succeeded;
     if (list.size !== 0) list.emit({ detail, elapsed, slow });
     if (token !== this.gen) return;
     const s = this.s;
     if (s === S_CLOSED || s === S_METRICS_ONLY) {
       const now = this.needsNow ? this.clock.now() : 0;
-      if (this.window.record(failure, slow, now) && s === S_CLOSED) {
-        const reason = this.window.judge(now);
-        if (reason !== undefined) this.open(this.needsNow ? now : this.clock.now(), reason, true);
-      }
+      if (this.window.record(failure, slow, now) && s === S_CLOSED) this.judgeWindow(now);
     } else if (s === S_HALF_OPEN) {
-      this.probesInFlight--;
-      if (failure || slow) this.probeFailures++;
-      else this.probeSuccesses++;
-      this.judgeProbes();
+      this.releaseProbe(failure || slow);
     }
+  }
+
+  private releaseIgnored(token: number): void {
+    this.nIgnored++;
+    if (token === this.gen && this.s === S_HALF_OPEN) {
+      // The probe told us nothing: give its slot back.
+      this.probesInFlight--;
+      this.probesStarted--;
+    }
+  }
+
+  private judgeWindow(now: number): void {
+    const reason = this.window.judge(now);
+    if (reason !== undefined) this.open(this.needsNow ? now : this.clock.now(), reason, true);
+  }
+
+  private releaseProbe(failed: boolean): void {
+    this.probesInFlight--;
+    if (failed) this.probeFailures++;
+    else this.probeSuccesses++;
+    this.judgeProbes();
   }
 
   /** @internal */
