@@ -33,6 +33,26 @@ export class BreakerTotals {
     });
   }
 
+  /** Adds another set of totals. */
+  addTotals(t: BreakerTotals): void {
+    this.successes += t.successes;
+    this.failures += t.failures;
+    this.ignored += t.ignored;
+    this.rejectedOpen += t.rejectedOpen;
+    this.rejectedHalfOpen += t.rejectedHalfOpen;
+    this.rejectedForced += t.rejectedForced;
+    for (let i = 0; i < 6; i++) this.transitionsTo[i]! += t.transitionsTo[i]!;
+  }
+
+  /** True when nothing was counted. */
+  isEmpty(): boolean {
+    return (
+      this.successes + this.failures + this.ignored === 0 &&
+      this.rejectedOpen + this.rejectedHalfOpen + this.rejectedForced === 0 &&
+      this.transitionsTo.every((n) => n === 0)
+    );
+  }
+
   /** Adds the numbers of a dropped shelved breaker (see `CircuitBreaker.exportIdle`). */
   addNumbers(store: Float64Array, at: number): void {
     this.successes += store[at + 2]!;

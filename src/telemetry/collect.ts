@@ -4,7 +4,7 @@ import type { CircuitBreakerStats } from '../policies/circuit-breaker/CircuitBre
 import { STATE_NAMES } from '../policies/circuit-breaker/state.js';
 import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import type { Registry } from '../registry/Registry.js';
-import type { BreakerTotals } from '../registry/RetiredTotals.js';
+import { BreakerTotals } from '../registry/RetiredTotals.js';
 import { shelvedBreakerStats } from '../registry/snapshot.js';
 import { checkOptionsObject, integer } from '../validation/validate.js';
 import type {
@@ -83,50 +83,14 @@ class Families {
 }
 
 /** Counts of one breaker series (one instance, or the sum of several). */
-interface BreakerCounts {
-  successes: number;
-  failures: number;
-  ignored: number;
-  rejectedOpen: number;
-  rejectedHalfOpen: number;
-  rejectedForced: number;
-  readonly transitionsTo: number[];
+class BreakerCounts extends BreakerTotals {
   /** Value of the state gauge per state: 0/1 for one breaker, a count of keys for `_other`. */
-  readonly inState: number[];
-}
+  readonly inState = [0, 0, 0, 0, 0, 0];
 
-const emptyCounts = (): BreakerCounts => ({
-  successes: 0,
-  failures: 0,
-  ignored: 0,
-  rejectedOpen: 0,
-  rejectedHalfOpen: 0,
-  rejectedForced: 0,
-  transitionsTo: [0, 0, 0, 0, 0, 0],
-  inState: [0, 0, 0, 0, 0, 0],
-});
-
-function addBreaker(c: BreakerCounts, s: CircuitBreakerStats): void {
-  c.successes += s.successes;
-  c.failures += s.failures;
-  c.ignored += s.ignored;
-  c.rejectedOpen += s.rejectionsByReason.open;
-  c.rejectedHalfOpen += s.rejectionsByReason.halfOpen;
-  c.rejectedForced += s.rejectionsByReason.forcedOpen;
-  STATE_NAMES.forEach((state, i) => {
-    c.transitionsTo[i]! += s.transitionsTo[state];
-    if (s.state === state) c.inState[i]!++;
-  });
-}
-
-function addRetired(c: BreakerCounts, t: BreakerTotals): void {
-  c.successes += t.successes;
-  c.failures += t.failures;
-  c.ignored += t.ignored;
-  c.rejectedOpen += t.rejectedOpen;
-  c.rejectedHalfOpen += t.rejectedHalfOpen;
-  c.rejectedForced += t.rejectedForced;
-  for (let i = 0; i < 6; i++) c.transitionsTo[i]! += t.transitionsTo[i]!;
+  addBreaker(s: CircuitBreakerStats): void {
+    this.add(s);
+    this.inState[STATE_NAMES.indexOf(s.state)]!++;
+  }
 }
 
 function breakerSeries(f: Families, name: string, key: string, c: BreakerCounts): void {
@@ -252,8 +216,8 @@ export function collectMetrics(registry: Registry, options?: CollectOptions): Me
 
   for (const [name, { policy }] of all.breakers) {
     if (!policy.metrics.enabled) continue;
-    const c = emptyCounts();
-    addBreaker(c, policy.stats());
+    const c = new BreakerCounts();
+    c.addBreaker(policy.stats());
     breakerSeries(f, name, '', c);
     if (policy.latency !== undefined) f.histogram('circuitBreaker', name, '', policy.latency);
   }
@@ -268,20 +232,20 @@ export function collectMetrics(registry: Registry, options?: CollectOptions): Me
       });
     });
     const shown = pickKeys(entries, maxKeys);
-    const other = emptyCounts();
-    addRetired(other, kind.retired);
+    const other = new BreakerCounts();
+    other.addTotals(kind.retired);
     let hidden = false;
     for (const e of entries) {
       if (shown.has(e)) {
-        const c = emptyCounts();
-        addBreaker(c, e.stats);
+        const c = new BreakerCounts();
+        c.addBreaker(e.stats);
         breakerSeries(f, name, e.key, c);
       } else {
         hidden = true;
-        addBreaker(other, e.stats);
+        other.addBreaker(e.stats);
       }
     }
-    if (hidden || hasRetired(other)) breakerSeries(f, name, OTHER_KEYS, other);
+    if (hidden || !kind.retired.isEmpty()) breakerSeries(f, name, OTHER_KEYS, other);
     if (kind.latency !== undefined) f.histogram('circuitBreaker', name, ALL_KEYS, kind.latency);
   }
 
@@ -384,13 +348,6 @@ export function collectMetrics(registry: Registry, options?: CollectOptions): Me
     );
   }
   return f.result();
-}
-
-function hasRetired(c: BreakerCounts): boolean {
-  return (
-    c.successes + c.failures + c.ignored + c.rejectedOpen + c.rejectedHalfOpen + c.rejectedForced >
-      0 || c.transitionsTo.some((n) => n > 0)
-  );
 }
 
 /** Keys to report one by one: those not closed first, then in recency order. */
