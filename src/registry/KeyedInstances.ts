@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/Clock.js';
+import { KeyIndex } from './KeyIndex.js';
 
 /** @internal What a {@link KeyedInstances} needs to know about the instances it keeps. */
 export interface KeyedKind<T> {
@@ -44,7 +45,7 @@ export const LIVE_INSTANCES = 1024;
  * over the cap; later accesses keep trying to get back under it.
  *
  * Memory: entries live in typed arrays indexed by slot (recency links, last use, the numbers
- * of shelved instances) plus one `Map` from key to slot. At most {@link LIVE_INSTANCES}
+ * of shelved instances) plus one {@link KeyIndex} from key to slot. At most {@link LIVE_INSTANCES}
  * instances are kept as objects; beyond that the least recently used one that the kind can
  * shelve (a closed breaker with nothing but successes in its window and no listener, an idle
  * bulkhead) is reduced to its numbers and rebuilt from them on its next use. So an idle key
@@ -53,7 +54,7 @@ export const LIVE_INSTANCES = 1024;
 export class KeyedInstances<T> {
   /** Keys held. */
   size = 0;
-  private readonly index = new Map<string, number>();
+  private readonly index = new KeyIndex();
   private keys: (string | undefined)[] = [];
   private items: (T | undefined)[] = [];
   /** Recency list of every entry: `head` is the most recently used. */

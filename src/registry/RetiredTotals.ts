@@ -63,17 +63,16 @@ export class BreakerTotals {
 
   /**
    * Adds what shelving `breaker` forgets (its transitions, and the reasons of its rejections
-   * other than an open state), and returns those rejections.
+   * other than an open state), and returns how many rejections those were.
    */
-  addShelved(breaker: CircuitBreaker): { halfOpen: number; forcedOpen: number } {
-    const stats = breaker.stats();
-    const { halfOpen, forcedOpen } = stats.rejectionsByReason;
+  addShelved(breaker: CircuitBreaker): number {
+    // Read without `stats()`: shelving happens on every eviction from the live set.
+    const [halfOpen, forcedOpen] = breaker.rejectionsNotOpen();
     this.rejectedHalfOpen += halfOpen;
     this.rejectedForced += forcedOpen;
-    STATE_NAMES.forEach((state, i) => {
-      this.transitionsTo[i]! += stats.transitionsTo[state];
-    });
-    return { halfOpen, forcedOpen };
+    const entered = breaker.transitionCounts();
+    if (entered !== undefined) for (let i = 0; i < 6; i++) this.transitionsTo[i]! += entered[i]!;
+    return halfOpen + forcedOpen;
   }
 }
 

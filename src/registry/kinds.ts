@@ -57,8 +57,7 @@ export class BreakerKind implements KeyedKind<CircuitBreaker> {
     if (!breaker.exportIdle(store, at)) return false;
     // The numbers kept hold rejections but not their reasons nor the transitions: those go to
     // the retired counts, and the rejections kept are those of an open breaker.
-    const { halfOpen, forcedOpen } = this.retired.addShelved(breaker);
-    store[at + 4]! -= halfOpen + forcedOpen;
+    store[at + 4]! -= this.retired.addShelved(breaker);
     // Calls this breaker admitted may still be in flight: their outcomes go to whichever
     // breaker holds the key when they end, counted as calls of the generation they started in.
     const token = breaker.generation;

@@ -430,3 +430,33 @@ describe('shelved keys', () => {
     expect(keyed(registry)).toHaveLength(0);
   });
 });
+
+describe('key index', () => {
+  it('keeps keys that name object internals or array indexes apart, and forgets them on eviction', () => {
+    const clock = new ManualClock();
+    const registry = new Registry({ keys: { maxKeys: 1_000 } }, { clock });
+    const keys = [
+      '__proto__',
+      'constructor',
+      'hasOwnProperty',
+      'toString',
+      '0',
+      '4294967295',
+      '1e3',
+      '-1',
+      '',
+    ];
+    const made = keys.map((k) => registry.keyedCircuitBreaker('hosts', k));
+    expect(new Set(made).size).toBe(keys.length);
+    keys.forEach((k, i) => {
+      expect(registry.keyedCircuitBreaker('hosts', k)).toBe(made[i]);
+    });
+    expect(Object.getPrototypeOf({})).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).constructor).toBe(Object);
+    registry.keyedCircuitBreaker('hosts', '__proto__').trip();
+    registry.reconfigure({ keys: { maxKeys: 1 } });
+    // Only the open breaker is protected from eviction.
+    expect(keyed(registry).map((e) => e.key)).toEqual(['__proto__']);
+    expect(registry.keyedCircuitBreaker('hosts', 'constructor')).not.toBe(made[1]);
+  });
+});

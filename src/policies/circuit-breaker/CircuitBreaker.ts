@@ -342,6 +342,11 @@ export class CircuitBreaker implements Gate, Sleeper {
       : { ...stats, latency: this.latency.toJSON() };
   }
 
+  /** @internal Refusals by a half-open breaker and by a forced-open one, without a `stats()`. */
+  rejectionsNotOpen(): [halfOpen: number, forcedOpen: number] {
+    return [this.nRejectedHalfOpen, this.nRejectedForced];
+  }
+
   /** @internal Transitions counted so far, by state entered (index: state code). */
   transitionCounts(): readonly number[] | undefined {
     return this.entered;
