@@ -132,29 +132,30 @@ export async function until(check: () => boolean, timeoutMs = 5000): Promise<voi
 }
 
 /** Runs `count` failing calls through the breaker `name` (keyed under `key` if given). */
-export async function fail(
-  registry: Registry,
-  name: string,
-  count: number,
-  key?: string,
-): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    const breaker =
-      key === undefined ? registry.circuitBreaker(name) : registry.keyedCircuitBreaker(name, key);
-    await pipeline(breaker).tryExecute(() => Promise.reject(new Error('down')));
-  }
+export function fail(registry: Registry, name: string, count: number, key?: string): Promise<void> {
+  return run(registry, name, count, key, () => Promise.reject(new Error('down')));
 }
 
 /** Runs `count` successful calls through the breaker `name` (keyed under `key` if given). */
-export async function succeed(
+export function succeed(
   registry: Registry,
   name: string,
   count: number,
   key?: string,
 ): Promise<void> {
+  return run(registry, name, count, key, () => Promise.resolve('ok'));
+}
+
+async function run(
+  registry: Registry,
+  name: string,
+  count: number,
+  key: string | undefined,
+  call: () => Promise<unknown>,
+): Promise<void> {
   for (let i = 0; i < count; i++) {
     const breaker =
       key === undefined ? registry.circuitBreaker(name) : registry.keyedCircuitBreaker(name, key);
-    await pipeline(breaker).tryExecute(() => Promise.resolve('ok'));
+    await pipeline(breaker).tryExecute(call);
   }
 }
