@@ -3,7 +3,7 @@
  * and prints a table of ns/op and bytes/op with the overhead over a bare call and the budgets.
  *
  *   node benchmarks/run.mjs [--quick] [--runs N] [--alloc-runs N] [--filter REGEX]
- *                           [--json FILE] [--doc FILE]
+ *                           [--cpu N|auto|none] [--json FILE] [--doc FILE]
  *
  * `npm run bench` builds the library first; this script builds it only when dist/ is missing,
  * and installs benchmarks/ dependencies (npm ci) when they are missing.
@@ -15,6 +15,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { checkBudgets } from './lib/budgets.mjs';
+import { chooseCpu, pinned } from './lib/cpu.mjs';
 import { renderDoc } from './lib/doc.mjs';
 import {
   benchDir,
@@ -34,6 +35,9 @@ const USAGE = `usage: node benchmarks/run.mjs [options]
   --runs N          timing processes per scenario (default 3)
   --alloc-runs N    allocation processes per scenario (default 1; allocation is deterministic)
   --filter REGEX    only scenarios whose id (file name) matches
+  --cpu N|auto|none pin the measuring processes to core N with taskset (Linux); auto (the
+                    default, but none with --quick) picks the core where an await loop runs
+                    fastest; none leaves them to the scheduler
   --json FILE       also write the results as JSON
   --doc FILE        also write the markdown report (docs/benchmarks.md)`;
 
@@ -43,6 +47,7 @@ const { values } = parseArgs({
     runs: { type: 'string' },
     'alloc-runs': { type: 'string' },
     filter: { type: 'string' },
+    cpu: { type: 'string' },
     json: { type: 'string' },
     doc: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
@@ -74,6 +79,32 @@ ensureBuilt();
 // Every process of the run, this one included, loads the library from one copy of dist/.
 process.env.BREAKWATER_DIST = snapshotDist();
 
+const cpuChoice = values.cpu ?? (quick ? 'none' : 'auto');
+if (!/^(auto|none|\d+)$/.test(cpuChoice)) {
+  console.error(`--cpu must be a core number, auto or none, got ${cpuChoice}\n${USAGE}`);
+  process.exit(2);
+}
+/**
+ * Chooses the core for the next round: the fastest core can change during a long run on a
+ * virtual machine, so it is chosen again before each round.
+ */
+function pinRound() {
+  const p = chooseCpu(cpuChoice);
+  process.stderr.write(
+    p.cpu === null
+      ? `measuring processes not pinned: ${p.reason}\n`
+      : `measuring processes pinned to core ${p.cpu} (${p.reason}${
+          p.calibration.length > 0
+            ? `: ${p.calibration.map((c) => `core ${c.cpu} ${c.nsPerAwait} ns`).join(', ')}`
+            : ''
+        })\n`,
+  );
+  pinnings.push(p);
+  return p;
+}
+const pinnings = [];
+let pinning;
+
 const scenarioDir = join(benchDir, 'scenarios');
 const scenarios = [];
 for (const name of readdirSync(scenarioDir).filter((f) => f.endsWith('.mjs'))) {
@@ -88,6 +119,7 @@ for (const name of readdirSync(scenarioDir).filter((f) => f.endsWith('.mjs'))) {
     order: mod.order ?? 100,
     notImplemented: mod.notImplemented ?? [],
     memory: mod.memory === true,
+    pinned: mod.pinned !== false,
     time: [],
     alloc: [],
   });
@@ -137,7 +169,8 @@ function runChildOnce(scenario, mode) {
     ...(quick ? ['--quick'] : []),
   ];
   const started = Date.now();
-  const r = spawnSync(process.execPath, args, {
+  const [command, commandArgs] = pinned(scenario.pinned ? pinning.cpu : null, args);
+  const r = spawnSync(command, commandArgs, {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     timeout: quick ? 60_000 : 900_000,
@@ -160,6 +193,7 @@ const rounds = Math.max(runs, allocRuns);
 try {
   for (let round = 1; round <= rounds; round++) {
     process.stderr.write(`round ${round}/${rounds}\n`);
+    pinning = pinRound();
     for (const s of scenarios) {
       // A memory scenario times its own rows in its allocation runs.
       if (round <= runs && !s.memory) s.time.push(runChild(s, 'time'));
@@ -177,7 +211,7 @@ const { breakwaterConfigs } = await import('./lib/pipelines.mjs');
 
 const rows = aggregate(scenarios);
 const report = {
-  machine: machine(),
+  machine: { ...machine(), pinning: pinnings },
   library: library(),
   versions: installedVersions(),
   dependencies: JSON.parse(readFileSync(join(benchDir, 'package.json'), 'utf8')).dependencies,

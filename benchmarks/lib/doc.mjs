@@ -568,6 +568,27 @@ ${lines.join('\n')}
 `;
 }
 
+/** How the measuring processes were placed on the cores, per round (see lib/cpu.mjs). */
+function pinningLine(rounds) {
+  if (rounds === undefined || rounds.length === 0)
+    return 'Measuring processes not pinned to a core';
+  if (rounds[0].cpu === null)
+    return `Measuring processes not pinned to a core (${rounds[0].reason})`;
+  if (rounds[0].calibration.length === 0) {
+    return `Every measuring process ran pinned to core ${rounds[0].cpu} with \`taskset\` (${rounds[0].reason})`;
+  }
+  const each = rounds
+    .map((p, i) => {
+      const cal = p.calibration.map((c) => `${c.nsPerAwait} ns on core ${c.cpu}`).join(', ');
+      return `round ${i + 1} on core ${p.cpu} (${cal})`;
+    })
+    .join('; ');
+  return `Every measuring process ran pinned to one core with \`taskset\`, ${rounds[0].reason}, chosen again
+  before each round (an await loop, per call: ${each}). The cores of a virtual machine can differ by half on
+  promise-heavy code, and a process left to the scheduler landed on either. The Redis scenario is not pinned:
+  its server would share the core`;
+}
+
 export function renderDoc(report) {
   const m = report.machine;
   const lib = report.library;
@@ -596,6 +617,7 @@ Absolute nanoseconds belong to this machine; the overheads, ratios and bytes car
   inflated and noisier than on an idle machine; overheads are taken within each process, which cancels part of it`
       : ''
   }
+- ${pinningLine(m.pinning)}
 - breakwater ${lib.version}${lib.commit ? ` (commit ${lib.commit})` : ''}, built by \`npm run build\` and loaded from \`dist/\`
 - Peers and tools, as installed in \`benchmarks/node_modules\` (\`benchmarks/package.json\` and its lock file pin them;
   cockatiel 3 is installed under the alias \`cockatiel3\`):

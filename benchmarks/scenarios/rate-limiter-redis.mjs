@@ -47,6 +47,11 @@ export const title = 'Rate limiter in Redis: decisions per second, latency and r
 export const order = 9.5;
 /** Measured by its own rows, in allocation runs only (see measure.mjs, kind 'memory'). */
 export const memory = true;
+/**
+ * Not pinned to one core (see lib/cpu.mjs): the redis-server it starts would inherit the pin
+ * and share that core with the client, which is not how either runs in production.
+ */
+export const pinned = false;
 
 const serverVersion = redisServerVersion();
 

@@ -120,7 +120,7 @@ function captureWait(resolve: () => void, reject: (reason: unknown) => void): vo
   capturing!.waitResolve = resolve;
   capturing!.waitReject = reject;
 }
-let capturingOuter: DeferredExecution | undefined;
+let capturingOuter: Execution | undefined;
 function captureOuter(resolve: (value: unknown) => void, reject: (reason: unknown) => void): void {
   capturingOuter!.outerResolve = resolve;
   capturingOuter!.outerReject = reject;
@@ -147,6 +147,10 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
   private readonly more: number[] | undefined;
   private controller: AbortController | undefined = undefined;
   private detour: Detour | undefined = undefined;
+  /** @internal Deferred mode: the settle functions of the promise the caller awaits. */
+  outerResolve: ((value: unknown) => void) | undefined = undefined;
+  /** @internal */
+  outerReject: ((reason: unknown) => void) | undefined = undefined;
 
   constructor(
     private readonly core: PipelineCore,
@@ -194,7 +198,7 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
     }
     let outer: Promise<unknown> | undefined;
     if (core.deferred) {
-      capturingOuter = this as unknown as DeferredExecution;
+      capturingOuter = this;
       outer = new Promise(captureOuter);
       capturingOuter = undefined;
     }
@@ -665,11 +669,11 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
   private settle(): void {
     if ((this.flags & F_DONE) !== 0) return;
     this.cleanup();
-    const d = this as unknown as DeferredExecution;
     const ok = (this.flags & F_OK) !== 0;
-    if ((this.flags & F_TRY) !== 0) d.outerResolve!(ok ? success(this.value) : failure(this.value));
-    else if (ok) d.outerResolve!(this.value);
-    else d.outerReject!(this.value);
+    if ((this.flags & F_TRY) !== 0)
+      this.outerResolve!(ok ? success(this.value) : failure(this.value));
+    else if (ok) this.outerResolve!(this.value);
+    else this.outerReject!(this.value);
   }
 
   private cleanup(): void {
@@ -701,13 +705,4 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
       ? core.clock.now()
       : NO_TIME;
   }
-}
-
-/**
- * @internal An execution whose pipeline may settle the call before the function does (an
- * aggressive timeout): it also holds the settle functions of the promise the caller awaits.
- */
-export class DeferredExecution extends Execution {
-  outerResolve: ((value: unknown) => void) | undefined = undefined;
-  outerReject: ((reason: unknown) => void) | undefined = undefined;
 }

@@ -8,14 +8,7 @@ import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
 import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 import { type ExecuteOptions, type ExecutionContext, SharedContext } from './context.js';
-import {
-  DeferredExecution,
-  Execution,
-  NO_SLOT,
-  type PipelineCore,
-  type Step,
-  SYNC,
-} from './Execution.js';
+import { Execution, NO_SLOT, type PipelineCore, type Step, SYNC } from './Execution.js';
 import { LatencySampler } from './LatencySampler.js';
 import { type Gate, NO_TIME, Outcome, StepKind } from './protocol.js';
 import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
@@ -57,6 +50,8 @@ export class Pipeline {
   /** Only gates that never wait, and fallbacks: `executeSync` is allowed. */
   private readonly syncCapable: boolean;
   private readonly gates: readonly Gate[];
+  /** The gate of a gates-only pipeline of one gate that times no call, else undefined. */
+  private readonly soleGate: Gate | undefined;
   private readonly shared = new SharedContext();
   private handlers: GateHandlers | undefined = undefined;
   private readonly tokens: number[];
@@ -122,6 +117,10 @@ export class Pipeline {
       (s): s is CircuitBreaker | Bulkhead | RateLimiter => s.stepKind === StepKind.Gate,
     );
     this.gatesOnly = this.gates.length === steps.length && !needsStartTime && !waits;
+    this.soleGate =
+      this.gatesOnly && this.gates.length === 1 && sampler === undefined
+        ? this.gates[0]
+        : undefined;
     this.syncCapable = steps.every(
       (s) => s.stepKind === StepKind.Fallback || (s.stepKind === StepKind.Gate && !s.mayWait),
     );
@@ -148,6 +147,10 @@ export class Pipeline {
     options?: ExecuteOptions,
   ): Promise<T> {
     const signal = options?.signal;
+    const sole = this.soleGate;
+    if (sole !== undefined && signal === undefined) {
+      return this.executeSoleGate(sole, fn) as Promise<T>;
+    }
     let timed = false;
     if (this.gatesOnly && signal === undefined) {
       const sampler = this.core.sampler;
@@ -155,12 +158,7 @@ export class Pipeline {
         return this.executeGates(fn, false) as Promise<T>;
       timed = true;
     }
-    const exec = new (this.core.deferred ? DeferredExecution : Execution)(
-      this.core,
-      fn,
-      signal,
-      false,
-    );
+    const exec = new Execution(this.core, fn, signal, false);
     if (timed) exec.markTimed();
     const next = exec.run();
     if (next !== SYNC) return next as Promise<T>;
@@ -185,12 +183,7 @@ export class Pipeline {
       }
       timed = true;
     }
-    const exec = new (this.core.deferred ? DeferredExecution : Execution)(
-      this.core,
-      fn,
-      signal,
-      true,
-    );
+    const exec = new Execution(this.core, fn, signal, true);
     if (timed) exec.markTimed();
     const next = exec.run();
     if (next !== SYNC) return next as Promise<ExecutionResult<T>>;
@@ -324,20 +317,64 @@ export class Pipeline {
     let h = this.handlers;
     if (h === undefined || !sameTokens(h.tokens, tokens))
       h = this.handlers = this.makeHandlers(tokens.slice());
+    return this.callGated(fn, h, tryMode);
+  }
+
+  /**
+   * {@link executeGates} for the most common pipeline, a single gate (a breaker on its own),
+   * without the loops over arrays of one.
+   */
+  private executeSoleGate(
+    gate: Gate,
+    fn: (context: ExecutionContext) => unknown,
+  ): Promise<unknown> {
+    const token = gate.admit(NO_TIME);
+    if (token < 0) return Promise.reject(gate.rejection());
+    let h = this.handlers;
+    if (h === undefined || h.tokens[0] !== token) {
+      h = this.handlers = oneGateHandlers(gate, [token]);
+    }
     let result: unknown;
     try {
       result = fn(this.shared);
     } catch (error) {
-      try {
-        h.err(error);
-      } catch {
-        // h.err rethrows by design.
-      }
-      return tryMode ? Promise.resolve(failure(error)) : Promise.reject(error);
+      return this.gatedThrew(h, error, false);
+    }
+    return result instanceof Promise
+      ? result.then(h.ok, h.err)
+      : this.gatedReturned(h, result, false);
+  }
+
+  /** Calls `fn` once its gates admitted it; `h` release them when it settles. */
+  private callGated(
+    fn: (context: ExecutionContext) => unknown,
+    h: GateHandlers,
+    tryMode: boolean,
+  ): Promise<unknown> {
+    let result: unknown;
+    try {
+      result = fn(this.shared);
+    } catch (error) {
+      return this.gatedThrew(h, error, tryMode);
     }
     // Native promises first: their `then` already returns a native promise.
     if (result instanceof Promise)
       return tryMode ? result.then(h.tryOk, h.tryErr) : result.then(h.ok, h.err);
+    return this.gatedReturned(h, result, tryMode);
+  }
+
+  /** A gated `fn` threw: release the gates and fail. */
+  private gatedThrew(h: GateHandlers, error: unknown, tryMode: boolean): Promise<unknown> {
+    try {
+      h.err(error);
+    } catch {
+      // h.err rethrows by design.
+    }
+    return tryMode ? Promise.resolve(failure(error)) : Promise.reject(error);
+  }
+
+  /** A gated `fn` returned something other than a native promise: a value or a thenable. */
+  private gatedReturned(h: GateHandlers, result: unknown, tryMode: boolean): Promise<unknown> {
     if (isThenable(result)) {
       const p = Promise.resolve(result);
       return tryMode ? p.then(h.tryOk, h.tryErr) : p.then(h.ok, h.err);

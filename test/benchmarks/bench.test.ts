@@ -52,8 +52,20 @@ interface Budget {
   pass: boolean | null;
   checks: { against?: string; ratio?: number | null; pass: boolean | null }[];
 }
+interface Pinning {
+  cpu: number | null;
+  calibration: { cpu: number; nsPerAwait: number }[];
+  reason: string;
+}
 interface Report {
-  machine: { node: string; v8: string; cpu: string; cores: number; os: string };
+  machine: {
+    node: string;
+    v8: string;
+    cpu: string;
+    cores: number;
+    os: string;
+    pinning: Pinning[];
+  };
   versions: Record<string, string | null>;
   configs: { library: string; use: string; source: string }[];
   rows: Row[];
@@ -87,7 +99,7 @@ let stdout = '';
 beforeAll(async () => {
   const run = await promisify(execFile)(
     process.execPath,
-    ['benchmarks/run.mjs', '--quick', '--json', jsonFile],
+    ['benchmarks/run.mjs', '--quick', '--cpu', 'auto', '--json', jsonFile],
     // About 40 s on an idle 2-core machine (a few more when benchmarks/ dependencies must be
     // installed first); the limit leaves room for a busy one.
     { cwd: root, timeout: 110_000, maxBuffer: 16 * 2 ** 20 },
@@ -128,6 +140,20 @@ describe('npm run bench -- --quick --json FILE', () => {
     expect(
       report.absent.filter((a) => !(redisMissing && a.scenario === 'rate-limiter-redis')),
     ).toEqual([]);
+  });
+
+  it('pins the measuring processes to the core where a calibration await loop ran fastest', () => {
+    const [pinning] = report.machine.pinning;
+    // taskset (util-linux) is part of every Linux install this suite runs on.
+    if (process.platform !== 'linux' || report.machine.cores < 2) {
+      expect(pinning?.cpu).toBeNull();
+      return;
+    }
+    expect(report.machine.pinning).toHaveLength(1);
+    expect(pinning?.calibration.length).toBe(report.machine.cores);
+    const fastest = Math.min(...(pinning?.calibration ?? []).map((c) => c.nsPerAwait));
+    expect(pinning?.calibration.find((c) => c.cpu === pinning.cpu)?.nsPerAwait).toBe(fastest);
+    expect(fastest).toBeGreaterThan(0);
   });
 
   it('reads the installed version of every benchmark dependency, both cockatiel lines included', () => {
