@@ -6,7 +6,7 @@ import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { NO_RETRY, type RetryPolicy } from '../policies/retry/RetryPolicy.js';
 import { TimeoutError } from '../policies/timeout/errors.js';
 import type { TimedExecution, TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
-import { type ExecutionContext, neverAbortedSignal } from './context.js';
+import { AttemptContext } from './context.js';
 import type { LatencySampler } from './LatencySampler.js';
 import {
   NO_TIME,
@@ -38,6 +38,8 @@ export interface PipelineCore {
   readonly clock: Clock;
   /** Some step needs the time a call starts: one reading is shared by all of them. */
   readonly needsStartTime: boolean;
+  /** Records of finished executions, ready for the next call (see {@link Execution.recycle}). */
+  readonly pool: Execution[];
   /** Some step needs the time every call ends (to time it). */
   readonly needsEndTime: boolean;
   /**
@@ -82,6 +84,9 @@ const F_TRY = 4;
 const F_IN_FLIGHT = 8;
 /** The pipeline already picked this call to be timed (see {@link LatencySampler}). */
 const F_TIMED = 16;
+
+/** Records a pipeline keeps for reuse: enough for the calls one pipeline has in flight at once. */
+const POOL_SIZE = 32;
 
 /** An attempt abandoned by an aggressive timeout, still holding permits of the inner steps. */
 interface Abandoned {
@@ -130,36 +135,78 @@ function captureOuter(resolve: (value: unknown) => void, reject: (reason: unknow
  * @internal One call through a pipeline. It walks the steps outer-to-inner on the way in
  * (`enter`) and inner-to-outer on the way out (`unwind`), in loops rather than nested async
  * wrappers, so an async call costs one promise reaction however many policies there are.
- * The execution is also the context handed to the function, so no second object is needed.
  *
- * The record is kept small because every call allocates one: per-step numbers live in four
- * fields (an array only for larger pipelines), flags share one integer, and what only waits,
- * deadlines and cancellation need lives in a {@link Detour} made on first use.
+ * A record serves one call at a time and is reused by later calls of its pipeline (see
+ * {@link Execution.obtain} and {@link Execution.recycle}), so a call allocates neither it nor
+ * the pair of promise handlers bound to it. What the function receives is a separate
+ * {@link AttemptContext} per attempt: a function that keeps its context past the call never
+ * sees the record serve another call. Per-step numbers live in four fields (an array only for
+ * larger pipelines), flags share one integer, and what only waits, deadlines and cancellation
+ * need lives in a {@link Detour} made on first use.
+ *
+ * Policies and queues that hold a record past the call (a deadline queue's entry not yet
+ * dropped, a bulkhead queue's) recognise a reused one by its stamps: each registration gets a
+ * new stamp, and an entry is live only while the record's slot still holds that stamp.
  */
-export class Execution implements ExecutionContext, TimedExecution, WaitingExecution {
+export class Execution implements TimedExecution, WaitingExecution {
   attempt = 1;
   value: unknown = undefined;
-  private flags: number;
+  private flags = 0;
   private s0 = 0;
   private s1 = 0;
   private s2 = 0;
   private s3 = 0;
   private readonly more: number[] | undefined;
-  private controller: AbortController | undefined = undefined;
+  private fn: ((context: AttemptContext) => unknown) | undefined = undefined;
+  private callerSignal: AbortSignal | undefined = undefined;
+  /** The context of the attempt in flight, until it ends or is abandoned. */
+  private context: AttemptContext | undefined = undefined;
   private detour: Detour | undefined = undefined;
   /** @internal Deferred mode: the settle functions of the promise the caller awaits. */
   outerResolve: ((value: unknown) => void) | undefined = undefined;
   /** @internal */
   outerReject: ((reason: unknown) => void) | undefined = undefined;
+  // Made once per record, not per call.
+  private readonly onOk = (value: unknown): unknown => this.resume(0, true, value);
+  private readonly onErr = (error: unknown): unknown => this.resume(0, false, error);
 
-  constructor(
-    private readonly core: PipelineCore,
-    private readonly fn: (context: ExecutionContext) => unknown,
-    private readonly callerSignal: AbortSignal | undefined,
-    tryMode: boolean,
-  ) {
-    this.flags = tryMode ? F_TRY : 0;
+  private constructor(private readonly core: PipelineCore) {
     this.more = core.slotCount > 4 ? new Array(core.slotCount - 4).fill(0) : undefined;
+  }
+
+  /** A record for one call of `fn`: a pooled one, or a new one. */
+  static obtain(
+    core: PipelineCore,
+    fn: (context: AttemptContext) => unknown,
+    callerSignal: AbortSignal | undefined,
+    tryMode: boolean,
+  ): Execution {
+    const exec = core.pool.length > 0 ? core.pool.pop()! : new Execution(core);
+    exec.fn = fn;
+    exec.callerSignal = callerSignal;
+    exec.flags = tryMode ? F_TRY : 0;
+    return exec;
+  }
+
+  /**
+   * Gives the finished record back to its pipeline, emptied of the call's values so the pool
+   * keeps nothing of them alive. Not called for a record with an abandoned attempt: its
+   * handlers may still run.
+   */
+  recycle(): void {
+    const pool = this.core.pool;
+    if (pool.length >= POOL_SIZE) return;
+    // The slots need no reset: a call writes each before it reads it, and a finished call
+    // leaves its timeout slots at 0. `attempt` changes only in pipelines with a retry, whose
+    // step sets it to 1 on the way in.
+    this.value = undefined;
+    this.fn = undefined;
+    this.callerSignal = undefined;
+    this.context = undefined;
+    this.detour = undefined;
+    this.outerResolve = undefined;
+    this.outerReject = undefined;
+    pool.push(this);
   }
 
   /** @internal Times this call for latency histograms, whatever the sampler says. */
@@ -170,18 +217,6 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
   /** True when the execution finished successfully (valid once it finished). */
   get ok(): boolean {
     return (this.flags & F_OK) !== 0;
-  }
-
-  get signal(): AbortSignal {
-    let c = this.controller;
-    if (c === undefined) {
-      if (!this.core.ownSignal) return this.callerSignal ?? neverAbortedSignal();
-      c = new AbortController();
-      this.controller = c;
-      const reason = this.detour?.abortReason;
-      if (reason !== undefined) c.abort(reason);
-    }
-    return c.signal;
   }
 
   /** Starts the execution: SYNC when it finished at once (see `ok`/`value`), else a promise. */
@@ -300,9 +335,13 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
 
   private call(): Next {
     const core = this.core;
+    const context = new AttemptContext(this.attempt, this.core.ownSignal, this.callerSignal);
+    const reason = this.detour?.abortReason;
+    if (reason !== undefined) context.abort(reason);
+    this.context = context;
     let result: unknown;
     try {
-      result = this.fn(this);
+      result = this.fn!(context);
     } catch (error) {
       return this.unwind(core.steps.length - 1, false, error, this.endTime());
     }
@@ -316,18 +355,9 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
           (error) => this.resume(seq, false, error),
         );
       }
-      // Bound methods cost less memory than a pair of closures sharing a context.
-      return toPromise(result).then(this.resumeOk.bind(this), this.resumeErr.bind(this));
+      return toPromise(result).then(this.onOk, this.onErr);
     }
     return this.unwind(core.steps.length - 1, true, result, this.endTime());
-  }
-
-  private resumeOk(value: unknown): unknown {
-    return this.resume(0, true, value);
-  }
-
-  private resumeErr(error: unknown): unknown {
-    return this.resume(0, false, error);
   }
 
   private resume(seq: number, ok: boolean, value: unknown): unknown {
@@ -368,10 +398,10 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
         case StepKind.Timeout: {
           const timeout = step as TimeoutPolicy;
           const slot = core.slotOf[i]!;
-          const passed = this.get(slot) === PASSED;
+          const stamp = this.get(slot);
           this.set(slot, 0);
-          timeout.done();
-          if (passed && !ok) {
+          timeout.done(stamp);
+          if (stamp === PASSED && !ok) {
             // Reject with the very error the signal was aborted with (they differ in debug mode).
             const reason = this.detour?.abortReason;
             value =
@@ -433,7 +463,7 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
     if (!d.callerAborted) {
       // The next attempt gets a fresh signal if an inner timeout aborted the last one.
       d.abortReason = undefined;
-      this.controller = undefined;
+      this.context = undefined;
     }
     const wait = this.startWait(step);
     const retry = this.core.steps[step] as RetryPolicy;
@@ -583,8 +613,7 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
 
   private abortAttempt(reason: unknown): void {
     this.d.abortReason = reason;
-    const c = this.controller;
-    if (c !== undefined && !c.signal.aborted) c.abort(reason);
+    this.context?.abort(reason);
   }
 
   /**
@@ -603,8 +632,8 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
     d.seq++;
     this.flags &= ~F_IN_FLIGHT;
     if (!d.callerAborted) {
-      this.controller = undefined;
       d.abortReason = undefined;
+      this.context = undefined;
     }
     const next = step < 0 ? this.failNow(error) : this.unwind(step, false, error, this.endTime());
     this.finishOrChain(next);
@@ -641,7 +670,8 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
           value,
         );
       } else if (step.stepKind === StepKind.Timeout) {
-        step.done();
+        // Its deadline was given up when the attempt was abandoned.
+        step.done(0);
       }
     }
   }
@@ -659,10 +689,12 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
       return undefined;
     }
     this.cleanup();
-    const ok = (this.flags & F_OK) !== 0;
-    if ((this.flags & F_TRY) !== 0) return ok ? success(this.value) : failure(this.value);
-    if (ok) return this.value;
-    throw this.value;
+    const flags = this.flags;
+    const value = this.value;
+    this.recycle();
+    if ((flags & F_TRY) !== 0) return (flags & F_OK) !== 0 ? success(value) : failure(value);
+    if ((flags & F_OK) !== 0) return value;
+    throw value;
   }
 
   /** Deferred mode: settles the outer promise once. */
@@ -674,6 +706,8 @@ export class Execution implements ExecutionContext, TimedExecution, WaitingExecu
       this.outerResolve!(ok ? success(this.value) : failure(this.value));
     else if (ok) this.outerResolve!(this.value);
     else this.outerReject!(this.value);
+    // An abandoned attempt still in flight will come back to this record.
+    if (this.detour?.abandoned === undefined || this.detour.abandoned.length === 0) this.recycle();
   }
 
   private cleanup(): void {

@@ -108,6 +108,7 @@ export class Pipeline {
       needsStartTime,
       needsEndTime,
       sampler,
+      pool: [],
       ...assignSlots(steps, needsEndTime || sampler !== undefined),
       deferred,
       ownSignal,
@@ -158,11 +159,14 @@ export class Pipeline {
         return this.executeGates(fn, false) as Promise<T>;
       timed = true;
     }
-    const exec = new Execution(this.core, fn, signal, false);
+    const exec = Execution.obtain(this.core, fn, signal, false);
     if (timed) exec.markTimed();
     const next = exec.run();
     if (next !== SYNC) return next as Promise<T>;
-    return exec.ok ? Promise.resolve(exec.value as T) : Promise.reject(exec.value);
+    const ok = exec.ok;
+    const value = exec.value;
+    exec.recycle();
+    return ok ? Promise.resolve(value as T) : Promise.reject(value);
   }
 
   /**
@@ -183,11 +187,14 @@ export class Pipeline {
       }
       timed = true;
     }
-    const exec = new Execution(this.core, fn, signal, true);
+    const exec = Execution.obtain(this.core, fn, signal, true);
     if (timed) exec.markTimed();
     const next = exec.run();
     if (next !== SYNC) return next as Promise<ExecutionResult<T>>;
-    return Promise.resolve(exec.ok ? success(exec.value as T) : failure(exec.value));
+    const ok = exec.ok;
+    const value = exec.value;
+    exec.recycle();
+    return Promise.resolve(ok ? success(value as T) : failure(value));
   }
 
   /**

@@ -23,6 +23,41 @@ export function neverAbortedSignal(): AbortSignal {
   return never;
 }
 
+/**
+ * @internal What the function gets for one attempt through a pipeline's general path. It is
+ * its own small object rather than the execution record, which is reused by later calls: a
+ * function that keeps its context keeps this attempt's number and signal and nothing else.
+ */
+export class AttemptContext implements ExecutionContext {
+  private controller: AbortController | undefined = undefined;
+  private reason: unknown = undefined;
+
+  constructor(
+    readonly attempt: number,
+    /** A timeout may abort the attempt, so it has a signal of its own. */
+    private readonly own: boolean,
+    private readonly callerSignal: AbortSignal | undefined,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (!this.own) return this.callerSignal ?? neverAbortedSignal();
+    let c = this.controller;
+    if (c === undefined) {
+      c = new AbortController();
+      this.controller = c;
+      if (this.reason !== undefined) c.abort(this.reason);
+    }
+    return c.signal;
+  }
+
+  /** The attempt is cut short (deadline, caller's abort): its signal aborts, once. */
+  abort(reason: unknown): void {
+    if (this.reason !== undefined) return;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+}
+
 /** @internal The context of a first attempt with only the caller's signal. */
 export class CallerContext implements ExecutionContext {
   readonly attempt = 1;

@@ -126,6 +126,21 @@ export class DeadlineQueue<T> {
     this.unstamped = 0;
   }
 
+  /**
+   * The waiter stamped `stamp` is done. In the common case it is the head (calls finishing in
+   * the order they started), dropped without asking `isLive`; then dead entries are pruned.
+   */
+  release(stamp: number): void {
+    const h = this.head;
+    if (this.count > 0 && this.stamps[h] === stamp) {
+      this.targets[h] = undefined;
+      this.head = (h + 1) & (this.targets.length - 1);
+      this.count--;
+      if (this.unstamped > this.count) this.unstamped = this.count;
+    }
+    this.prune();
+  }
+
   /** Drops dead entries from the head, so a queue of finished calls does not grow. */
   prune(): void {
     const mask = this.targets.length - 1;

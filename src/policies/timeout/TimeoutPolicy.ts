@@ -170,9 +170,12 @@ export class TimeoutPolicy {
     );
   }
 
-  /** @internal An execution stopped waiting on its deadline. */
-  done(): void {
-    this.queue.prune();
+  /**
+   * @internal An execution stopped waiting on the deadline it registered with `stamp` (0 when
+   * it passed or was given up).
+   */
+  done(stamp: number): void {
+    this.queue.release(stamp);
   }
 
   /** @internal The error a timed-out call fails with. */

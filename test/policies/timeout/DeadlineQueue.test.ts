@@ -30,6 +30,29 @@ function setup(ms: number, onExpire?: (w: Waiter, q: DeadlineQueue<Waiter>) => v
 }
 
 describe('DeadlineQueue', () => {
+  it('release(stamp) drops its entry at the head at once, and one behind the head once it gets there', () => {
+    const { clock, queue, expired, add } = setup(100);
+    const a = add('a');
+    const b = add('b');
+    const c = add('c');
+    // b finishes first: its entry waits behind a's, still held.
+    const bStamp = b.stamp;
+    b.stamp = 0;
+    queue.release(bStamp);
+    expect(queue.size).toBe(3);
+    // a finishes: dropped, and b's dead entry behind it too.
+    const aStamp = a.stamp;
+    a.stamp = 0;
+    queue.release(aStamp);
+    expect(queue.size).toBe(1);
+    // A stamp the queue does not hold at its head changes nothing live.
+    queue.release(123_456);
+    expect(queue.size).toBe(1);
+    clock.advance(100);
+    expect(expired).toEqual([['c', 0, 100]]);
+    expect(c.stamp).toBeGreaterThan(0);
+  });
+
   it('arms one timer for any number of entries and expires them in order at their deadlines', () => {
     const { clock, queue, expired, add } = setup(100);
     expect(queue.armed).toBe(false);
