@@ -471,8 +471,9 @@ function missNotes(report) {
         `budget allows ${ns(op.overheadNs / 5)}; breakwater adds ${ns(coop.overheadNs)} (cooperative) and ` +
         `${ns(aggr.overheadNs)} (aggressive). A cooperative timeout reads no clock per call` +
         `${clock ? ` (a reading would cost ${ns(clock.nsPerOp)})` : ''}: it records the call in the policy's shared ` +
-        'queue, stamped at the next tick of its one timer, and allocates a per-call execution record with ' +
-        `two bound handlers (${plus(coop.overheadBytes, bytes)} in all)` +
+        'queue, stamped at the next tick of its one timer, reuses a pooled execution record whose promise ' +
+        'handlers are bound once, and allocates only the small context the function receives ' +
+        `(${plus(coop.overheadBytes, bytes)} in all)` +
         `${then ? `, on top of the derived promise any async wrapper pays (${ns(then.overheadNs)})` : ''}.`;
       s +=
         ` The aggressive strategy costs ${plus(aggr.overheadNs - coop.overheadNs, ns)} and ` +
