@@ -19,6 +19,8 @@ export type Policy = Step;
 /** Handlers for the promise of an async call through a gates-only pipeline, per token set. */
 interface GateHandlers {
   readonly tokens: number[];
+  /** The first token: the only one of a pipeline of one gate. */
+  readonly token: number;
   readonly ok: (value: unknown) => unknown;
   readonly err: (error: unknown) => never;
   readonly tryOk: (value: unknown) => ExecutionResult<unknown>;
@@ -50,7 +52,10 @@ export class Pipeline {
   /** Only gates that never wait, and fallbacks: `executeSync` is allowed. */
   private readonly syncCapable: boolean;
   private readonly gates: readonly Gate[];
-  /** The gate of a gates-only pipeline of one gate that times no call, else undefined. */
+  /**
+   * The gate of a gates-only pipeline of one gate that times no call, else undefined: such a
+   * pipeline goes straight to {@link executeSoleGate}.
+   */
   private readonly soleGate: Gate | undefined;
   private readonly shared = new SharedContext();
   private handlers: GateHandlers | undefined = undefined;
@@ -149,16 +154,20 @@ export class Pipeline {
     fn: (context: ExecutionContext) => T | PromiseLike<T>,
     options?: ExecuteOptions,
   ): Promise<T> {
-    const signal = options?.signal;
     const sole = this.soleGate;
-    if (sole !== undefined && signal === undefined) {
+    if (sole !== undefined && options?.signal === undefined) {
       return this.executeSoleGate(sole, fn) as Promise<T>;
     }
+    const signal = options?.signal;
     let timed = false;
     if (this.gatesOnly && signal === undefined) {
       const sampler = this.core.sampler;
-      if (sampler === undefined || !sampler.due())
-        return this.executeGates(fn, false) as Promise<T>;
+      if (sampler === undefined || !sampler.due()) {
+        const gates = this.gates;
+        return (
+          gates.length === 1 ? this.executeSoleGate(gates[0]!, fn) : this.executeGates(fn, false)
+        ) as Promise<T>;
+      }
       timed = true;
     }
     const exec = Execution.obtain(this.core, fn, signal, false);
@@ -340,7 +349,7 @@ export class Pipeline {
     const token = gate.admit(NO_TIME);
     if (token < 0) return Promise.reject(gate.rejection());
     let h = this.handlers;
-    if (h === undefined || h.tokens[0] !== token) {
+    if (h === undefined || h.token !== token) {
       h = this.handlers = oneGateHandlers(gate, [token]);
     }
     let result: unknown;
@@ -408,6 +417,7 @@ export class Pipeline {
     };
     return {
       tokens,
+      token: tokens[0]!,
       ok: (value) => {
         onOk(value);
         return value;
@@ -443,6 +453,7 @@ function oneGateHandlers(gate: Gate, tokens: number[]): GateHandlers {
   const token = tokens[0]!;
   return {
     tokens,
+    token,
     ok: (value) => {
       gate.release(token, gate.classifyResult(value), Number.NaN, value);
       return value;
