@@ -404,10 +404,13 @@ function missNotes(report) {
   const then = get('breaker-closed', 'reference', 'await target().then(ok, err)');
   const clock = get('timeout', 'reference', 'performance.now()');
 
-  if (missed.has('closed-breaker-vs-cockatiel')) {
+  if (missed.has('closed-breaker-vs-cockatiel') || missed.has('closed-breaker')) {
     const bw = get('breaker-closed', 'breakwater', 'execute, async target');
     const ck = get('breaker-closed', 'cockatiel 4', 'execute, async target');
     const sync = get('breaker-closed', 'breakwater', 'executeSync, sync target');
+    const own = report.budgets
+      .find((b) => b.id === 'closed-breaker')
+      ?.checks.find((c) => c.metric === 'overheadNs');
     if (bw && then && ck) {
       const limit = ck.overheadNs / 4;
       const room = limit - then.overheadNs;
@@ -423,6 +426,10 @@ function missNotes(report) {
             : 'That reaction alone already exceeds the budget.') +
           (sync && sync.nsPerOp <= limit
             ? ` Without a promise the budget is met: \`executeSync\` takes ${ns(sync.nsPerOp)} per call in all.`
+            : '') +
+          (own?.pass === false
+            ? ` The library's own limit of ${ns(own.limit)} over the bare call is missed by ` +
+              `${ns(own.value - own.limit)} for the same reason.`
             : ''),
       );
     }
