@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import {
   Bulkhead,
   CircuitBreaker,
-  type ExecutionContext,
   pipeline,
   retry,
   TimeoutError,
   timeout,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
+import { untilAborted } from '../support/async.js';
 
 function track<T>(promise: Promise<T>) {
   const box: { status: 'pending' | 'fulfilled' | 'rejected'; value?: T; reason?: unknown } = {
@@ -26,13 +26,6 @@ function track<T>(promise: Promise<T>) {
     },
   );
   return box;
-}
-
-/** Work that ends only when its signal aborts, rejecting with the signal's reason (as fetch does). */
-function untilAborted({ signal }: ExecutionContext): Promise<never> {
-  return new Promise((_, reject) => {
-    signal.addEventListener('abort', () => reject(signal.reason));
-  });
 }
 
 const consecutive = (clock: ManualClock, threshold = 1) =>

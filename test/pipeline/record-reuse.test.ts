@@ -17,13 +17,7 @@ import {
   timeout,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
-
-/** Work that ends only when its signal aborts, rejecting with the signal's reason. */
-function untilAborted({ signal }: ExecutionContext): Promise<never> {
-  return new Promise((_, reject) => {
-    signal.addEventListener('abort', () => reject(signal.reason));
-  });
-}
+import { untilAborted } from '../support/async.js';
 
 /** A seeded xorshift source, so a failing order can be replayed. */
 function random(seed: number): () => number {

@@ -1,3 +1,5 @@
+import type { ExecutionContext } from '../../src/index.js';
+
 /** A promise with its resolve and reject functions, for targets the test settles by hand. */
 export function deferred<T = unknown>() {
   let resolve!: (value: T) => void;
@@ -31,4 +33,11 @@ export function track<T>(promise: Promise<T>) {
     },
   );
   return state;
+}
+
+/** Work that ends only when its signal aborts, rejecting with the signal's reason (as fetch does). */
+export function untilAborted({ signal }: ExecutionContext): Promise<never> {
+  return new Promise((_, reject) => {
+    signal.addEventListener('abort', () => reject(signal.reason));
+  });
 }

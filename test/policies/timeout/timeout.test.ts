@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   Bulkhead,
   BulkheadRejectedError,
-  type ExecutionContext,
   isTimeoutError,
   pipeline,
   systemClock,
@@ -13,14 +12,7 @@ import {
   timeoutDefaults,
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
-import { deferred, track } from '../../support/async.js';
-
-/** A function that hangs until its signal aborts, then rejects with the signal's reason. */
-function untilAborted({ signal }: ExecutionContext): Promise<never> {
-  return new Promise((_, reject) => {
-    signal.addEventListener('abort', () => reject(signal.reason));
-  });
-}
+import { deferred, track, untilAborted } from '../../support/async.js';
 
 describe('TimeoutPolicy options', () => {
   it('takes a number as the timeout, with the documented defaults', () => {
