@@ -10,6 +10,7 @@
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { awaitLoopNs } from './calibrate.mjs';
 import {
   allocation,
   retainedBytes,
@@ -126,6 +127,10 @@ async function measureMemoryRow(row) {
 
 const rows = scenario.rows({ quick: values.quick });
 const out = { scenario: id, title: scenario.title, mode: values.mode, rows: [] };
+// A timing process times the calibration loop before and after its rows: the runner measures
+// it again if its core was slowed meanwhile (see run.mjs).
+const calibrate = values.mode === 'time' && !values.quick;
+const calibrationStart = calibrate ? await awaitLoopNs() : null;
 const identity = (row) => ({
   library: row.library,
   variant: row.variant,
@@ -144,6 +149,7 @@ for (const row of rows) {
     throw new Error(`${label(row)}: ${error.message}`, { cause: error });
   }
 }
+if (calibrate) out.calibration = { start: calibrationStart, end: await awaitLoopNs() };
 console.log(JSON.stringify(out));
 // Policy timers must not keep the process alive after measuring.
 process.exit(0);

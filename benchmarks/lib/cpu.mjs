@@ -8,20 +8,9 @@
  * the choice favours none of them.
  */
 import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
-/** A short await loop; prints its best ns per call over a few batches. */
-const CALIBRATION = `
-const target = async () => 1;
-(async () => {
-  let best = Infinity;
-  for (let k = 0; k < 5; k++) {
-    const t = process.hrtime.bigint();
-    for (let i = 0; i < 200000; i++) await target();
-    best = Math.min(best, Number(process.hrtime.bigint() - t) / 200000);
-  }
-  console.log(best);
-})();
-`;
+const calibrationScript = fileURLToPath(new URL('./calibrate.mjs', import.meta.url));
 
 function hasTaskset() {
   if (process.platform !== 'linux') return false;
@@ -43,7 +32,7 @@ function allowedCpus() {
 }
 
 function calibrate(cpu) {
-  const r = spawnSync('taskset', ['-c', String(cpu), process.execPath, '-e', CALIBRATION], {
+  const r = spawnSync('taskset', ['-c', String(cpu), process.execPath, calibrationScript], {
     encoding: 'utf8',
   });
   const ns = Number(r.stdout.trim());

@@ -597,6 +597,19 @@ function pinningLine(rounds) {
   its server would share the core`;
 }
 
+/** Timing processes measured again because their core was slowed (see run.mjs, runTimed). */
+function slowedLine(slowed) {
+  const text =
+    'Each timing process times the same await loop before and after its rows; one whose loop ran more than ' +
+    '1.25× slower than the fastest seen in the run was on a slowed core (the host of a virtual machine can slow ' +
+    'both cores for minutes) and is run again, twice at most, keeping the run with the fastest loop';
+  if (slowed === undefined || slowed.length === 0)
+    return `${text}: no process needed it in this run`;
+  const per = new Map();
+  for (const s of slowed) per.set(s.scenario, (per.get(s.scenario) ?? 0) + 1);
+  return `${text}: ${slowed.length} process(es) were run again (${[...per].map(([id, n]) => `${id} ${n}`).join(', ')})`;
+}
+
 export function renderDoc(report) {
   const m = report.machine;
   const lib = report.library;
@@ -626,6 +639,7 @@ Absolute nanoseconds belong to this machine; the overheads, ratios and bytes car
       : ''
   }
 - ${pinningLine(m.pinning)}
+- ${slowedLine(report.slowed)}
 - breakwater ${lib.version}${lib.commit ? ` (commit ${lib.commit})` : ''}, built by \`npm run build\` and loaded from \`dist/\`
 - Peers and tools, as installed in \`benchmarks/node_modules\` (\`benchmarks/package.json\` and its lock file pin them;
   cockatiel 3 is installed under the alias \`cockatiel3\`):
