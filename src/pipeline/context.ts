@@ -58,12 +58,6 @@ export class AttemptContext implements ExecutionContext {
   }
 }
 
-/** @internal The context of a first attempt with only the caller's signal. */
-export class CallerContext implements ExecutionContext {
-  readonly attempt = 1;
-  constructor(readonly signal: AbortSignal) {}
-}
-
 /** @internal The context shared by executions with no signal at all. */
 export class SharedContext implements ExecutionContext {
   readonly attempt = 1;
