@@ -380,19 +380,19 @@ export class Execution implements TimedExecution, WaitingExecution {
       switch (core.kinds[i]) {
         case StepKind.Gate: {
           const gate = step as CircuitBreaker | Bulkhead | RateLimiter;
-          const outcome =
-            !ok && this.isCallerAbort(value)
-              ? Outcome.Ignored
-              : ok
-                ? gate.classifyResult(value)
-                : gate.classifyError(value);
           const slot = core.slotOf[i]!;
-          gate.release(
-            slot === NO_SLOT ? 0 : this.get(slot),
-            outcome,
-            now === NO_TIME || started === NO_TIME ? Number.NaN : now - started,
-            value,
-          );
+          const token = slot === NO_SLOT ? 0 : this.get(slot);
+          const untimed = now === NO_TIME || started === NO_TIME;
+          if (ok && untimed) {
+            gate.releaseSuccess(token, value);
+            break;
+          }
+          const outcome = ok
+            ? gate.classifyResult(value)
+            : this.isCallerAbort(value)
+              ? Outcome.Ignored
+              : gate.classifyError(value);
+          gate.release(token, outcome, untimed ? Number.NaN : now - started, value);
           break;
         }
         case StepKind.Timeout: {

@@ -158,26 +158,36 @@ export class Pipeline {
     if (sole !== undefined && options?.signal === undefined) {
       return this.executeSoleGate(sole, fn) as Promise<T>;
     }
-    const signal = options?.signal;
+    return this.executeAny(fn, options?.signal) as Promise<T>;
+  }
+
+  /**
+   * {@link execute} for every pipeline but a lone gate's: kept apart so that `execute` stays
+   * small enough for V8 to inline into its callers.
+   */
+  private executeAny(
+    fn: (context: ExecutionContext) => unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
     let timed = false;
     if (this.gatesOnly && signal === undefined) {
       const sampler = this.core.sampler;
       if (sampler === undefined || !sampler.due()) {
         const gates = this.gates;
-        return (
-          gates.length === 1 ? this.executeSoleGate(gates[0]!, fn) : this.executeGates(fn, false)
-        ) as Promise<T>;
+        return gates.length === 1
+          ? this.executeSoleGate(gates[0]!, fn)
+          : this.executeGates(fn, false);
       }
       timed = true;
     }
     const exec = Execution.obtain(this.core, fn, signal, false);
     if (timed) exec.markTimed();
     const next = exec.run();
-    if (next !== SYNC) return next as Promise<T>;
+    if (next !== SYNC) return next as Promise<unknown>;
     const ok = exec.ok;
     const value = exec.value;
     exec.recycle();
-    return ok ? Promise.resolve(value as T) : Promise.reject(value);
+    return ok ? Promise.resolve(value) : Promise.reject(value);
   }
 
   /**
@@ -267,12 +277,15 @@ export class Pipeline {
     for (let i = from; i >= 0; i--) {
       const step = steps[i]!;
       if (step.stepKind === StepKind.Gate) {
-        step.release(
-          tokens[base + i]!,
-          ok ? step.classifyResult(value) : step.classifyError(value),
-          elapsed,
-          value,
-        );
+        const token = tokens[base + i]!;
+        if (ok && Number.isNaN(elapsed)) step.releaseSuccess(token, value);
+        else
+          step.release(
+            token,
+            ok ? step.classifyResult(value) : step.classifyError(value),
+            elapsed,
+            value,
+          );
       } else if (step.stepKind === StepKind.Fallback && step.applies(!ok, value)) {
         try {
           value = step.produce(!ok, value);
@@ -404,10 +417,7 @@ export class Pipeline {
     const gates = this.gates;
     if (gates.length === 1) return oneGateHandlers(gates[0]!, tokens);
     const onOk = (value: unknown): void => {
-      for (let i = gates.length - 1; i >= 0; i--) {
-        const g = gates[i]!;
-        g.release(tokens[i]!, g.classifyResult(value), Number.NaN, value);
-      }
+      for (let i = gates.length - 1; i >= 0; i--) gates[i]!.releaseSuccess(tokens[i]!, value);
     };
     const onErr = (error: unknown): void => {
       for (let i = gates.length - 1; i >= 0; i--) {
@@ -455,7 +465,7 @@ function oneGateHandlers(gate: Gate, tokens: number[]): GateHandlers {
     tokens,
     token,
     ok: (value) => {
-      gate.release(token, gate.classifyResult(value), Number.NaN, value);
+      gate.releaseSuccess(token, value);
       return value;
     },
     err: (error) => {
@@ -463,7 +473,7 @@ function oneGateHandlers(gate: Gate, tokens: number[]): GateHandlers {
       throw error;
     },
     tryOk: (value) => {
-      gate.release(token, gate.classifyResult(value), Number.NaN, value);
+      gate.releaseSuccess(token, value);
       return success(value);
     },
     tryErr: (error) => {

@@ -48,6 +48,11 @@ export interface Gate {
    * pipeline did not time the call; `detail` is the error or value, for events.
    */
   release(token: number, outcome: Outcome, elapsed: number, detail?: unknown): void;
+  /**
+   * `release(token, classifyResult(value), NaN, value)`: the permit of a call that succeeded
+   * and was not timed, the common case, which a gate may handle in fewer steps.
+   */
+  releaseSuccess(token: number, value: unknown): void;
   /** How a failed call counts for this gate. */
   classifyError(error: unknown): Outcome;
   /** How a successful call's value counts for this gate. */

@@ -278,6 +278,11 @@ export class Bulkhead implements WaitingGate {
   }
 
   /** @internal */
+  releaseSuccess(): void {
+    this.release(0, Outcome.Success, Number.NaN);
+  }
+
+  /** @internal */
   classifyError(): Outcome {
     return Outcome.Success;
   }

@@ -127,6 +127,13 @@ export class CircuitBreaker implements Gate, Sleeper {
   private needsNow: boolean;
   private s = S_CLOSED;
   private gen = 0;
+  /**
+   * The generation whose untimed successes take the short path of {@link releaseSuccess}:
+   * `gen` while the breaker is closed, has no result predicate and no success listener, else
+   * {@link NOT_QUIET}. Recomputed by {@link refreshQuiet} on every change of those, so a token
+   * from before a transition never matches.
+   */
+  private quietGen = NOT_QUIET;
   private openUntil = 0;
   /**
    * Open: the break may be over, so a refusal reads the clock. Set by a wake at `openUntil`
@@ -184,6 +191,7 @@ export class CircuitBreaker implements Gate, Sleeper {
     this.openError = stackless(() => new BrokenCircuitError(name, this.clock, 0));
     this.isolatedError = stackless(() => new IsolatedCircuitError(name, this.clock));
     if (o.initialState !== undefined) this.restore(o.initialState);
+    this.refreshQuiet();
   }
 
   // ---- reconfiguration ------------------------------------------------------------------------
@@ -245,6 +253,7 @@ export class CircuitBreaker implements Gate, Sleeper {
       this.window = makeWindow(o);
       this.needsNow = o.windowKind === 'time';
     }
+    this.refreshQuiet();
     // Probe outcomes already in are judged against the new counts.
     if (this.s === S_HALF_OPEN && this.probeSuccesses + this.probeFailures > 0) this.judgeProbes();
   }
@@ -287,6 +296,7 @@ export class CircuitBreaker implements Gate, Sleeper {
   importIdle(from: Float64Array, at: number): void {
     this.window.restoreCalls(from[at]!);
     this.gen = from[at + 1]!;
+    this.refreshQuiet();
     this.nSuccesses = from[at + 2]!;
     this.nFailures = from[at + 3]!;
     this.nRejections = from[at + 4]!;
@@ -360,7 +370,12 @@ export class CircuitBreaker implements Gate, Sleeper {
   }
   /** Calls `listener` when an admitted call succeeds. */
   onSuccess(listener: (event: CallOutcomeEvent) => void): Disposer {
-    return this.succeeded.add(listener);
+    const off = this.succeeded.add(listener);
+    this.refreshQuiet();
+    return () => {
+      off();
+      this.refreshQuiet();
+    };
   }
   /** Calls `listener` when an admitted call fails (as judged by `handle`/`handleResult`). */
   onFailure(listener: (event: CallOutcomeEvent) => void): Disposer {
@@ -377,14 +392,20 @@ export class CircuitBreaker implements Gate, Sleeper {
     this.succeeded.clear();
     this.failed.clear();
     this.rejected.clear();
+    this.refreshQuiet();
   }
 
   // ---- the gate protocol ----------------------------------------------------------------------
 
   /** @internal */
   admit(now: number): number {
+    // Small enough to inline into the executor; the other states are a call away.
+    return this.s === S_CLOSED ? this.gen : this.admitNotClosed(now);
+  }
+
+  private admitNotClosed(now: number): number {
     const s = this.s;
-    if (s === S_CLOSED || s === S_DISABLED || s === S_METRICS_ONLY) return this.gen;
+    if (s === S_DISABLED || s === S_METRICS_ONLY) return this.gen;
     // Held open by hand: no clock to read, nothing to decide.
     if (s === S_FORCED_OPEN) return this.refuse();
     if (s === S_OPEN && !this.breakMayBeOver && (this.nRejections & 63) !== 63) {
@@ -451,6 +472,20 @@ export class CircuitBreaker implements Gate, Sleeper {
     } else if (s === S_HALF_OPEN) {
       this.releaseProbe(failure || slow);
     }
+  }
+
+  /**
+   * @internal {@link release} for an untimed call that succeeded, classifying `value`; a quiet
+   * breaker's success only resets the window's run, so it skips the checks `release` makes.
+   */
+  releaseSuccess(token: number, value: unknown): void {
+    if (token !== this.quietGen) {
+      this.release(token, this.classifyResult(value), Number.NaN, value);
+      return;
+    }
+    this.nSuccesses++;
+    const now = this.needsNow ? this.clock.now() : 0;
+    if (this.window.record(false, false, now)) this.judgeWindow(now);
   }
 
   private releaseIgnored(token: number): void {
@@ -599,14 +634,12 @@ export class CircuitBreaker implements Gate, Sleeper {
     const target = STATE_NAMES.indexOf(snapshot.state);
     if (target === S_OPEN || target === S_HALF_OPEN) {
       // A half-open breaker's probes belonged to the old process: start a fresh open period.
-      this.s = S_OPEN;
-      this.gen++;
+      this.enter(S_OPEN);
       this.openUntil = now + (target === S_OPEN ? snapshot.openRemaining : 0);
       this.openError.openUntil = this.openUntil;
       this.awaitBreakEnd(now);
     } else if (target !== S_CLOSED) {
-      this.s = target;
-      this.gen++;
+      this.enter(target);
     }
   }
 
@@ -619,8 +652,7 @@ export class CircuitBreaker implements Gate, Sleeper {
   /** Applies the time-driven transitions: open -> half-open, half-open -> open on max wait. */
   private settleTime(now: number): void {
     if (this.s === S_OPEN && now >= this.openUntil) {
-      this.s = S_HALF_OPEN;
-      this.gen++;
+      this.enter(S_HALF_OPEN);
       this.probesStarted = 0;
       this.probesInFlight = 0;
       this.probeSuccesses = 0;
@@ -681,8 +713,7 @@ export class CircuitBreaker implements Gate, Sleeper {
     this.probesInFlight = 0;
     this.openUntil = start + length;
     this.openError.openUntil = this.openUntil;
-    this.s = S_OPEN;
-    this.gen++;
+    this.enter(S_OPEN);
     this.awaitBreakEnd(now);
     const w = this.window;
     const judged = fromWindow && w.calls > 0;
@@ -708,10 +739,23 @@ export class CircuitBreaker implements Gate, Sleeper {
 
   private moveTo(to: number, reason: TransitionReason): void {
     const from = this.s;
-    this.s = to;
-    this.gen++;
+    this.enter(to);
     this.probesInFlight = 0;
     this.emitChange(from, to, reason);
+  }
+
+  /** Moves to state `s` under a new generation: calls admitted before count no more. */
+  private enter(s: number): void {
+    this.s = s;
+    this.gen++;
+    this.refreshQuiet();
+  }
+
+  private refreshQuiet(): void {
+    this.quietGen =
+      this.s === S_CLOSED && this.o.handleResult === undefined && this.succeeded.size === 0
+        ? this.gen
+        : NOT_QUIET;
   }
 
   private emitChange(from: number, to: number, reason: TransitionReason, now?: number): void {
@@ -752,6 +796,9 @@ export class CircuitBreaker implements Gate, Sleeper {
       stateChangeChannel.publish({ name: this.name, ...event });
   }
 }
+
+/** No token is negative: no call's token matches it. */
+const NOT_QUIET = -1;
 
 let presetOptions: ResolvedBreakerOptions | undefined;
 let presetName = '';

@@ -296,6 +296,9 @@ export class RateLimiter implements WaitingGate {
   release(): void {}
 
   /** @internal */
+  releaseSuccess(): void {}
+
+  /** @internal */
   classifyError(): Outcome {
     return Outcome.Success;
   }
