@@ -1,8 +1,8 @@
 /**
  * Measurement loops, run inside one child process per scenario.
  *
- * Every row gets loops compiled for it alone (`new Function`), so the loop's call site never
- * carries type feedback from another row of the same process.
+ * Every row gets loops compiled for it alone ({@link freshFunction}), so the loop's call site
+ * never carries type feedback from another row of the same process.
  *
  * Row kinds:
  * - 'async': `await op()`; the op must resolve.
@@ -53,19 +53,39 @@ export const SETTINGS = {
   },
 };
 
+let compiled = 0;
+
+/**
+ * `new Function` (or `new AsyncFunction`) whose source no other function of the process has.
+ * V8 caches functions compiled from source text, and two functions made from the same text
+ * share one feedback vector: the call site in the loop of a row would carry the types of the
+ * ops of the rows measured before it (polymorphic, not inlined), and later rows would pay for
+ * it. A numbered comment makes every source distinct.
+ */
+export function freshFunction(Ctor, ...paramsAndBody) {
+  const body = paramsAndBody.pop();
+  return new Ctor(...paramsAndBody, `/* ${++compiled} */ ${body}`);
+}
+
 function compileLoop(kind) {
   if (kind === 'sync') {
-    return new Function('op', 'n', 'let r; for (let i = 0; i < n; i++) r = op(); return r;');
+    return freshFunction(
+      Function,
+      'op',
+      'n',
+      'let r; for (let i = 0; i < n; i++) r = op(); return r;',
+    );
   }
   if (kind === 'async-catch') {
-    return new AsyncFunction(
+    return freshFunction(
+      AsyncFunction,
       'op',
       'n',
       'for (let i = 0; i < n; i++) { try { await op(); } catch {} }',
     );
   }
   if (kind === 'async') {
-    return new AsyncFunction('op', 'n', 'for (let i = 0; i < n; i++) await op();');
+    return freshFunction(AsyncFunction, 'op', 'n', 'for (let i = 0; i < n; i++) await op();');
   }
   throw new Error(`unknown row kind ${kind}`);
 }

@@ -30,7 +30,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import { heapAfterGc, settleHeap } from '../lib/measure.mjs';
+import { freshFunction, heapAfterGc, settleHeap } from '../lib/measure.mjs';
 import {
   breakwaterModule,
   bwRedisHotLimiter,
@@ -122,7 +122,8 @@ function compileCaller(outcome) {
       'let admitted = 1; try { await call(i); } catch (e) { if (e instanceof Error) throw e; admitted = 0; }',
     ping: 'await call(i); const admitted = 1;',
   }[outcome];
-  return new AsyncFunction(
+  return freshFunction(
+    AsyncFunction,
     'call',
     'run',
     'first',
