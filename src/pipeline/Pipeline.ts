@@ -172,12 +172,13 @@ export class Pipeline {
     let timed = false;
     if (this.gatesOnly && signal === undefined) {
       const sampler = this.core.sampler;
+      const gates = this.gates;
       if (sampler === undefined || !sampler.due()) {
-        const gates = this.gates;
         return gates.length === 1
           ? this.executeSoleGate(gates[0]!, fn)
           : this.executeGates(fn, false);
       }
+      if (gates.length === 1) return this.executeSoleGateTimed(gates[0]!, fn);
       timed = true;
     }
     const exec = Execution.obtain(this.core, fn, signal, false);
@@ -374,6 +375,46 @@ export class Pipeline {
     return result instanceof Promise
       ? result.then(h.ok, h.err)
       : this.gatedReturned(h, result, false);
+  }
+
+  /**
+   * A call of a one-gate pipeline picked for its gate's latency histogram, timed from before
+   * admission to its end. Its closures cost less than a trip through the general executor,
+   * and it is one call in `metrics.latency` (16 by default).
+   */
+  private executeSoleGateTimed(
+    gate: Gate,
+    fn: (context: ExecutionContext) => unknown,
+  ): Promise<unknown> {
+    const clock = this.core.clock;
+    const started = clock.now();
+    const token = gate.admit(started);
+    if (token < 0) return Promise.reject(gate.rejection());
+    const end = (ok: boolean, value: unknown): void => {
+      const outcome = ok ? gate.classifyResult(value) : gate.classifyError(value);
+      gate.release(token, outcome, clock.now() - started, value);
+    };
+    let result: unknown;
+    try {
+      result = fn(this.shared);
+    } catch (error) {
+      end(false, error);
+      return Promise.reject(error);
+    }
+    if (!isThenable(result)) {
+      end(true, result);
+      return Promise.resolve(result);
+    }
+    return Promise.resolve(result).then(
+      (value) => {
+        end(true, value);
+        return value;
+      },
+      (error: unknown) => {
+        end(false, error);
+        throw error;
+      },
+    );
   }
 
   /** Calls `fn` once its gates admitted it; `h` release them when it settles. */

@@ -112,6 +112,36 @@ describe('circuit breaker metrics', () => {
     within(latency.p99, 1_000);
   });
 
+  it('times the rejections, throws and thenables of a breaker alone, and no refused call', async () => {
+    const clock = new ManualClock();
+    const breaker = new CircuitBreaker({
+      clock,
+      window: { kind: 'consecutive', threshold: 3 },
+      metrics: { latency: true },
+    });
+    const p = pipeline(breaker);
+    await expect(
+      p.execute(async () => {
+        clock.advance(5);
+        await flushMicrotasks();
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
+    await expect(p.execute(takes(clock, 6, false))).rejects.toBe(boom);
+    const thenable = {
+      then(resolve: (value: string) => void) {
+        clock.advance(7);
+        resolve('later');
+      },
+    };
+    await expect(p.execute(() => thenable)).resolves.toBe('later');
+    await expect(p.execute(takes(clock, 8))).resolves.toBe('ok');
+    expect(breaker.stats()).toMatchObject({ successes: 2, failures: 2, failuresInWindow: 0 });
+    breaker.trip();
+    await expect(p.execute(takes(clock, 9))).rejects.toThrow(/open/);
+    expect(breaker.stats().latency).toMatchObject({ count: 4, min: 5, max: 8, sum: 26 });
+  });
+
   it('rejects a bad metrics option at construction, naming the field and the range', () => {
     expect(() => new CircuitBreaker({ metrics: { latency: 0 } })).toThrow(OptionsError);
     expect(() => new CircuitBreaker({ metrics: { latency: 0 } })).toThrow(
