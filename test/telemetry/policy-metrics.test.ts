@@ -129,6 +129,7 @@ describe('circuit breaker metrics', () => {
     ).rejects.toBe(boom);
     await expect(p.execute(takes(clock, 6, false))).rejects.toBe(boom);
     const thenable = {
+      // biome-ignore lint/suspicious/noThenProperty: a thenable that is not a promise is the point.
       then(resolve: (value: string) => void) {
         clock.advance(7);
         resolve('later');
