@@ -734,9 +734,12 @@ key was pushed through the capped registry against the heap once the cap was fir
 - **One fresh process per scenario, mode and run**, so JIT feedback never leaks between scenarios. Rounds
   are interleaved (round 1 of every scenario, then round 2, ...) so drift of a shared machine spreads over
   all scenarios. Within a process the rows run in the order of the table, each with its own freshly
-  compiled measuring loop; every row first makes one checked call (a row that does not do what its name
-  says fails the run), and timers a row leaves (opossum's intervals, timeout timers) are cleared before the
-  next row.
+  compiled measuring loop. Each loop's source differs by a numbered comment (mitata's, by its
+  \`max_samples\`): V8 gives functions compiled from the same text one feedback vector, and the loop of a
+  row would otherwise carry the ops of every row before it, a call site no longer inlined that made later
+  rows (every library row) slower by a few ns. Every row first makes one checked call (a row that does not
+  do what its name says fails the run), and timers a row leaves (opossum's intervals, timeout timers) are
+  cleared before the next row.
 - **Async rows (\`time by: await loop\`)** use the peer-baseline method: sequential \`for (i < n) await op()\`
   (expected rejections inside \`try/catch\`), warm-up of about 0.7 s in growing chunks with a
   \`setImmediate\` turn between chunks, then 11 batches of about 50 ms timed with \`process.hrtime\`; the

@@ -1,7 +1,6 @@
 import {
   bulkhead,
   circuitBreaker,
-  type ExecutionContext,
   pipeline,
   Registry,
   rateLimiter,
@@ -9,10 +8,7 @@ import {
   timeout,
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
-
-/** A call that settles only when its signal aborts. */
-export const untilAborted = ({ signal }: ExecutionContext) =>
-  new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+import { untilAborted } from '../support/async.js';
 
 export interface Scenario {
   readonly clock: ManualClock;

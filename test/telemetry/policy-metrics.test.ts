@@ -10,12 +10,9 @@ import {
   TimeoutPolicy,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
+import { untilAborted } from '../support/async.js';
 
 const boom = new Error('boom');
-
-/** A call that ends only when its signal aborts, rejecting with the abort reason. */
-const untilAborted = ({ signal }: { signal: AbortSignal }) =>
-  new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
 
 /** A call that takes `ms` on the manual clock, then succeeds or fails. */
 function takes(clock: ManualClock, ms: number, ok = true) {
@@ -135,7 +132,7 @@ describe('circuit breaker metrics', () => {
         resolve('later');
       },
     };
-    await expect(p.execute(() => thenable)).resolves.toBe('later');
+    await expect(p.execute(() => thenable as PromiseLike<string>)).resolves.toBe('later');
     await expect(p.execute(takes(clock, 8))).resolves.toBe('ok');
     expect(breaker.stats()).toMatchObject({ successes: 2, failures: 2, failuresInWindow: 0 });
     breaker.trip();

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { circuitBreaker, pipeline, TimeoutError, timeout } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
+import { untilAborted } from '../../support/async.js';
 
 /** A manual clock that counts readings and behaves like the system clock for policies. */
 class CountingClock extends ManualClock {
@@ -20,12 +21,6 @@ class CountingClock extends ManualClock {
     return super.now();
   }
 }
-
-/** Work that ends only when its signal aborts, as cooperative work does. */
-const untilAborted = ({ signal }: { signal: AbortSignal }) =>
-  new Promise<never>((_, reject) => {
-    signal.addEventListener('abort', () => reject(signal.reason));
-  });
 
 describe('timeout deadlines on a clock that is costly to read', () => {
   it('calls that finish in time read the clock once per tick, not once each', async () => {
