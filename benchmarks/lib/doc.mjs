@@ -393,6 +393,28 @@ function reading(report) {
   return out.map((s) => `- ${s}`).join('\n');
 }
 
+/** What is known of a missed budget of breakwater's own, with figures from the same run. */
+function ownMissNotes(report) {
+  const missed = new Set(report.budgets.filter((b) => b.pass === false).map((b) => b.id));
+  const out = [];
+  if (missed.has('decorated-vs-direct')) {
+    out.push(
+      '**Decorated method vs the pipeline called directly.** A decorated call goes through the ' +
+        'method’s wrapper (its plan lookup and argument-count check) and a closure that captures ' +
+        '`this`, where the direct call makes a closure over a local object.',
+    );
+  }
+  if (missed.has('rate-limiter-redis-throughput')) {
+    out.push(
+      '**Redis rate limiter.** Its process is not pinned: the client and the Redis server share the ' +
+        `machine's ${report.machine.cores} cores with each other and with whatever else runs (load ` +
+        `average ${report.loadAverage.start} at the start of the run, ${report.loadAverage.end} at the ` +
+        'end), and a decision at concurrency 100 waits for the time the server gets.',
+    );
+  }
+  return out;
+}
+
 /**
  * What makes a missed peer budget miss, from reference rows and decompositions measured in the
  * same run. Only budgets whose cause was measured get a note.
@@ -617,6 +639,7 @@ export function renderDoc(report) {
   const limitBudgets = report.budgets.filter((b) => b.kind === 'limit' || b.kind === 'versus');
   const summary = (list) => list.map((b) => `${verdict(b.pass)}: ${b.label}`).join(' · ');
   const notes = missNotes(report);
+  const ownNotes = ownMissNotes(report);
   const near = nearMisses(report);
   const busy = Math.max(report.loadAverage.start, report.loadAverage.end) > m.cores * 0.75;
   return `# Benchmarks
@@ -718,7 +741,7 @@ ${reading(report)}
 ${summary(limitBudgets)}
 
 ${markdownLimits(limitBudgets)}
-
+${ownNotes.length > 0 ? `\nWhere a budget is missed (figures from this run):\n\n${ownNotes.map((n) => `- ${n}`).join('\n')}\n` : ''}
 Byte budgets are compared to the nearest byte. The tryExecute budget applies to the call itself (the refusal the
 library makes); awaiting the settled promise it returns is the caller's cost, shown in the awaited rows. The
 decorator budget compares a decorated method with the same pipeline called directly with a closure per call
