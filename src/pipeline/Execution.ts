@@ -115,9 +115,12 @@ class Detour {
   cutAt = UNCUT;
 }
 
-/** Native promises as they are; other thenables adopted (their `then` may throw). */
+/**
+ * Native promises as they are; other thenables adopted (their `then` may throw), and so is an
+ * object made from Promise.prototype, which `instanceof` would take for a promise.
+ */
 function toPromise(value: PromiseLike<unknown>): Promise<unknown> {
-  return value instanceof Promise ? value : Promise.resolve(value);
+  return Promise.resolve(value);
 }
 
 let capturing: Detour | undefined;

@@ -369,12 +369,13 @@ export class Pipeline {
     let result: unknown;
     try {
       result = fn(this.shared);
+      // In the try: the `then` of an object made from Promise.prototype throws, and the gate
+      // must still be released.
+      if (result instanceof Promise) return result.then(h.ok, h.err);
     } catch (error) {
       return this.gatedThrew(h, error, false);
     }
-    return result instanceof Promise
-      ? result.then(h.ok, h.err)
-      : this.gatedReturned(h, result, false);
+    return this.gatedReturned(h, result, false);
   }
 
   /**
@@ -426,12 +427,14 @@ export class Pipeline {
     let result: unknown;
     try {
       result = fn(this.shared);
+      // Native promises first: their `then` already returns a native promise. In the try, as in
+      // executeSoleGate.
+      if (result instanceof Promise) {
+        return tryMode ? result.then(h.tryOk, h.tryErr) : result.then(h.ok, h.err);
+      }
     } catch (error) {
       return this.gatedThrew(h, error, tryMode);
     }
-    // Native promises first: their `then` already returns a native promise.
-    if (result instanceof Promise)
-      return tryMode ? result.then(h.tryOk, h.tryErr) : result.then(h.ok, h.err);
     return this.gatedReturned(h, result, tryMode);
   }
 

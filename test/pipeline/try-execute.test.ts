@@ -180,6 +180,52 @@ describe('tryExecute never rejects', () => {
   );
 });
 
+// An object made from Promise.prototype passes `instanceof Promise`, and its `then` throws
+// (there is no promise inside): that must not escape with the gates still held.
+describe('an object made from Promise.prototype fails the call and returns the permit', () => {
+  const fake = (): unknown => Object.create(Promise.prototype);
+  const pipelines = [
+    ['a lone bulkhead', (pool: Bulkhead) => pipeline(pool)],
+    ['two gates', (pool: Bulkhead) => pipeline(new CircuitBreaker(), pool)],
+    ['with retry', (pool: Bulkhead) => pipeline(retry({ maxAttempts: 1 }), pool)],
+    [
+      'with an aggressive timeout',
+      (pool: Bulkhead) =>
+        pipeline(timeout({ timeout: 100, strategy: 'aggressive', clock: new ManualClock() }), pool),
+    ],
+  ] as const;
+  for (const [name, make] of pipelines) {
+    it(`execute, ${name}`, async () => {
+      const pool = new Bulkhead(1);
+      const p = make(pool);
+      let promise: Promise<unknown> | undefined;
+      expect(() => {
+        promise = p.execute(fake);
+      }).not.toThrow();
+      await expect(promise).rejects.toBeInstanceOf(TypeError);
+      expect(pool.inFlight).toBe(0);
+      await expect(p.execute(async () => 7)).resolves.toBe(7);
+    });
+    it(`tryExecute, ${name}`, async () => {
+      const pool = new Bulkhead(1);
+      const result = await make(pool).tryExecute(fake);
+      expect(result).toMatchObject({ ok: false, rejected: false });
+      expect(result.ok || result.error).toBeInstanceOf(TypeError);
+      expect(pool.inFlight).toBe(0);
+    });
+  }
+  it('execute, a lone breaker timing every call: counted as a failure', async () => {
+    const breaker = new CircuitBreaker({ clock: new ManualClock(), metrics: { latency: true } });
+    const p = pipeline(breaker);
+    let promise: Promise<unknown> | undefined;
+    expect(() => {
+      promise = p.execute(fake);
+    }).not.toThrow();
+    await expect(promise).rejects.toBeInstanceOf(TypeError);
+    expect(breaker.stats()).toMatchObject({ failures: 1, successes: 0 });
+  });
+});
+
 describe('tryExecute: rejected is true only for policy refusals', () => {
   it('an open breaker, an isolated breaker, a full bulkhead, a queue timeout and a timeout', async () => {
     const clock = new ManualClock();
