@@ -683,7 +683,9 @@ npm run bench:doc
 the results as JSON (\`{ machine, versions, configs, rows: [{ scenario, library, variant, nsPerOp, nsSpread,
 bytesPerOp, overheadNs, ... }], budgets }\`), \`--runs N\` sets the number of timing processes per scenario and
 \`--filter REGEX\` picks scenarios. The runner installs \`benchmarks/\` dependencies (\`npm ci --prefix benchmarks\`)
-when they are missing.
+when they are missing. The results this page was made from are kept beside it in \`docs/benchmarks.json\`;
+\`node benchmarks/run.mjs --from docs/benchmarks.json --doc docs/benchmarks.md\` makes the page again from them
+without measuring (the budgets are judged again).
 
 ## Configurations
 

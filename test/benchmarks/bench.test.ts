@@ -6,7 +6,7 @@
  * itself when they are missing.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +48,7 @@ interface Row {
 }
 interface Budget {
   id: string;
+  label: string;
   kind: 'ratio' | 'limit' | 'na';
   pass: boolean | null;
   checks: { against?: string; ratio?: number | null; pass: boolean | null }[];
@@ -71,6 +72,7 @@ interface Report {
   rows: Row[];
   absent: { scenario: string; library: string; reason: string }[];
   budgets: Budget[];
+  command: string;
 }
 
 /** The libraries each scenario must report a row for (bare rows aside). */
@@ -278,5 +280,23 @@ describe('npm run bench -- --quick --json FILE', () => {
   it('prints the table with the budgets', () => {
     expect(stdout).toContain('Budgets');
     for (const id of scenarioIds) expect(stdout).toContain(id);
+  });
+
+  it('writes the doc again from the JSON alone, judging the budgets anew', async () => {
+    // Budgets left out of the file must come back: --from judges them from the rows.
+    const stripped = join(dir, 'stripped.json');
+    writeFileSync(stripped, JSON.stringify({ ...report, budgets: [] }));
+    const docFile = join(dir, 'benchmarks.md');
+    const run = await promisify(execFile)(
+      process.execPath,
+      ['benchmarks/run.mjs', '--from', stripped, '--doc', docFile],
+      { cwd: root, timeout: 30_000, maxBuffer: 16 * 2 ** 20 },
+    );
+    expect(run.stderr).not.toMatch(/round 1|pinned to core/);
+    expect(run.stdout).toContain('Budgets');
+    const doc = readFileSync(docFile, 'utf8');
+    for (const id of scenarioIds) expect(doc).toContain(`(\`${id}\`)`);
+    for (const b of report.budgets) expect(doc).toContain(b.label);
+    expect(doc).toContain(report.command);
   });
 });
