@@ -115,14 +115,6 @@ class Detour {
   cutAt = UNCUT;
 }
 
-/**
- * Native promises as they are; other thenables adopted (their `then` may throw), and so is an
- * object made from Promise.prototype, which `instanceof` would take for a promise.
- */
-function toPromise(value: PromiseLike<unknown>): Promise<unknown> {
-  return Promise.resolve(value);
-}
-
 let capturing: Detour | undefined;
 function captureWait(resolve: () => void, reject: (reason: unknown) => void): void {
   capturing!.waitResolve = resolve;
@@ -349,16 +341,19 @@ export class Execution implements TimedExecution, WaitingExecution {
       return this.unwind(core.steps.length - 1, false, error, this.endTime());
     }
     if (isThenable(result)) {
+      // Promise.resolve returns a native promise as it is and adopts any other thenable (whose
+      // `then` may throw), an object made from Promise.prototype included: `instanceof` would
+      // take that for a promise, and its `then` throws here.
       this.flags |= F_IN_FLIGHT;
       if (core.deferred && this.detour !== undefined) {
         // Attempts may be abandoned and overlap: each handler pair remembers its attempt.
         const seq = this.detour.seq;
-        return toPromise(result).then(
+        return Promise.resolve(result).then(
           (value) => this.resume(seq, true, value),
           (error) => this.resume(seq, false, error),
         );
       }
-      return toPromise(result).then(this.onOk, this.onErr);
+      return Promise.resolve(result).then(this.onOk, this.onErr);
     }
     return this.unwind(core.steps.length - 1, true, result, this.endTime());
   }
@@ -443,7 +438,7 @@ export class Execution implements TimedExecution, WaitingExecution {
           }
           if (isThenable(replacement)) {
             const at = i - 1;
-            return toPromise(replacement).then(
+            return Promise.resolve(replacement).then(
               (v) => this.finishOrChain(this.unwind(at, true, v, this.endTime())),
               (e) => this.finishOrChain(this.unwind(at, false, e, this.endTime())),
             );
