@@ -194,15 +194,19 @@ describe('an object made from Promise.prototype fails the call and returns the p
         pipeline(timeout({ timeout: 100, strategy: 'aggressive', clock: new ManualClock() }), pool),
     ],
   ] as const;
+  /** Runs the fake through `p.execute`, which must return a promise that rejects, not throw. */
+  async function executeFake(p: Pipeline): Promise<void> {
+    let promise: Promise<unknown> | undefined;
+    expect(() => {
+      promise = p.execute(fake);
+    }).not.toThrow();
+    await expect(promise).rejects.toBeInstanceOf(TypeError);
+  }
   for (const [name, make] of pipelines) {
     it(`execute, ${name}`, async () => {
       const pool = new Bulkhead(1);
       const p = make(pool);
-      let promise: Promise<unknown> | undefined;
-      expect(() => {
-        promise = p.execute(fake);
-      }).not.toThrow();
-      await expect(promise).rejects.toBeInstanceOf(TypeError);
+      await executeFake(p);
       expect(pool.inFlight).toBe(0);
       await expect(p.execute(async () => 7)).resolves.toBe(7);
     });
@@ -216,12 +220,7 @@ describe('an object made from Promise.prototype fails the call and returns the p
   }
   it('execute, a lone breaker timing every call: counted as a failure', async () => {
     const breaker = new CircuitBreaker({ clock: new ManualClock(), metrics: { latency: true } });
-    const p = pipeline(breaker);
-    let promise: Promise<unknown> | undefined;
-    expect(() => {
-      promise = p.execute(fake);
-    }).not.toThrow();
-    await expect(promise).rejects.toBeInstanceOf(TypeError);
+    await executeFake(pipeline(breaker));
     expect(breaker.stats()).toMatchObject({ failures: 1, successes: 0 });
   });
 });
