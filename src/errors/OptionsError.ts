@@ -42,7 +42,12 @@ export class UsageError extends BreakwaterError {
 Object.defineProperty(UsageError.prototype, 'name', { value: 'UsageError', writable: true });
 
 function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') {
+    // A hostile value (a megabyte key) must not make a megabyte message.
+    return value.length > 80
+      ? `a string of ${value.length} characters starting ${JSON.stringify(value.slice(0, 40))}`
+      : JSON.stringify(value);
+  }
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'bigint') return `${value}n`;
   if (typeof value === 'symbol') return value.toString();

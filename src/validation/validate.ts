@@ -4,6 +4,19 @@ import { OptionsError } from '../errors/OptionsError.js';
 export const MAX_DURATION_MS = 2_147_483_647;
 
 /**
+ * The longest key (in UTF-16 code units) a keyed instance, keyed limiter or Redis limiter
+ * accepts. Keys usually come from traffic (hosts, tenants, client addresses); a cap keeps one
+ * hostile key from making every snapshot, `/metrics` page and Redis decision as large as it is.
+ */
+export const MAX_KEY_LENGTH = 1024;
+
+/** The error for a key that is not a string of 1 to {@link MAX_KEY_LENGTH} characters, or undefined. */
+export function keyError(key: unknown, path = 'key'): OptionsError | undefined {
+  if (typeof key === 'string' && key.length <= MAX_KEY_LENGTH) return undefined;
+  return new OptionsError(path, key, `a string of at most ${MAX_KEY_LENGTH} characters`);
+}
+
+/**
  * Checks that an options argument is a plain object (or undefined) and holds only known keys.
  * Unknown keys are an error rather than silently ignored: a typo like `breakDurtion` would
  * otherwise leave the default in force without anyone noticing.
