@@ -10,7 +10,7 @@ export const MAX_DURATION_MS = 2_147_483_647;
  */
 export const MAX_KEY_LENGTH = 1024;
 
-/** The error for a key that is not a string of 1 to {@link MAX_KEY_LENGTH} characters, or undefined. */
+/** The error for a key that is not a string of at most {@link MAX_KEY_LENGTH} characters, or undefined. */
 export function keyError(key: unknown, path = 'key'): OptionsError | undefined {
   if (typeof key === 'string' && key.length <= MAX_KEY_LENGTH) return undefined;
   return new OptionsError(path, key, `a string of at most ${MAX_KEY_LENGTH} characters`);
