@@ -81,7 +81,9 @@ export type TransitionSink = (breaker: CircuitBreaker, event: StateChangeEvent) 
  * breaker may guard several pipelines.
  *
  * Transitions out of open and half-open are computed from the clock when the breaker is next
- * used or read, so an idle breaker holds no timer. Every admission carries the breaker's
+ * used or read, so an idle breaker holds no timer. A breaker left unused after its break waits
+ * half-open for its next call, which is admitted as a probe: however long it sat idle, its next
+ * use reports one transition (open to half-open). Every admission carries the breaker's
  * generation; a call admitted before a transition never moves the state after it.
  *
  * @example
@@ -143,7 +145,8 @@ export class CircuitBreaker implements Gate, Sleeper {
   private breakMayBeOver = false;
   /** Time of the wake this breaker waits for, or Infinity. */
   private wakeAt = Number.POSITIVE_INFINITY;
-  private halfOpenDeadline = 0;
+  /** Half-open: when the probes must have decided, counted from the first; Infinity before it. */
+  private halfOpenDeadline = Number.POSITIVE_INFINITY;
   private consecutiveOpens = 0;
   private probesStarted = 0;
   private probesInFlight = 0;
@@ -418,6 +421,9 @@ export class CircuitBreaker implements Gate, Sleeper {
     if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(now);
     if (this.s === S_HALF_OPEN) {
       if (this.probesStarted < this.o.probes && this.probesInFlight < this.o.maxConcurrentProbes) {
+        if (this.halfOpenDeadline === Number.POSITIVE_INFINITY) {
+          this.halfOpenDeadline = now + this.o.halfOpenMaxWait;
+        }
         this.probesStarted++;
         this.probesInFlight++;
         return this.gen;
@@ -649,22 +655,25 @@ export class CircuitBreaker implements Gate, Sleeper {
     if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(this.clock.now());
   }
 
-  /** Applies the time-driven transitions: open -> half-open, half-open -> open on max wait. */
+  /**
+   * Applies the time-driven transitions: half-open -> open when the probes missed the max wait,
+   * open -> half-open when the break is over. A half-open breaker waits for its first probe
+   * however long that takes (the max wait runs from that probe), so however long the breaker
+   * sat unused this is at most two transitions, in constant time.
+   */
   private settleTime(now: number): void {
+    if (this.s === S_HALF_OPEN && now >= this.halfOpenDeadline) {
+      this.open(this.halfOpenDeadline, 'half-open-timeout', false, now);
+    }
     if (this.s === S_OPEN && now >= this.openUntil) {
       this.enter(S_HALF_OPEN);
       this.probesStarted = 0;
       this.probesInFlight = 0;
       this.probeSuccesses = 0;
       this.probeFailures = 0;
-      this.halfOpenDeadline = this.openUntil + this.o.halfOpenMaxWait;
+      this.halfOpenDeadline = Number.POSITIVE_INFINITY;
       this.openError.openUntil = this.openUntil;
       this.emitChange(S_OPEN, S_HALF_OPEN, 'break-elapsed', now);
-    }
-    if (this.s === S_HALF_OPEN && now >= this.halfOpenDeadline) {
-      this.open(this.halfOpenDeadline, 'half-open-timeout', false, now);
-      // Catch up if even the new open period has elapsed.
-      if (now >= this.openUntil) this.settleTime(now);
     }
   }
 
