@@ -312,6 +312,17 @@ export class CircuitBreaker implements Gate, Sleeper {
     return STATE_NAMES[this.s]!;
   }
 
+  /**
+   * @internal How long (ms) the breaker has been half-open without a call, at `now`: since its
+   * break ended when nobody called it since; 0 in every other case.
+   */
+  waitingFor(now: number): number {
+    if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(now);
+    return this.s === S_HALF_OPEN && this.halfOpenDeadline === Number.POSITIVE_INFINITY
+      ? now - this.openUntil
+      : 0;
+  }
+
   /** The generation: it grows by one on every transition. */
   get generation(): number {
     return this.gen;
