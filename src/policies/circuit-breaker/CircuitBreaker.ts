@@ -84,7 +84,8 @@ export type TransitionSink = (breaker: CircuitBreaker, event: StateChangeEvent) 
  * used or read, so an idle breaker holds no timer. A breaker left unused after its break waits
  * half-open for its next call, which is admitted as a probe: however long it sat idle, its next
  * use reports one transition (open to half-open). Every admission carries the breaker's
- * generation; a call admitted before a transition never moves the state after it.
+ * generation; a call admitted before a transition (or a `reset()`) never moves the state after
+ * it.
  *
  * @example
  * ```ts
@@ -323,7 +324,7 @@ export class CircuitBreaker implements Gate, Sleeper {
       : 0;
   }
 
-  /** The generation: it grows by one on every transition. */
+  /** The generation: it grows by one on every transition and on every `reset()`. */
   get generation(): number {
     return this.gen;
   }
@@ -581,11 +582,16 @@ export class CircuitBreaker implements Gate, Sleeper {
     if (this.s !== S_FORCED_OPEN) this.moveTo(S_FORCED_OPEN, 'manual');
   }
 
-  /** Closes the breaker and clears its window and backoff, whatever its state. */
+  /**
+   * Closes the breaker and clears its window and backoff, whatever its state, under a new
+   * generation: calls admitted before the reset never count after it (a closed breaker stays
+   * closed, with no transition reported).
+   */
   reset(): void {
     this.settleNow();
     this.isolations = 0;
     this.isolationEpoch++;
+    if (this.s === S_CLOSED) this.enter(S_CLOSED);
     this.close('manual');
   }
 

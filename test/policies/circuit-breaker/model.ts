@@ -288,6 +288,8 @@ export class BreakerModel {
   reset(): void {
     this.settle();
     this.liveIsolations.clear();
+    // A reset starts a new generation even when the breaker was closed already.
+    if (this.state === 'closed') this.generation++;
     this.close('manual');
   }
 
