@@ -146,6 +146,11 @@ export class CircuitBreaker implements Gate, Sleeper {
   private breakMayBeOver = false;
   /** Time of the wake this breaker waits for, or Infinity. */
   private wakeAt = Number.POSITIVE_INFINITY;
+  /**
+   * How the shared wake-up heap holds this breaker: weakly, so a breaker dropped while open is
+   * collected before its break ends. Made on the first wait, then reused.
+   */
+  private weakSelf: WeakRef<CircuitBreaker> | undefined = undefined;
   /** Half-open: when the probes must have decided, counted from the first; Infinity before it. */
   private halfOpenDeadline = Number.POSITIVE_INFINITY;
   private consecutiveOpens = 0;
@@ -724,7 +729,8 @@ export class CircuitBreaker implements Gate, Sleeper {
     // One pending wake per breaker: a later one would only find the breaker still open.
     if (this.openUntil >= this.wakeAt) return;
     this.wakeAt = this.openUntil;
-    Wakeups.of(this.clock).schedule(this.openUntil, now, this);
+    this.weakSelf ??= new WeakRef(this);
+    Wakeups.of(this.clock).schedule(this.openUntil, now, this.weakSelf);
   }
 
   /** Opens the breaker for a break starting at `start`; `now` is the time now. */
