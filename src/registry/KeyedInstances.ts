@@ -14,8 +14,11 @@ export interface KeyedKind<T> {
    * `store[at..)`, releases what it holds and returns true; otherwise returns false.
    */
   shelve(instance: T, store: Float64Array, at: number, key: string): boolean;
-  /** True when the instance must not be evicted now. */
-  isProtected(instance: T): boolean;
+  /**
+   * True when the instance must not be evicted at `now`, with keys dropped after
+   * `idleTimeout` ms unused.
+   */
+  isProtected(instance: T, now: number, idleTimeout: number): boolean;
   /**
    * Takes the counts of a key being dropped: its instance, or (`instance` undefined) its
    * numbers at `store[at..at+stride)`.
@@ -38,9 +41,10 @@ export const LIVE_INSTANCES = 1024;
  * and keys unused for `idleTimeout` dropped, without any timer: the work is done a few entries
  * at a time on each access, from the least recently used end of the list.
  *
- * Protected instances (an open or half-open breaker, a bulkhead with calls in flight or
- * queued, a rate limiter not back to idle: see {@link KeyedKind.isProtected}) are never evicted; one met at the idle end is
- * moved to the recent end as if used now. When the cap is reached and the
+ * Protected instances (an open breaker, a half-open one unless it has waited for a call for the
+ * idle timeout, a bulkhead with calls in flight or queued, a rate limiter not back to idle: see
+ * {@link KeyedKind.isProtected}) are never evicted; one met at the idle end is moved to the
+ * recent end as if used now. When the cap is reached and the
  * {@link EVICTION_SCAN} least recently used entries are all protected, the new key is added
  * over the cap; later accesses keep trying to get back under it.
  *
@@ -120,7 +124,7 @@ export class KeyedInstances<T> {
     }
     this.busy = true;
     try {
-      if (slot !== undefined && now - this.used[slot]! >= this.idleTimeout && !this.guarded(slot)) {
+      if (slot !== undefined && this.isIdle(slot, now) && !this.guarded(slot, now)) {
         // Unused for the idle timeout: dropped, whether or not a sweep got to it yet.
         this.remove(slot);
         slot = undefined;
@@ -212,9 +216,13 @@ export class KeyedInstances<T> {
 
   // ---- eviction ---------------------------------------------------------------------------------
 
-  private guarded(slot: number): boolean {
+  private isIdle(slot: number, now: number): boolean {
+    return now - this.used[slot]! >= this.idleTimeout;
+  }
+
+  private guarded(slot: number, now: number): boolean {
     const item = this.items[slot];
-    return item !== undefined && this.kind.isProtected(item);
+    return item !== undefined && this.kind.isProtected(item, now, this.idleTimeout);
   }
 
   /** A few entries from the idle end: dropped when idle, moved up when protected. */
@@ -224,8 +232,8 @@ export class KeyedInstances<T> {
 
   private sweepOne(now: number): boolean {
     const slot = this.tail;
-    if (now - this.used[slot]! < this.idleTimeout) return false;
-    if (this.guarded(slot)) this.touch(slot, now);
+    if (!this.isIdle(slot, now)) return false;
+    if (this.guarded(slot, now)) this.touch(slot, now);
     else this.remove(slot);
     return true;
   }
@@ -238,7 +246,7 @@ export class KeyedInstances<T> {
     for (let n = 0; n < scan && this.size > limit && this.tail !== NIL; n++) {
       const slot = this.tail;
       if (slot === keep) return;
-      if (this.guarded(slot)) this.touch(slot, now);
+      if (this.guarded(slot, now)) this.touch(slot, now);
       else this.remove(slot);
     }
   }

@@ -83,10 +83,12 @@ interface Named<P> {
  *   least recently used is evicted to make room, a key unused for `keys.idleTimeout` is dropped,
  *   and evicted instances are disposed. Open and half-open breakers (and breakers set to a state
  *   by hand), bulkheads with calls in flight or queued, and rate limiters with callers waiting
- *   or permits taken that are not free again yet are never evicted; when the cap is reached and
- *   the 64 least recently used keys are all protected, the new key is added over the cap, and
- *   later uses get back under it as keys become evictable. No timer is involved: the work is
- *   done a few keys at a time on each use.
+ *   or permits taken that are not free again yet are never evicted, except a half-open breaker
+ *   that nobody has called since its break ended, for `keys.idleTimeout` (it refuses nobody, and
+ *   goes like an idle closed one). When the cap is reached and the 64 least recently used keys
+ *   are all protected, the new key is added over the cap, and later uses get back under it as
+ *   keys become evictable. No timer is involved: the work is done a few keys at a time on each
+ *   use.
  * - An idle keyed instance may be kept as a few numbers instead of an object (a closed breaker
  *   with nothing but successes in its window, an idle bulkhead or rate limiter) and rebuilt with
  *   the same state on its next use (an idle rate limiter's counters start again from zero), so
@@ -551,7 +553,11 @@ export class Registry {
         check(instance);
         keep.push(instance);
       } catch (error) {
-        if (!(error instanceof OptionsError) || kind.isProtected(instance)) throw error;
+        if (
+          !(error instanceof OptionsError) ||
+          kind.isProtected(instance, this.clock.now(), Number.POSITIVE_INFINITY)
+        )
+          throw error;
         drop.push(key);
       }
     });

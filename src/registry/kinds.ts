@@ -72,10 +72,14 @@ export class BreakerKind implements KeyedKind<CircuitBreaker> {
     return true;
   }
 
-  isProtected(breaker: CircuitBreaker): boolean {
+  isProtected(breaker: CircuitBreaker, now: number, idleTimeout: number): boolean {
     // Open and half-open, and also the states set by hand (forced open, disabled,
-    // metrics-only): evicting would silently bring the key back closed.
-    return breaker.state !== CircuitState.Closed;
+    // metrics-only): evicting would silently bring the key back closed. Except a half-open
+    // breaker that nobody called since its break ended, for the idle timeout: it refuses
+    // nobody (its next call would be a probe), and keeping it would keep every host that
+    // failed once and was never called again for ever.
+    if (breaker.state === CircuitState.Closed) return false;
+    return breaker.waitingFor(now) < idleTimeout;
   }
 
   retire(breaker: CircuitBreaker | undefined, store: Float64Array, at: number): void {

@@ -14,18 +14,19 @@ export interface TransitionLogContext {
   readonly to: string;
   readonly reason: string;
   readonly generation: number;
-  /** Failure rate over the window when the breaker opened from closed, else NaN. */
-  readonly failureRate: number;
-  /** Slow-call rate over the window when the breaker opened from closed, else NaN. */
-  readonly slowCallRate: number;
+  /** Failure rate over the window, when the window opened the breaker (absent otherwise). */
+  readonly failureRate?: number;
+  /** Slow-call rate over the window, when the window opened the breaker (absent otherwise). */
+  readonly slowCallRate?: number;
   readonly callsInWindow: number;
   /** How long the breaker stays open (ms), when it opened; else 0. */
   readonly breakDuration: number;
 }
 
 /**
- * Where transitions are logged: `console` fits. A logger that takes the context first (pino,
- * bunyan) is adapted with `{ warn: (m, c) => log.warn(c, m), info: (m, c) => log.info(c, m) }`.
+ * Where transitions are logged: `console` fits (it is given the message alone, which says
+ * everything the context holds). A logger that takes the context first (pino, bunyan) is
+ * adapted with `{ warn: (m, c) => log.warn(c, m), info: (m, c) => log.info(c, m) }`.
  */
 export interface TransitionLogger {
   warn(message: string, context: TransitionLogContext): void;
@@ -42,9 +43,10 @@ export interface LogTransitionsOptions {
  * Logs every state change of a breaker, or of every breaker of a registry (keyed ones too),
  * with its context: failure rate, slow-call rate and calls in the window when it opened, and
  * the break duration. Openings and refusals-for-good (open, half-open, forced-open) are
- * warnings; the rest (closed, disabled, metrics-only) are info. Names and keys are written as
- * JSON strings, so a key from request data cannot forge log lines. Returns a function that
- * stops logging.
+ * warnings; the rest (closed, disabled, metrics-only) are info. Each transition is one call
+ * of the logger with the message and its context (console gets the message alone). Names and
+ * keys are written as JSON strings, so a key from request data cannot forge log lines. Returns
+ * a function that stops logging.
  *
  * @example
  * ```ts
@@ -62,11 +64,20 @@ export function logTransitions(
   if (typeof logger?.warn !== 'function' || typeof logger.info !== 'function') {
     throw new OptionsError('logger', logger, 'an object with warn and info methods, like console');
   }
+  // console prints every argument: the context would follow each line as an object repeating
+  // it (with NaN for the rates of most transitions).
+  const out = logger === console ? consoleLogger : logger;
   if (source instanceof CircuitBreaker) {
-    return source.onStateChange((event) => write(logger, source.name, undefined, event));
+    return source.onStateChange((event) => write(out, source.name, undefined, event));
   }
-  return source.onStateChange((t: RegistryTransition) => write(logger, t.name, t.key, t));
+  return source.onStateChange((t: RegistryTransition) => write(out, t.name, t.key, t));
 }
+
+/** console, given the message alone (read at each call, so a replaced method is used). */
+const consoleLogger: TransitionLogger = {
+  warn: (message) => console.warn(message),
+  info: (message) => console.info(message),
+};
 
 const WARN_STATES = new Set(['open', 'half-open', 'forced-open']);
 
@@ -83,8 +94,9 @@ function write(
     to: e.to,
     reason: e.reason,
     generation: e.generation,
-    failureRate: e.failureRate,
-    slowCallRate: e.slowCallRate,
+    // NaN (no rate) would reach JSON loggers as null.
+    ...(Number.isNaN(e.failureRate) ? {} : { failureRate: e.failureRate }),
+    ...(Number.isNaN(e.slowCallRate) ? {} : { slowCallRate: e.slowCallRate }),
     callsInWindow: e.callsInWindow,
     breakDuration: e.breakDuration,
   };

@@ -7,18 +7,16 @@
  *   node --expose-gc test/registry/keyed-memory.mjs <built index.js> churn 10000000 100000
  */
 import { spawn } from 'node:child_process';
-import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { build } from 'tsdown';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildLibrary, root } from '../support/build.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const outDir = `${root}test-artifacts/registry-memory`;
 const script = fileURLToPath(new URL('./keyed-memory.mjs', import.meta.url));
+let library = '';
 
 function measure(args: readonly string[]): Promise<Record<string, number>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', script, `${outDir}/index.js`, ...args], {
+    const child = spawn(process.execPath, ['--expose-gc', script, library, ...args], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -39,18 +37,7 @@ function measure(args: readonly string[]): Promise<Record<string, number>> {
 }
 
 beforeAll(async () => {
-  await rm(outDir, { recursive: true, force: true });
-  await build({
-    config: false,
-    entry: { index: 'src/index.ts' },
-    outDir,
-    format: ['esm'],
-    platform: 'neutral',
-    target: 'es2022',
-    dts: false,
-    sourcemap: false,
-    logLevel: 'silent',
-  });
+  library = await buildLibrary('registry-memory');
 }, 60_000);
 
 describe('keyed breakers memory', () => {

@@ -209,7 +209,7 @@ describe('the key cap', () => {
     expect(keysOf(registry)).not.toContain('closed');
   });
 
-  it('property: open and half-open breakers are never evicted, and the cap is exceeded only while all other keys are protected', () => {
+  it('property: open breakers, and half-open ones whose break ended less than the idle timeout ago, are never evicted, and the cap is exceeded only while all other keys are protected', () => {
     type Op =
       | { op: 'use' | 'fail' | 'succeed' | 'reset'; key: number }
       | { op: 'advance'; ms: number };
@@ -238,6 +238,8 @@ describe('the key cap', () => {
             { clock },
           );
           const held = new Map<string, CircuitBreaker>();
+          /** When the test last saw each key's breaker open: its break ended later. */
+          const seenOpen = new Map<string, number>();
           const isProtected = (state: string) => state === 'open' || state === 'half-open';
           for (const step of ops) {
             let used: string | undefined;
@@ -246,9 +248,10 @@ describe('the key cap', () => {
               used = `k${step.key}`;
               const breaker = registry.keyedCircuitBreaker('hosts', used);
               const before = held.get(used);
-              // A key is rebuilt only when it was evicted, which needs it unprotected.
+              // A key is rebuilt only when it was evicted, which needs it unprotected: never
+              // open (calls are synchronous here, so a half-open one had no call since).
               if (before !== undefined && before !== breaker) {
-                expect(isProtected(before.state)).toBe(false);
+                expect(before.state).not.toBe('open');
               }
               held.set(used, breaker);
               if (step.op === 'fail') run(breaker, false);
@@ -259,7 +262,12 @@ describe('the key cap', () => {
             const entries = keyed(registry);
             const byKey = new Map(entries.map((e) => [e.key!, e]));
             for (const [key, breaker] of held) {
-              if (!isProtected(breaker.state)) continue;
+              const state = breaker.state;
+              const mustKeep =
+                state === 'open' ||
+                (state === 'half-open' && clock.now() - seenOpen.get(key)! < idleTimeout);
+              if (state === 'open') seenOpen.set(key, clock.now());
+              if (!mustKeep) continue;
               const entry = byKey.get(key);
               expect(entry, `${key} is ${breaker.state} and must be kept`).toBeDefined();
               expect(entry).toMatchObject({ state: breaker.state });
@@ -342,6 +350,131 @@ describe('idle keys', () => {
     registry.keyedBulkhead('tenants', 'a');
     clock.advance(2_147_483_647);
     expect(keysOf(registry)).toEqual(['a']);
+  });
+});
+
+describe('keys whose breaker opened', () => {
+  const MINUTE = 60_000;
+  const HOUR = 60 * MINUTE;
+
+  it('1,000 keys that failed once and were never called again: 24 h later at most maxKeys (100) are held, and keys in use keep their breakers', () => {
+    const clock = new ManualClock();
+    const registry = new Registry(opensAtOnce({ keys: { maxKeys: 100 } }), { clock });
+    for (let i = 0; i < 1_000; i++) run(registry.keyedCircuitBreaker('hosts', `down${i}`), false);
+    const healthy = Array.from({ length: 50 }, (_, i) => `up${i}`);
+    const useHealthy = (hours: number) => {
+      for (let t = 0; t < hours * HOUR; t += 5 * MINUTE) {
+        clock.advance(5 * MINUTE);
+        for (const key of healthy) run(registry.keyedCircuitBreaker('hosts', key), true);
+      }
+    };
+    // While the failing keys' breaks run and for the idle timeout after, they are protected
+    // and the key cap is exceeded; then they go.
+    useHealthy(1);
+    expect(keysOf(registry).sort()).toEqual([...healthy].sort());
+    const kept = healthy.map((key) => registry.keyedCircuitBreaker('hosts', key));
+    useHealthy(23);
+    expect(keysOf(registry).sort()).toEqual([...healthy].sort());
+    healthy.forEach((key, i) => {
+      expect(registry.keyedCircuitBreaker('hosts', key)).toBe(kept[i]);
+    });
+    // Each failing key reported its opening and the end of its break, nothing more.
+    const transitions = collectMetrics(registry)
+      .find((f) => f.name === 'breakwater_circuit_breaker_transitions_total')!
+      .samples.reduce((sum, s) => sum + ('value' in s ? s.value : 0), 0);
+    expect(transitions).toBe(2_000);
+  });
+
+  it('with no other traffic, reading the snapshot 24 h later finds none of them', () => {
+    const clock = new ManualClock();
+    const registry = new Registry(opensAtOnce({ keys: { maxKeys: 100 } }), { clock });
+    for (let i = 0; i < 1_000; i++) run(registry.keyedCircuitBreaker('hosts', `down${i}`), false);
+    expect(keyed(registry)).toHaveLength(1_000);
+    clock.advance(24 * HOUR);
+    expect(keyed(registry)).toHaveLength(0);
+  });
+
+  it('a breaker refusing calls that keep coming is never dropped nor rebuilt, however long and whatever the churn', () => {
+    const clock = new ManualClock();
+    const registry = new Registry(
+      {
+        keys: { maxKeys: 2, idleTimeout: '1m' },
+        circuitBreakers: {
+          hosts: { window: { kind: 'consecutive', threshold: 1 }, breakDuration: '10m' },
+        },
+      },
+      { clock },
+    );
+    const down = registry.keyedCircuitBreaker('hosts', 'down');
+    run(down, false);
+    let other = 0;
+    for (let t = 0; t < 6 * HOUR; t += 10_000) {
+      clock.advance(10_000);
+      run(registry.keyedCircuitBreaker('hosts', `other${other++}`), true);
+      // Every 2 minutes a call for the failing host: refused, or a probe that fails again.
+      if (t % (2 * MINUTE) === 0) run(registry.keyedCircuitBreaker('hosts', 'down'), false);
+      expect(keysOf(registry)).toContain('down');
+    }
+    expect(registry.keyedCircuitBreaker('hosts', 'down')).toBe(down);
+    expect(down.state).toBe('open');
+    // 180 calls over 6 h: a failing probe every 10 min (35), the others refused; the first
+    // failure opened it, and each probe moved it to half-open and back.
+    expect(down.stats()).toMatchObject({ failures: 36, rejections: 145, transitions: 71 });
+  });
+
+  it('an open breaker nobody calls is kept while its break runs, past the idle timeout; it goes once its break is over and it stayed unused', () => {
+    const clock = new ManualClock();
+    const registry = new Registry(
+      {
+        keys: { maxKeys: 1, idleTimeout: '1m' },
+        circuitBreakers: {
+          hosts: { window: { kind: 'consecutive', threshold: 1 }, breakDuration: '10m' },
+        },
+      },
+      { clock },
+    );
+    const down = registry.keyedCircuitBreaker('hosts', 'down');
+    run(down, false);
+    for (let i = 0; i < 59; i++) {
+      clock.advance(10_000);
+      registry.keyedCircuitBreaker('hosts', `other${i}`);
+    }
+    expect(keysOf(registry)).toContain('down');
+    expect(down.state).toBe('open');
+    clock.advance(10_000 + MINUTE); // break over at 10 min, then unused for the idle timeout
+    registry.keyedCircuitBreaker('hosts', 'new');
+    expect(keysOf(registry)).toEqual(['new']);
+    expect(registry.keyedCircuitBreaker('hosts', 'down')).not.toBe(down);
+  });
+
+  it('a half-open breaker with a probe in flight is kept, however long the probe takes', async () => {
+    const clock = new ManualClock();
+    const registry = new Registry(
+      {
+        keys: { maxKeys: 1, idleTimeout: '1m' },
+        circuitBreakers: {
+          hosts: {
+            window: { kind: 'consecutive', threshold: 1 },
+            breakDuration: '10s',
+            halfOpen: { maxWait: '1h' },
+          },
+        },
+      },
+      { clock },
+    );
+    const down = registry.keyedCircuitBreaker('hosts', 'down');
+    run(down, false);
+    clock.advance(10_000);
+    const probe = deferred();
+    const call = pipeline(down).execute(() => probe.promise);
+    clock.advance(30 * MINUTE);
+    registry.keyedCircuitBreaker('hosts', 'other');
+    expect(keysOf(registry)).toContain('down');
+    expect(down.state).toBe('half-open');
+    probe.resolve('back');
+    await expect(call).resolves.toBe('back');
+    expect(down.state).toBe('closed');
+    expect(registry.keyedCircuitBreaker('hosts', 'down')).toBe(down);
   });
 });
 

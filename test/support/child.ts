@@ -13,17 +13,18 @@ export interface ChildExit {
 }
 
 /**
- * Runs `node script ...args` in `cwd` and resolves when it closes; a process still running after
- * `limitMs` is killed (SIGKILL) and reported `killed`.
+ * Runs `node ...nodeOptions script ...args` in `cwd` and resolves when it closes; a process
+ * still running after `limitMs` is killed (SIGKILL) and reported `killed`.
  */
 export function runNodeScript(
   script: string,
   args: readonly (string | number)[],
   cwd: string,
   limitMs: number,
+  nodeOptions: readonly string[] = [],
 ): Promise<ChildExit> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args.map(String)], {
+    const child = spawn(process.execPath, [...nodeOptions, script, ...args.map(String)], {
       cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

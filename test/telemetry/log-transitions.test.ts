@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   CircuitBreaker,
   logTransitions,
@@ -74,9 +74,117 @@ describe('logTransitions', () => {
     expect(lines[0]!.context.key).toBe('evil\nbreakwater: forged line');
   });
 
+  it('gives a structured logger a context without NaN: the rates only when the window opened the breaker', async () => {
+    const clock = new ManualClock();
+    const breaker = new CircuitBreaker({
+      clock,
+      window: { kind: 'consecutive', threshold: 1 },
+      breakDuration: 1_000,
+    });
+    const { lines, logger } = recorder();
+    logTransitions(breaker, { logger });
+    breaker.trip();
+    clock.advance(1_000);
+    await pipeline(breaker).tryExecute(() => Promise.reject(new Error('x')));
+    expect(lines.map((l) => l.context)).toEqual([
+      {
+        name: 'circuitBreaker',
+        from: 'closed',
+        to: 'open',
+        reason: 'manual',
+        generation: 1,
+        callsInWindow: 0,
+        breakDuration: 1_000,
+      },
+      {
+        name: 'circuitBreaker',
+        from: 'open',
+        to: 'half-open',
+        reason: 'break-elapsed',
+        generation: 2,
+        callsInWindow: 0,
+        breakDuration: 0,
+      },
+      {
+        name: 'circuitBreaker',
+        from: 'half-open',
+        to: 'open',
+        reason: 'probes-failed',
+        generation: 3,
+        callsInWindow: 0,
+        breakDuration: 1_000,
+      },
+    ]);
+    breaker.reset();
+    const p = pipeline(breaker);
+    expect(() =>
+      p.executeSync(() => {
+        throw new Error('y');
+      }),
+    ).toThrow('y');
+    expect(lines.at(-1)!.context).toMatchObject({
+      reason: 'consecutive-failures',
+      failureRate: 1,
+      slowCallRate: 0,
+      callsInWindow: 1,
+    });
+    for (const { context } of lines) expect(JSON.stringify(context)).not.toContain('null');
+  });
+
   it('rejects a logger without warn and info', () => {
     expect(() => logTransitions(new CircuitBreaker(), { logger: {} as never })).toThrow(
       OptionsError,
     );
   });
+});
+
+describe('logTransitions with console', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** What console.warn and console.info were called with, captured instead of printed. */
+  function captureConsole() {
+    const calls: { level: string; args: unknown[] }[] = [];
+    vi.spyOn(console, 'warn').mockImplementation((...args) => calls.push({ level: 'warn', args }));
+    vi.spyOn(console, 'info').mockImplementation((...args) => calls.push({ level: 'info', args }));
+    return calls;
+  }
+
+  it.each([
+    ['the default logger', undefined],
+    ['passed as the logger', { logger: console }],
+  ])(
+    'console (%s) prints each transition once: the message alone, without the context object repeating it',
+    (_, options) => {
+      const clock = new ManualClock();
+      const registry = new Registry(
+        { circuitBreakers: { payments: { breakDuration: 1_000 } } },
+        { clock },
+      );
+      const calls = captureConsole();
+      logTransitions(registry, options);
+      const breaker = registry.circuitBreaker('payments');
+      breaker.trip();
+      clock.advance(1_000);
+      expect(breaker.state).toBe('half-open');
+      breaker.reset();
+      expect(calls).toEqual([
+        {
+          level: 'warn',
+          args: [
+            'breakwater: circuit breaker "payments" closed -> open (manual): open for 1000 ms',
+          ],
+        },
+        {
+          level: 'warn',
+          args: ['breakwater: circuit breaker "payments" open -> half-open (break-elapsed)'],
+        },
+        {
+          level: 'info',
+          args: ['breakwater: circuit breaker "payments" half-open -> closed (manual)'],
+        },
+      ]);
+    },
+  );
 });

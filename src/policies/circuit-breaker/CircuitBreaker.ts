@@ -81,8 +81,11 @@ export type TransitionSink = (breaker: CircuitBreaker, event: StateChangeEvent) 
  * breaker may guard several pipelines.
  *
  * Transitions out of open and half-open are computed from the clock when the breaker is next
- * used or read, so an idle breaker holds no timer. Every admission carries the breaker's
- * generation; a call admitted before a transition never moves the state after it.
+ * used or read, so an idle breaker holds no timer. A breaker left unused after its break waits
+ * half-open for its next call, which is admitted as a probe: however long it sat idle, its next
+ * use reports one transition (open to half-open). Every admission carries the breaker's
+ * generation; a call admitted before a transition (or a `reset()`) never moves the state after
+ * it.
  *
  * @example
  * ```ts
@@ -143,7 +146,13 @@ export class CircuitBreaker implements Gate, Sleeper {
   private breakMayBeOver = false;
   /** Time of the wake this breaker waits for, or Infinity. */
   private wakeAt = Number.POSITIVE_INFINITY;
-  private halfOpenDeadline = 0;
+  /**
+   * How the shared wake-up heap holds this breaker: weakly, so a breaker dropped while open is
+   * collected before its break ends. Made on the first wait, then reused.
+   */
+  private weakSelf: WeakRef<CircuitBreaker> | undefined = undefined;
+  /** Half-open: when the probes must have decided, counted from the first; Infinity before it. */
+  private halfOpenDeadline = Number.POSITIVE_INFINITY;
   private consecutiveOpens = 0;
   private probesStarted = 0;
   private probesInFlight = 0;
@@ -309,7 +318,18 @@ export class CircuitBreaker implements Gate, Sleeper {
     return STATE_NAMES[this.s]!;
   }
 
-  /** The generation: it grows by one on every transition. */
+  /**
+   * @internal How long (ms) the breaker has been half-open without a call, at `now`: since its
+   * break ended when nobody called it since; 0 in every other case.
+   */
+  waitingFor(now: number): number {
+    if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(now);
+    return this.s === S_HALF_OPEN && this.halfOpenDeadline === Number.POSITIVE_INFINITY
+      ? now - this.openUntil
+      : 0;
+  }
+
+  /** The generation: it grows by one on every transition and on every `reset()`. */
   get generation(): number {
     return this.gen;
   }
@@ -418,6 +438,9 @@ export class CircuitBreaker implements Gate, Sleeper {
     if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(now);
     if (this.s === S_HALF_OPEN) {
       if (this.probesStarted < this.o.probes && this.probesInFlight < this.o.maxConcurrentProbes) {
+        if (this.halfOpenDeadline === Number.POSITIVE_INFINITY) {
+          this.halfOpenDeadline = now + this.o.halfOpenMaxWait;
+        }
         this.probesStarted++;
         this.probesInFlight++;
         return this.gen;
@@ -564,11 +587,16 @@ export class CircuitBreaker implements Gate, Sleeper {
     if (this.s !== S_FORCED_OPEN) this.moveTo(S_FORCED_OPEN, 'manual');
   }
 
-  /** Closes the breaker and clears its window and backoff, whatever its state. */
+  /**
+   * Closes the breaker and clears its window and backoff, whatever its state, under a new
+   * generation: calls admitted before the reset never count after it (a closed breaker stays
+   * closed, with no transition reported).
+   */
   reset(): void {
     this.settleNow();
     this.isolations = 0;
     this.isolationEpoch++;
+    if (this.s === S_CLOSED) this.enter(S_CLOSED);
     this.close('manual');
   }
 
@@ -649,22 +677,25 @@ export class CircuitBreaker implements Gate, Sleeper {
     if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(this.clock.now());
   }
 
-  /** Applies the time-driven transitions: open -> half-open, half-open -> open on max wait. */
+  /**
+   * Applies the time-driven transitions: half-open -> open when the probes missed the max wait,
+   * open -> half-open when the break is over. A half-open breaker waits for its first probe
+   * however long that takes (the max wait runs from that probe), so however long the breaker
+   * sat unused this is at most two transitions, in constant time.
+   */
   private settleTime(now: number): void {
+    if (this.s === S_HALF_OPEN && now >= this.halfOpenDeadline) {
+      this.open(this.halfOpenDeadline, 'half-open-timeout', false, now);
+    }
     if (this.s === S_OPEN && now >= this.openUntil) {
       this.enter(S_HALF_OPEN);
       this.probesStarted = 0;
       this.probesInFlight = 0;
       this.probeSuccesses = 0;
       this.probeFailures = 0;
-      this.halfOpenDeadline = this.openUntil + this.o.halfOpenMaxWait;
+      this.halfOpenDeadline = Number.POSITIVE_INFINITY;
       this.openError.openUntil = this.openUntil;
       this.emitChange(S_OPEN, S_HALF_OPEN, 'break-elapsed', now);
-    }
-    if (this.s === S_HALF_OPEN && now >= this.halfOpenDeadline) {
-      this.open(this.halfOpenDeadline, 'half-open-timeout', false, now);
-      // Catch up if even the new open period has elapsed.
-      if (now >= this.openUntil) this.settleTime(now);
     }
   }
 
@@ -698,7 +729,8 @@ export class CircuitBreaker implements Gate, Sleeper {
     // One pending wake per breaker: a later one would only find the breaker still open.
     if (this.openUntil >= this.wakeAt) return;
     this.wakeAt = this.openUntil;
-    Wakeups.of(this.clock).schedule(this.openUntil, now, this);
+    this.weakSelf ??= new WeakRef(this);
+    Wakeups.of(this.clock).schedule(this.openUntil, now, this.weakSelf);
   }
 
   /** Opens the breaker for a break starting at `start`; `now` is the time now. */

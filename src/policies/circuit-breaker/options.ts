@@ -57,8 +57,10 @@ export interface HalfOpenOptions {
   /** Share of the probes that must succeed to close the breaker, in (0, 1]. @default 1 */
   readonly successRatio?: number;
   /**
-   * Longest time in ms the breaker stays half-open waiting for probe outcomes before it
-   * re-opens (a probe that hangs cannot keep the breaker half-open for ever). @default 60000
+   * Longest time in ms, from the first probe of a half-open period, that the probes may take to
+   * decide before the breaker re-opens (a probe that hangs cannot keep the breaker half-open for
+   * ever). A half-open breaker that nobody calls waits for its first probe, however long that
+   * takes. @default 60000
    */
   readonly maxWait?: number;
 }

@@ -76,13 +76,28 @@ describe('generations', () => {
     const { breaker, p } = make({ window: { kind: 'consecutive', threshold: 3 } });
     p.executeSync(() => 'ok');
     fail(p);
-    breaker.reset(); // already closed
     const release = breaker.isolate();
     breaker.forceOpen(); // already forced open
     release();
     breaker.disable();
     breaker.disable();
     expect(breaker.generation).toBe(3);
+  });
+
+  it('reset() of a closed breaker starts a new generation: a call admitted before it does not land in the cleared window', async () => {
+    const { breaker, p, events } = make({ window: { kind: 'consecutive', threshold: 2 } });
+    fail(p);
+    const early = pending(p);
+    const before = breaker.generation;
+    breaker.reset();
+    expect(breaker.generation).toBe(before + 1);
+    expect(breaker.stats().failuresInWindow).toBe(0);
+    await early.fail();
+    expect(breaker.stats()).toMatchObject({ failures: 2, failuresInWindow: 0 });
+    fail(p); // the only failure since the reset
+    expect(breaker.state).toBe('closed');
+    // Closed to closed is no transition.
+    expect(events).toEqual([]);
   });
 
   it('a call admitted before the breaker opened and ending after it re-closed changes nothing', async () => {

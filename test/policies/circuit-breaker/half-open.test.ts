@@ -276,14 +276,22 @@ describe('half-open maxWait', () => {
     });
   });
 
-  it('counts maxWait from the end of the break, not from when half-open was noticed', () => {
-    const { clock, breaker } = tripped({ halfOpen: { maxWait: 500 } });
-    clock.advance(1400); // nobody looked at t=1000
+  it('counts maxWait from the first probe, not from the end of the break', () => {
+    const { clock, breaker, p } = tripped({ halfOpen: { maxWait: 500 } });
+    clock.advance(1400); // half-open since t=1000, nobody called
     expect(breaker.state).toBe('half-open');
-    clock.advance(99); // t = 1499
+    pending(p); // the first probe, at t=1400
+    clock.advance(499); // t = 1899
     expect(breaker.state).toBe('half-open');
-    clock.advance(1); // t = 1500 = 1000 + maxWait
+    clock.advance(1); // t = 1900 = 1400 + maxWait
     expect(breaker.state).toBe('open');
+  });
+
+  it('a half-open breaker that admitted no probe never times out', () => {
+    const { clock, breaker, events } = tripped({ halfOpen: { maxWait: 500 } });
+    clock.advance(1000 + 500 * 1000);
+    expect(breaker.state).toBe('half-open');
+    expect(events.at(-1)?.reason).toBe('break-elapsed');
   });
 
   it('computes the re-opening lazily from the deadline: the new break started at the deadline', async () => {
@@ -298,9 +306,11 @@ describe('half-open maxWait', () => {
     expect(breaker.state).toBe('half-open');
   });
 
-  it('catches up over several periods in one read, emitting every transition', () => {
-    const { clock, breaker, events } = tripped({ halfOpen: { maxWait: 500 } });
-    clock.advance(1000 + 500 + 1000); // half-open at 1000, re-open at 1500, half-open at 2500
+  it('catches up over a missed max wait and the break after it in one read, emitting each transition', () => {
+    const { clock, breaker, p, events } = tripped({ halfOpen: { maxWait: 500 } });
+    clock.advance(1000);
+    pending(p);
+    clock.advance(500 + 1000); // re-open at 1500, half-open at 2500
     expect(breaker.state).toBe('half-open');
     expect(events.map((e) => `${e.from}->${e.to}:${e.reason}`)).toEqual([
       'closed->open:manual',

@@ -148,7 +148,7 @@ export class BreakerModel {
   state: CircuitState = 'closed';
   generation = 0;
   openUntil = 0;
-  halfOpenDeadline = 0;
+  halfOpenDeadline = Number.POSITIVE_INFINITY;
   consecutiveOpens = 0;
   probesStarted = 0;
   probesInFlight = 0;
@@ -195,8 +195,8 @@ export class BreakerModel {
         this.probesInFlight = 0;
         this.probeSuccesses = 0;
         this.probeFailures = 0;
-        // Half-open began when the open period ended, whenever that was noticed.
-        this.halfOpenDeadline = this.openUntil + this.config.maxWait;
+        // The max wait runs from the first probe: until one comes, the breaker waits for it.
+        this.halfOpenDeadline = Number.POSITIVE_INFINITY;
         this.emit('open', 'half-open', 'break-elapsed', 0, undefined);
       } else if (this.state === 'half-open' && this.now >= this.halfOpenDeadline) {
         this.open(this.halfOpenDeadline, 'half-open-timeout', false);
@@ -218,6 +218,9 @@ export class BreakerModel {
       this.probesStarted < this.config.probes &&
       this.probesInFlight < this.config.maxConcurrent
     ) {
+      if (this.halfOpenDeadline === Number.POSITIVE_INFINITY) {
+        this.halfOpenDeadline = this.now + this.config.maxWait;
+      }
       this.probesStarted++;
       this.probesInFlight++;
       return { generation: this.generation, startedAt: this.now };
@@ -285,6 +288,8 @@ export class BreakerModel {
   reset(): void {
     this.settle();
     this.liveIsolations.clear();
+    // A reset starts a new generation even when the breaker was closed already.
+    if (this.state === 'closed') this.generation++;
     this.close('manual');
   }
 

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   CircuitBreaker,
@@ -8,6 +9,8 @@ import {
   pipeline,
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
+import { buildLibrary, root } from '../../support/build.js';
+import { runNodeScript } from '../../support/child.js';
 
 const boom = new Error('boom');
 
@@ -165,6 +168,63 @@ describe('round trip through initialState', () => {
     expect(b.breaker.stats().callsInWindow).toBe(0);
   });
 
+  it('time window: a snapshot from a clock reading days carries ages, and restores whole on a clock reading 200 ms (a fresh process)', () => {
+    const options: CircuitBreakerOptions = {
+      window: { kind: 'time', duration: 30_000, buckets: 10, minimumCalls: 100 },
+    };
+    // An old process: its monotonic clock reads about 58 days, on a bucket boundary.
+    const clock = new ManualClock(4_999_998_000);
+    const a = new CircuitBreaker({ ...options, clock });
+    run(pipeline(a), 'S');
+    clock.advance(9_000);
+    run(pipeline(a), 'F');
+    clock.advance(9_000);
+    run(pipeline(a), 'S');
+    const snapshot = roundTrip(a);
+    expect(snapshot.window).toEqual({
+      kind: 'time',
+      data: [
+        [18_000, 1, 0, 0],
+        [9_000, 1, 1, 0],
+        [0, 1, 0, 0],
+      ],
+    });
+    const b = restored(snapshot, options, 200);
+    expect(b.breaker.stats()).toMatchObject({ callsInWindow: 3, failuresInWindow: 1 });
+    // Each call leaves the window when its bucket does, 30 s after it began (to the bucket).
+    b.clock.advance(11_799);
+    expect(b.breaker.stats()).toMatchObject({ callsInWindow: 3, failuresInWindow: 1 });
+    b.clock.advance(1);
+    expect(b.breaker.stats()).toMatchObject({ callsInWindow: 2, failuresInWindow: 1 });
+    b.clock.advance(9_000);
+    expect(b.breaker.stats()).toMatchObject({ callsInWindow: 1, failuresInWindow: 0 });
+    b.clock.advance(9_000);
+    expect(b.breaker.stats()).toMatchObject({ callsInWindow: 0, failuresInWindow: 0 });
+    // The restored window keeps counting: new calls land beside the restored ones.
+    run(b.p, 'F');
+    expect(b.breaker.stats()).toMatchObject({ callsInWindow: 1, failuresInWindow: 1 });
+  });
+
+  it('time window: restored at clock reading 0, calls up to the window length old are kept', () => {
+    const options: CircuitBreakerOptions = {
+      window: { kind: 'time', duration: 1_000, buckets: 10, minimumCalls: 100 },
+    };
+    const clock = new ManualClock(1_000_000);
+    const a = new CircuitBreaker({ ...options, clock });
+    for (let i = 0; i < 10; i++) {
+      run(pipeline(a), 'F');
+      clock.advance(100);
+    }
+    expect(a.stats()).toMatchObject({ callsInWindow: 9, failuresInWindow: 9 });
+    // The first call's bucket has just left the window.
+    const b = restored(roundTrip(a), options, 0);
+    expect(b.breaker.stats()).toMatchObject({ callsInWindow: 9, failuresInWindow: 9 });
+    b.clock.advance(99);
+    expect(b.breaker.stats().callsInWindow).toBe(9);
+    b.clock.advance(1);
+    expect(b.breaker.stats().callsInWindow).toBe(8);
+  });
+
   it('time window: restored calls count toward opening', () => {
     const options: CircuitBreakerOptions = {
       window: { kind: 'time', duration: 1000, buckets: 10, minimumCalls: 4 },
@@ -233,6 +293,33 @@ describe('round trip through initialState', () => {
       expect(b.breaker.state).toBe('closed');
     },
   );
+});
+
+describe('restore in another process', () => {
+  it('a time window from a process whose clock read 58 days restores whole in a fresh process', async () => {
+    const library = await buildLibrary('breaker-restore');
+    const options: CircuitBreakerOptions = {
+      window: { kind: 'time', duration: 300_000, buckets: 10, minimumCalls: 100 },
+    };
+    const clock = new ManualClock(4_999_980_000);
+    const a = new CircuitBreaker({ ...options, clock });
+    run(pipeline(a), 'SF');
+    clock.advance(60_000);
+    run(pipeline(a), 'F');
+    clock.advance(60_000);
+    run(pipeline(a), 'S');
+    const exit = await runNodeScript(
+      fileURLToPath(new URL('./fixtures/restore-snapshot.mjs', import.meta.url)),
+      [library, JSON.stringify(options), JSON.stringify(a)],
+      root,
+      30_000,
+    );
+    expect(exit.stderr).toBe('');
+    const restoredThere = JSON.parse(exit.stdout) as Record<string, number | string>;
+    // The premise: the new process's clock reads less than the age of the oldest calls.
+    expect(restoredThere.clockReading).toBeLessThan(120_000);
+    expect(restoredThere).toMatchObject({ state: 'closed', callsInWindow: 4, failuresInWindow: 2 });
+  }, 90_000);
 });
 
 describe('bad snapshots', () => {

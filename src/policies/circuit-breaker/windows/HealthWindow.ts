@@ -12,7 +12,11 @@ export interface Thresholds {
 /** @internal Plain-data form of a window's contents, for export and restore. */
 export interface WindowSnapshot {
   readonly kind: 'consecutive' | 'count' | 'time';
-  /** consecutive: [failuresInARow, slowInARow]; count: outcome codes, oldest first; time: per bucket [ageMs, calls, failures, slow], oldest first. */
+  /**
+   * consecutive: [failuresInARow, slowInARow]; count: outcome codes, oldest first; time: per
+   * bucket [ageMs, calls, failures, slow], oldest first, `ageMs` being how many buckets before
+   * the snapshot's current one it is, times the bucket width.
+   */
   readonly data: readonly number[] | readonly (readonly number[])[];
 }
 

@@ -6,11 +6,17 @@ import {
   type WindowSnapshot,
 } from './HealthWindow.js';
 
+/** Tag of a slice that counts nothing. */
+const EMPTY = Number.NEGATIVE_INFINITY;
+
 /**
  * @internal Outcomes of the last `duration` ms in `buckets` slices. Each slice is tagged with
  * the epoch (time / slice width) it counts; a slice whose tag is stale is cleared when next
  * touched, so an idle window needs no timer. Totals are running sums corrected for expired
  * slices when judged.
+ *
+ * Epochs of restored slices may be negative: a snapshot from a process whose clock read days
+ * restored in one whose clock reads a few ms puts the older calls before the new clock's zero.
  */
 export class TimeWindow implements HealthWindow {
   calls = 0;
@@ -29,7 +35,7 @@ export class TimeWindow implements HealthWindow {
     private t: Thresholds,
   ) {
     this.width = duration / buckets;
-    this.epochs = new Float64Array(buckets).fill(-1);
+    this.epochs = new Float64Array(buckets).fill(EMPTY);
     this.bCalls = new Uint32Array(buckets);
     this.bFailures = new Uint32Array(buckets);
     this.bSlow = new Uint32Array(buckets);
@@ -73,7 +79,7 @@ export class TimeWindow implements HealthWindow {
   }
 
   reset(): void {
-    this.epochs.fill(-1);
+    this.epochs.fill(EMPTY);
     this.bCalls.fill(0);
     this.bFailures.fill(0);
     this.bSlow.fill(0);
@@ -88,7 +94,7 @@ export class TimeWindow implements HealthWindow {
     const rows: number[][] = [];
     for (let age = this.buckets - 1; age >= 0; age--) {
       const epoch = current - age;
-      const i = ((epoch % this.buckets) + this.buckets) % this.buckets;
+      const i = slot(epoch, this.buckets);
       if (this.epochs[i] === epoch && this.bCalls[i]! > 0) {
         rows.push([age * this.width, this.bCalls[i]!, this.bFailures[i]!, this.bSlow[i]!]);
       }
@@ -102,8 +108,8 @@ export class TimeWindow implements HealthWindow {
     for (const row of snapshot.data as readonly (readonly number[])[]) {
       const [ageMs = 0, calls = 0, failures = 0, slow = 0] = row;
       const epoch = current - Math.round(ageMs / this.width);
-      if (epoch <= current - this.buckets || epoch < 0) continue;
-      const i = epoch % this.buckets;
+      if (epoch <= current - this.buckets) continue;
+      const i = slot(epoch, this.buckets);
       if (this.epochs[i] !== epoch) this.clear(i, epoch);
       this.bCalls[i]! += calls;
       this.bFailures[i]! += failures;
@@ -119,7 +125,7 @@ export class TimeWindow implements HealthWindow {
     const oldest = Math.floor(now / this.width) - this.buckets;
     for (let i = 0; i < this.buckets; i++) {
       const e = this.epochs[i]!;
-      if (e >= 0 && e <= oldest) this.clear(i, -1);
+      if (e > EMPTY && e <= oldest) this.clear(i, EMPTY);
     }
   }
 
@@ -132,4 +138,9 @@ export class TimeWindow implements HealthWindow {
     this.bSlow[i] = 0;
     this.epochs[i] = epoch;
   }
+}
+
+/** The slice of `epoch`, negative epochs included (`record` sees only epochs from 0 on). */
+function slot(epoch: number, buckets: number): number {
+  return ((epoch % buckets) + buckets) % buckets;
 }
