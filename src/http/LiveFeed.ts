@@ -54,6 +54,10 @@ export class LiveFeed {
 
   /** Answers a GET of the stream: adds the client, or refuses it with 503. */
   accept(res: ServerResponse): void {
+    // The client may have left before the handler ran (an authentication check or a framework
+    // hook in front of it took a while): its 'close' event has fired already and will not
+    // again, so it must not be counted, or it would hold a place and the timer for good.
+    if (res.destroyed || res.socket?.destroyed === true) return;
     if (this.closed) {
       sendText(res, 503, 'The event stream is closed', false);
       return;
