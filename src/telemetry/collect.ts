@@ -333,7 +333,7 @@ export function collectMetrics(registry: Registry, options?: CollectOptions): Me
     f.add(
       'breakwater_retry_gave_up_total',
       'counter',
-      'Failures on which a retry policy stopped retrying.',
+      'Calls a retry policy gave up on: attempts or time used up, or a failure it does not retry after a retry.',
       labels,
       s.gaveUp,
     );
