@@ -9,6 +9,7 @@ import {
   type ObservabilityHandler,
 } from '../../src/http/index.js';
 import { Registry, type RegistryConfig } from '../../src/index.js';
+import { ManualClock } from '../../src/testing/index.js';
 import { parsePrometheus, sampleValue } from './prometheus.js';
 import { fail, type Served, serve, succeed, until } from './support.js';
 
@@ -99,6 +100,47 @@ describe('GET /health', () => {
     expect(response.status).toBe(200);
     expect(body.status).toBe('degraded');
     expect(body.unavailable).toEqual([]);
+  });
+
+  it('reports degraded while a breaker is open, half-open or forced open, but answers 503 only for an open or forced-open critical one', async () => {
+    const clock = new ManualClock();
+    registry.dispose();
+    registry = new Registry(CONFIG, { clock });
+    await start({ critical: ['payments'] });
+    const health = async () => {
+      const { response, body } = await getJson('/health');
+      return { code: response.status, status: body.status, unavailable: body.unavailable };
+    };
+    await fail(registry, 'search', 2);
+    expect(await health()).toEqual({ code: 200, status: 'degraded', unavailable: [] });
+    clock.advance(60_000);
+    expect(registry.circuitBreaker('search').state).toBe('half-open');
+    // Half-open lets only its probes through: traffic is still held back.
+    expect(await health()).toEqual({ code: 200, status: 'degraded', unavailable: [] });
+
+    await fail(registry, 'payments', 2);
+    expect(await health()).toEqual({
+      code: 503,
+      status: 'degraded',
+      unavailable: [{ name: 'payments', state: 'open' }],
+    });
+    clock.advance(60_000);
+    expect(registry.circuitBreaker('payments').state).toBe('half-open');
+    // Probing a critical dependency is no reason to take the service out of rotation.
+    expect(await health()).toEqual({ code: 200, status: 'degraded', unavailable: [] });
+
+    // States set by hand that let every call through are not degraded.
+    registry.circuitBreaker('payments').disable();
+    registry.circuitBreaker('search').metricsOnly();
+    expect(await health()).toEqual({ code: 200, status: 'ok', unavailable: [] });
+    registry.circuitBreaker('search').forceOpen();
+    expect(await health()).toEqual({ code: 200, status: 'degraded', unavailable: [] });
+    registry.circuitBreaker('payments').forceOpen();
+    expect(await health()).toEqual({
+      code: 503,
+      status: 'degraded',
+      unavailable: [{ name: 'payments', state: 'forced-open' }],
+    });
   });
 
   it('goes back to 200 and ok once the critical breaker is reset', async () => {
