@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { Disposer } from '../events/Listeners.js';
 import { reportCallbackError } from '../events/Listeners.js';
+import { limitedSnapshot } from '../registry/listing.js';
 import type { Registry } from '../registry/Registry.js';
 import type { RegistryTransition } from '../registry/TransitionLog.js';
-import { limitKeys } from './limitKeys.js';
 import { STREAM_HEADERS, safeJson, sendText } from './respond.js';
 
 /**
@@ -132,8 +132,8 @@ export class LiveFeed {
    * transitions.
    */
   private snapshotFrame(withTransitions: boolean): string {
-    const { instances, omitted } = limitKeys(
-      this.registry.snapshot().instances,
+    const { instances, omitted } = limitedSnapshot(
+      this.registry.instancesForMetrics(),
       this.settings.maxKeysPerName,
     );
     const data = withTransitions
