@@ -6,6 +6,7 @@ import { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
 import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 import { defaultRegistry, type Registry } from '../registry/Registry.js';
+import { MAX_KEY_LENGTH } from '../validation/validate.js';
 import type { SignalArgument } from './types.js';
 
 /** The policy kinds a registry name can stand for. */
@@ -159,9 +160,10 @@ export class Binding {
       const spec = specs[i]!;
       if (spec.form !== 'named' || spec.key === undefined) continue;
       const key = spec.key.apply(self, args);
-      if (typeof key !== 'string') {
+      if (typeof key !== 'string' || key.length > MAX_KEY_LENGTH) {
+        const got = typeof key === 'string' ? `a string of ${key.length} characters` : typeof key;
         throw new UsageError(
-          `The \`key\` function of ${spec.kind} "${spec.name}" must return a string, got ${typeof key}`,
+          `The \`key\` function of ${spec.kind} "${spec.name}" must return a string of at most ${MAX_KEY_LENGTH} characters, got ${got}`,
         );
       }
       const registry = spec.registry ?? defaultRegistry;

@@ -40,7 +40,8 @@ export interface KeyedDecoratorOptions<A extends unknown[] = never[]>
   /**
    * Computes a key from the call's arguments (with `this` the object called); each key gets its
    * own instance from the registry (`keyedCircuitBreaker` / `keyedBulkhead`), e.g. one breaker
-   * per downstream host.
+   * per downstream host. A key that is not a string of at most 1,024 characters fails the call
+   * with a `UsageError`.
    */
   readonly key?: (...args: A) => string;
 }

@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { Disposer } from '../events/Listeners.js';
 import { reportCallbackError } from '../events/Listeners.js';
+import { limitedSnapshot } from '../registry/listing.js';
 import type { Registry } from '../registry/Registry.js';
 import type { RegistryTransition } from '../registry/TransitionLog.js';
-import { limitKeys } from './limitKeys.js';
 import { STREAM_HEADERS, safeJson, sendText } from './respond.js';
 
 /**
@@ -54,6 +54,10 @@ export class LiveFeed {
 
   /** Answers a GET of the stream: adds the client, or refuses it with 503. */
   accept(res: ServerResponse): void {
+    // The client may have left before the handler ran (an authentication check or a framework
+    // hook in front of it took a while): its 'close' event has fired already and will not
+    // again, so it must not be counted, or it would hold a place and the timer for good.
+    if (res.destroyed || res.socket?.destroyed === true) return;
     if (this.closed) {
       sendText(res, 503, 'The event stream is closed', false);
       return;
@@ -128,8 +132,8 @@ export class LiveFeed {
    * transitions.
    */
   private snapshotFrame(withTransitions: boolean): string {
-    const { instances, omitted } = limitKeys(
-      this.registry.snapshot().instances,
+    const { instances, omitted } = limitedSnapshot(
+      this.registry.instancesForMetrics(),
       this.settings.maxKeysPerName,
     );
     const data = withTransitions

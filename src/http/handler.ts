@@ -178,7 +178,7 @@ function checkRegistry(registry: unknown): void {
   if (
     typeof r !== 'object' ||
     r === null ||
-    typeof r.snapshot !== 'function' ||
+    typeof r.instancesForMetrics !== 'function' ||
     typeof r.onStateChange !== 'function' ||
     typeof r.recentTransitions !== 'function'
   ) {

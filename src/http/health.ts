@@ -1,7 +1,7 @@
 import type { CircuitState } from '../policies/circuit-breaker/state.js';
+import { limitedSnapshot, type OmittedKeys } from '../registry/listing.js';
 import type { Registry } from '../registry/Registry.js';
 import type { RegistryInstanceSnapshot } from '../registry/snapshot.js';
-import { limitKeys, type OmittedKeys } from './limitKeys.js';
 
 const MAX_LISTED = 100;
 
@@ -29,32 +29,33 @@ export interface HealthReport {
   readonly time: string;
 }
 
-/** @internal The report and its HTTP status: 503 while a critical breaker stops traffic. */
+/**
+ * @internal The report and its HTTP status: 503 while a critical breaker stops traffic. Every
+ * breaker's state is read, but only the instances listed are snapshotted.
+ */
 export function healthReport(
   registry: Registry,
   critical: ReadonlySet<string>,
   maxKeysPerName: number,
 ): { readonly status: 200 | 503; readonly body: HealthReport } {
-  const all = registry.snapshot().instances;
   let degraded = false;
   let failing = 0;
   const unavailable: UnavailableBreaker[] = [];
-  for (const instance of all) {
-    if (instance.kind !== 'circuitBreaker') continue;
-    const { state } = instance;
-    if (state !== 'open' && state !== 'forced-open' && state !== 'half-open') continue;
-    degraded = true;
-    if (state !== 'half-open' && critical.has(instance.name)) {
+  const { instances, omitted } = limitedSnapshot(
+    registry.instancesForMetrics(),
+    maxKeysPerName,
+    (name, key, state) => {
+      // Disabled and metrics-only breakers let every call through.
+      if (state !== 'open' && state !== 'forced-open' && state !== 'half-open') return;
+      degraded = true;
+      // A half-open breaker is probing: no reason to take the service out of rotation.
+      if (state === 'half-open' || !critical.has(name)) return;
       failing++;
-      if (unavailable.length < MAX_LISTED)
-        unavailable.push(
-          instance.key === undefined
-            ? { name: instance.name, state }
-            : { name: instance.name, key: instance.key, state },
-        );
-    }
-  }
-  const { instances, omitted } = limitKeys(all, maxKeysPerName);
+      if (unavailable.length < MAX_LISTED) {
+        unavailable.push(key === undefined ? { name, state } : { name, key, state });
+      }
+    },
+  );
   return {
     status: failing > 0 ? 503 : 200,
     body: {

@@ -4,6 +4,8 @@
  * `node:http`, Express and Fastify.
  * @packageDocumentation
  */
+
+export type { OmittedKeys } from '../registry/listing.js';
 export {
   createObservabilityHandler,
   type NextFunction,
@@ -11,5 +13,4 @@ export {
   PROMETHEUS_CONTENT_TYPE,
 } from './handler.js';
 export type { HealthReport, UnavailableBreaker } from './health.js';
-export type { OmittedKeys } from './limitKeys.js';
 export { type ObservabilityHandlerOptions, observabilityHandlerDefaults } from './options.js';

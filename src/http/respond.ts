@@ -29,14 +29,16 @@ export function send(
   head: boolean,
   headers: Readonly<Record<string, string>> = {},
 ): void {
+  // Encoded once, for its length and to send: a metrics page may be megabytes.
+  const bytes = encoder.encode(body);
   res.writeHead(status, {
     ...COMMON,
     ...headers,
     'Content-Type': contentType,
-    'Content-Length': String(encoder.encode(body).byteLength),
+    'Content-Length': String(bytes.byteLength),
   });
   if (head) res.end();
-  else res.end(body);
+  else res.end(bytes);
 }
 
 /** @internal A plain-text answer (errors, 404, 405). */

@@ -62,7 +62,7 @@ export const KNOWN_FAMILIES: readonly FamilyDescriptor[] = [
   {
     name: 'breakwater_retry_gave_up_total',
     type: 'counter',
-    help: 'Failures on which a retry policy stopped retrying.',
+    help: 'Calls a retry policy gave up on: attempts or time used up, or a failure it does not retry after a retry.',
   },
   {
     name: 'breakwater_timeout_timeouts_total',

@@ -19,7 +19,7 @@ import { type RetryOptions, resolveRetryOptions } from '../policies/retry/option
 import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
 import { resolveTimeoutOptions, type TimeoutOptions } from '../policies/timeout/options.js';
 import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
-import { checkOptionsObject, clockOption } from '../validation/validate.js';
+import { checkOptionsObject, clockOption, keyError } from '../validation/validate.js';
 import { ConfigError, type ConfigIssue, describeValue } from './ConfigError.js';
 import {
   type OptionsData,
@@ -268,18 +268,23 @@ export class Registry {
   /**
    * The breaker of `key` under name `name` (one per downstream host, tenant, ...), built from
    * the config of `name` on first use. Ask for it on each use rather than keeping it: an idle
-   * one may be evicted, or rebuilt from its numbers (see the class description).
+   * one may be evicted, or rebuilt from its numbers (see the class description). Throws
+   * {@link OptionsError} when `key` is not a string of at most 1,024 characters: keys
+   * usually come from traffic, and one huge key would make every listing of the registry
+   * (health, metrics, dashboard) as large.
    */
   keyedCircuitBreaker(name: string, key: string): CircuitBreaker {
+    const invalid = keyError(key);
+    if (invalid !== undefined) throw invalid;
     const group = this.keyedBreakers.get(name) ?? this.keyedBreakerGroup(name);
-    if (typeof key !== 'string') throw new OptionsError('key', key, 'a string');
     return group.instances.get(key);
   }
 
   /** The bulkhead of `key` under name `name`, like {@link keyedCircuitBreaker}. */
   keyedBulkhead(name: string, key: string): Bulkhead {
+    const invalid = keyError(key);
+    if (invalid !== undefined) throw invalid;
     const group = this.keyedBulkheads.get(name) ?? this.keyedBulkheadGroup(name);
-    if (typeof key !== 'string') throw new OptionsError('key', key, 'a string');
     return group.instances.get(key);
   }
 
@@ -289,8 +294,9 @@ export class Registry {
    * rate.
    */
   keyedRateLimiter(name: string, key: string): RateLimiter {
+    const invalid = keyError(key);
+    if (invalid !== undefined) throw invalid;
     const group = this.keyedRateLimiters.get(name) ?? this.keyedRateLimiterGroup(name);
-    if (typeof key !== 'string') throw new OptionsError('key', key, 'a string');
     return group.instances.get(key);
   }
 
@@ -483,7 +489,10 @@ export class Registry {
     this.transitions.clear();
   }
 
-  /** @internal Every instance, for metric collection (see `collectMetrics`). */
+  /**
+   * @internal Every instance, for metric collection (see `collectMetrics`) and the bounded
+   * listings of `/health` and the dashboard.
+   */
   instancesForMetrics(): RegistryInstances {
     return {
       breakers: this.breakers,

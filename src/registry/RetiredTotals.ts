@@ -1,5 +1,6 @@
 import type { BulkheadStats } from '../policies/bulkhead/Bulkhead.js';
 import type {
+  BreakerCounters,
   CircuitBreaker,
   CircuitBreakerStats,
 } from '../policies/circuit-breaker/CircuitBreaker.js';
@@ -10,7 +11,7 @@ import type { RateLimiterStats } from './snapshot.js';
  * @internal Counts left behind by the keyed breakers of one name that were dropped (and the
  * parts of shelved ones that the shelf does not keep), so the name's totals never go down.
  */
-export class BreakerTotals {
+export class BreakerTotals implements BreakerCounters {
   successes = 0;
   failures = 0;
   ignored = 0;

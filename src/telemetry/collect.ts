@@ -1,10 +1,9 @@
 import { OptionsError } from '../errors/OptionsError.js';
 import type { Bulkhead, BulkheadStats } from '../policies/bulkhead/Bulkhead.js';
-import type { CircuitBreakerStats } from '../policies/circuit-breaker/CircuitBreaker.js';
 import { STATE_NAMES } from '../policies/circuit-breaker/state.js';
 import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
+import { BreakerCounts, listKeyedBreakers } from '../registry/listing.js';
 import type { Registry } from '../registry/Registry.js';
-import { BreakerTotals } from '../registry/RetiredTotals.js';
 import { shelvedBreakerStats } from '../registry/snapshot.js';
 import { checkOptionsObject, integer } from '../validation/validate.js';
 import type {
@@ -79,17 +78,6 @@ class Families {
     const out: MetricFamily[] = this.list.filter((f) => f.samples.length > 0);
     if (this.duration.samples.length > 0) out.push(this.duration);
     return out;
-  }
-}
-
-/** Counts of one breaker series (one instance, or the sum of several). */
-class BreakerCounts extends BreakerTotals {
-  /** Value of the state gauge per state: 0/1 for one breaker, a count of keys for `_other`. */
-  readonly inState = [0, 0, 0, 0, 0, 0];
-
-  addBreaker(s: CircuitBreakerStats): void {
-    this.add(s);
-    this.inState[STATE_NAMES.indexOf(s.state)]!++;
   }
 }
 
@@ -221,31 +209,19 @@ export function collectMetrics(registry: Registry, options?: CollectOptions): Me
     breakerSeries(f, name, '', c);
     if (policy.latency !== undefined) f.histogram('circuitBreaker', name, '', policy.latency);
   }
-  for (const [name, { kind, instances }] of all.keyedBreakers) {
+  for (const [name, group] of all.keyedBreakers) {
+    const { kind } = group;
     if (!kind.o.metrics.enabled) continue;
-    instances.sweepAll();
-    const entries: { key: string; stats: CircuitBreakerStats }[] = [];
-    instances.forEach((key, breaker, store, at) => {
-      entries.push({
-        key,
-        stats: breaker === undefined ? shelvedBreakerStats(store, at) : breaker.stats(),
-      });
-    });
-    const shown = pickKeys(entries, maxKeys);
-    const other = new BreakerCounts();
-    other.addTotals(kind.retired);
-    let hidden = false;
-    for (const e of entries) {
-      if (shown.has(e)) {
-        const c = new BreakerCounts();
-        c.addBreaker(e.stats);
-        breakerSeries(f, name, e.key, c);
-      } else {
-        hidden = true;
-        other.addBreaker(e.stats);
-      }
+    // Only the keys reported one by one are snapshotted; the others are summed as they are read.
+    const others = new BreakerCounts();
+    const { shown, hidden } = listKeyedBreakers(group, maxKeys, others);
+    for (const { key, breaker, numbers } of shown) {
+      const c = new BreakerCounts();
+      c.addBreaker(breaker === undefined ? shelvedBreakerStats(numbers!, 0) : breaker.stats());
+      breakerSeries(f, name, key, c);
     }
-    if (hidden || !kind.retired.isEmpty()) breakerSeries(f, name, OTHER_KEYS, other);
+    others.addTotals(kind.retired);
+    if (hidden > 0 || !kind.retired.isEmpty()) breakerSeries(f, name, OTHER_KEYS, others);
     if (kind.latency !== undefined) f.histogram('circuitBreaker', name, ALL_KEYS, kind.latency);
   }
 
@@ -257,39 +233,42 @@ export function collectMetrics(registry: Registry, options?: CollectOptions): Me
   for (const [name, { kind, instances }] of all.keyedBulkheads) {
     if (!kind.o.metrics.enabled) continue;
     instances.sweepAll();
-    let shownCount = 0;
+    let shown = 0;
+    let hidden = false;
     const other = {
       inFlight: 0,
       queueLength: 0,
       admitted: kind.retired.admitted,
-      rejectionsByReason: {
-        full: kind.retired.rejectedFull,
-        queueTimeout: kind.retired.rejectedQueueTimeout,
-      },
+      rejectedFull: kind.retired.rejectedFull,
+      rejectedQueueTimeout: kind.retired.rejectedQueueTimeout,
     };
-    let hidden = false;
     instances.forEach((key, bulkhead: Bulkhead | undefined) => {
       if (bulkhead === undefined) return;
-      const s = bulkhead.stats();
-      if (shownCount < maxKeys) {
-        shownCount++;
+      if (shown < maxKeys) {
+        shown++;
+        const s = bulkhead.stats();
         bulkheadSeries(f, name, key, s, s.maxConcurrent);
         return;
       }
       hidden = true;
-      other.inFlight += s.inFlight;
-      other.queueLength += s.queueLength;
-      other.admitted += s.admitted;
-      other.rejectionsByReason.full += s.rejectionsByReason.full;
-      other.rejectionsByReason.queueTimeout += s.rejectionsByReason.queueTimeout;
+      bulkhead.addCounts(other);
     });
-    if (
-      hidden ||
-      other.admitted > 0 ||
-      other.rejectionsByReason.full > 0 ||
-      other.rejectionsByReason.queueTimeout > 0
-    ) {
-      bulkheadSeries(f, name, OTHER_KEYS, other, kind.o.maxConcurrent);
+    if (hidden || other.admitted > 0 || other.rejectedFull > 0 || other.rejectedQueueTimeout > 0) {
+      bulkheadSeries(
+        f,
+        name,
+        OTHER_KEYS,
+        {
+          inFlight: other.inFlight,
+          queueLength: other.queueLength,
+          admitted: other.admitted,
+          rejectionsByReason: {
+            full: other.rejectedFull,
+            queueTimeout: other.rejectedQueueTimeout,
+          },
+        },
+        kind.o.maxConcurrent,
+      );
     }
     if (kind.latency !== undefined) f.histogram('bulkhead', name, ALL_KEYS, kind.latency);
   }
@@ -300,24 +279,23 @@ export function collectMetrics(registry: Registry, options?: CollectOptions): Me
   }
   for (const [name, { kind, instances }] of all.keyedRateLimiters) {
     instances.sweepAll();
-    let shownCount = 0;
-    let admitted = kind.retired.admitted;
-    let rejected = kind.retired.rejected;
+    let shown = 0;
     let hidden = false;
+    const other = { admitted: kind.retired.admitted, rejected: kind.retired.rejected };
     instances.forEach((key, limiter: RateLimiter | undefined) => {
       if (limiter === undefined) return;
-      const s = limiter.stats();
-      if (shownCount < maxKeys) {
-        shownCount++;
+      if (shown < maxKeys) {
+        shown++;
+        const s = limiter.stats();
         limiterSeries(f, name, key, s.admitted, s.rejected);
         return;
       }
       hidden = true;
-      admitted += s.admitted;
-      rejected += s.rejected;
+      limiter.addCounts(other);
     });
-    if (hidden || admitted > 0 || rejected > 0)
-      limiterSeries(f, name, OTHER_KEYS, admitted, rejected);
+    if (hidden || other.admitted > 0 || other.rejected > 0) {
+      limiterSeries(f, name, OTHER_KEYS, other.admitted, other.rejected);
+    }
   }
 
   for (const [name, { policy }] of all.retries) {
@@ -333,7 +311,7 @@ export function collectMetrics(registry: Registry, options?: CollectOptions): Me
     f.add(
       'breakwater_retry_gave_up_total',
       'counter',
-      'Failures on which a retry policy stopped retrying.',
+      'Calls a retry policy gave up on: attempts or time used up, or a failure it does not retry after a retry.',
       labels,
       s.gaveUp,
     );
@@ -348,18 +326,4 @@ export function collectMetrics(registry: Registry, options?: CollectOptions): Me
     );
   }
   return f.result();
-}
-
-/** Keys to report one by one: those not closed first, then in recency order. */
-function pickKeys<E extends { stats: CircuitBreakerStats }>(entries: E[], max: number): Set<E> {
-  const shown = new Set<E>();
-  for (const e of entries) {
-    if (shown.size >= max) break;
-    if (e.stats.state !== 'closed') shown.add(e);
-  }
-  for (const e of entries) {
-    if (shown.size >= max) break;
-    shown.add(e);
-  }
-  return shown;
 }

@@ -40,8 +40,11 @@ function labels(set: MetricLabels, le?: string): string {
   return parts.length === 0 ? '' : `{${parts.join(',')}}`;
 }
 
+const NEEDS_ESCAPE = /[\\"\n]/;
+
 /** @internal Escapes a label value: `\` `"` and line feeds. */
 export function escapeLabel(value: string): string {
+  if (!NEEDS_ESCAPE.test(value)) return value;
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 

@@ -292,7 +292,28 @@ describe('per-key instances', () => {
       async () => 1,
       'fetch',
     );
-    await expect(method()).rejects.toThrow(/must return a string, got number/);
+    await expect(method()).rejects.toThrow(
+      /must return a string of at most 1024 characters, got number/,
+    );
+  });
+
+  it('a key longer than 1,024 characters fails the call with a UsageError saying so', async () => {
+    const registry = new Registry();
+    const method = tc39(
+      circuitBreaker('hosts', { registry, key: (host: string) => host }),
+      async (host: unknown) => host,
+      'fetch',
+    );
+    await expect(method('h'.repeat(1024))).resolves.toBe('h'.repeat(1024));
+    const error = await (method('h'.repeat(5000)) as Promise<unknown>).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe(
+      'The `key` function of circuitBreaker "hosts" must return a string of at most 1024 characters, got a string of 5000 characters',
+    );
+    expect(registry.snapshot().instances).toHaveLength(1);
   });
 
   it('a key function that throws fails the call with its error: thrown for a sync method', () => {

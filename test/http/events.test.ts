@@ -3,9 +3,12 @@
  * sends, its one shared timer, client limits and `close()`.
  */
 import { createHook } from 'node:async_hooks';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createObservabilityHandler, type ObservabilityHandler } from '../../src/http/index.js';
 import { Registry, type RegistryConfig } from '../../src/index.js';
+import { deferred } from '../support/async.js';
 import { fail, openStream, type Served, type Stream, serve, succeed, until } from './support.js';
 
 const CONFIG: RegistryConfig = {
@@ -261,5 +264,66 @@ describe('limits and close()', () => {
     );
     await a.ended;
     served = { ...served, close: async () => {} };
+  });
+});
+
+describe('clients that leave before the handler runs', () => {
+  /**
+   * A server with an asynchronous step in front of the handler (an authentication check, a
+   * framework hook): each request waits at a gate the test opens.
+   */
+  async function startGated() {
+    handler = createObservabilityHandler(registry, { interval: INTERVAL });
+    const waiting: { req: IncomingMessage; res: ServerResponse; open(): void }[] = [];
+    served = await serve(async (req, res) => {
+      const gate = deferred<void>();
+      waiting.push({ req, res, open: () => gate.resolve() });
+      await gate.promise;
+      handler(req, res);
+    });
+    return waiting;
+  }
+
+  /** Sends GET /events on a raw socket and drops the connection once the server has it. */
+  async function leaveBeforeHandler(waiting: { res: ServerResponse; open(): void }[]) {
+    const before = waiting.length;
+    const socket = connect(Number(new URL(served.url).port), '127.0.0.1');
+    socket.on('error', () => {});
+    socket.write('GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await until(() => waiting.length === before + 1);
+    const request = waiting[before]!;
+    const gone = new Promise<void>((resolve) => request.res.once('close', () => resolve()));
+    socket.destroy();
+    // The server has seen the client go before the gate lets the request on.
+    await gone;
+    request.open();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  it('counts none of them, still serves a dashboard after maxClients of them, and starts no timer', async () => {
+    const timers = watchFeedTimers();
+    try {
+      const waiting = await startGated();
+      for (let i = 0; i < 32; i++) await leaveBeforeHandler(waiting);
+      expect(handler.clients).toBe(0);
+      expect(timers.created).toBe(0);
+
+      // The 33rd client, the default maxClients plus one, gets its stream.
+      const pending = openStream(`${served.url}/events`);
+      await until(() => waiting.length === 33);
+      waiting[32]!.open();
+      const stream = await pending;
+      streams.push(stream);
+      expect(stream.response.status).toBe(200);
+      await stream.next();
+      expect(handler.clients).toBe(1);
+
+      // When it leaves, nobody is left and the timer stops.
+      stream.close();
+      await until(() => handler.clients === 0);
+      await until(() => timers.live === 0);
+    } finally {
+      timers.stop();
+    }
   });
 });

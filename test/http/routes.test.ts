@@ -2,15 +2,22 @@
  * The handler on a real `node:http` server on 127.0.0.1: routes, status codes, headers,
  * health, metrics and the dashboard document.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createObservabilityHandler,
   type HealthReport,
   type ObservabilityHandler,
 } from '../../src/http/index.js';
-import { Registry, type RegistryConfig } from '../../src/index.js';
+import {
+  Bulkhead,
+  CircuitBreaker,
+  RateLimiter,
+  Registry,
+  type RegistryConfig,
+} from '../../src/index.js';
+import { ManualClock } from '../../src/testing/index.js';
 import { parsePrometheus, sampleValue } from './prometheus.js';
-import { fail, type Served, serve, succeed, until } from './support.js';
+import { fail, openStream, type Served, serve, succeed, until } from './support.js';
 
 const CONFIG: RegistryConfig = {
   defaults: {
@@ -99,6 +106,47 @@ describe('GET /health', () => {
     expect(response.status).toBe(200);
     expect(body.status).toBe('degraded');
     expect(body.unavailable).toEqual([]);
+  });
+
+  it('reports degraded while a breaker is open, half-open or forced open, but answers 503 only for an open or forced-open critical one', async () => {
+    const clock = new ManualClock();
+    registry.dispose();
+    registry = new Registry(CONFIG, { clock });
+    await start({ critical: ['payments'] });
+    const health = async () => {
+      const { response, body } = await getJson('/health');
+      return { code: response.status, status: body.status, unavailable: body.unavailable };
+    };
+    await fail(registry, 'search', 2);
+    expect(await health()).toEqual({ code: 200, status: 'degraded', unavailable: [] });
+    clock.advance(60_000);
+    expect(registry.circuitBreaker('search').state).toBe('half-open');
+    // Half-open lets only its probes through: traffic is still held back.
+    expect(await health()).toEqual({ code: 200, status: 'degraded', unavailable: [] });
+
+    await fail(registry, 'payments', 2);
+    expect(await health()).toEqual({
+      code: 503,
+      status: 'degraded',
+      unavailable: [{ name: 'payments', state: 'open' }],
+    });
+    clock.advance(60_000);
+    expect(registry.circuitBreaker('payments').state).toBe('half-open');
+    // Probing a critical dependency is no reason to take the service out of rotation.
+    expect(await health()).toEqual({ code: 200, status: 'degraded', unavailable: [] });
+
+    // States set by hand that let every call through are not degraded.
+    registry.circuitBreaker('payments').disable();
+    registry.circuitBreaker('search').metricsOnly();
+    expect(await health()).toEqual({ code: 200, status: 'ok', unavailable: [] });
+    registry.circuitBreaker('search').forceOpen();
+    expect(await health()).toEqual({ code: 200, status: 'degraded', unavailable: [] });
+    registry.circuitBreaker('payments').forceOpen();
+    expect(await health()).toEqual({
+      code: 503,
+      status: 'degraded',
+      unavailable: [{ name: 'payments', state: 'forced-open' }],
+    });
   });
 
   it('goes back to 200 and ok once the critical breaker is reset', async () => {
@@ -275,9 +323,127 @@ describe('methods and paths', () => {
   });
 });
 
-/** A real registry whose snapshot fails, to reach the handler's error path. */
+describe('work per request', () => {
+  /** Counts the instance snapshots (`stats()`) built while `fn` runs, by kind. */
+  async function countStats<T>(fn: () => Promise<T>) {
+    const spies = {
+      circuitBreaker: vi.spyOn(CircuitBreaker.prototype, 'stats'),
+      bulkhead: vi.spyOn(Bulkhead.prototype, 'stats'),
+      rateLimiter: vi.spyOn(RateLimiter.prototype, 'stats'),
+    };
+    try {
+      const result = await fn();
+      const built = {
+        circuitBreaker: spies.circuitBreaker.mock.calls.length,
+        bulkhead: spies.bulkhead.mock.calls.length,
+        rateLimiter: spies.rateLimiter.mock.calls.length,
+      };
+      return { result, built };
+    } finally {
+      for (const spy of Object.values(spies)) spy.mockRestore();
+    }
+  }
+
+  /** 300 keys of each keyed kind (all held as instances), a few breakers open among them. */
+  async function manyKeys() {
+    for (let i = 0; i < 300; i++) {
+      registry.keyedCircuitBreaker('api', `host-${i}`);
+      registry.keyedBulkhead('db', `tenant-${i}`);
+      registry.keyedRateLimiter('search', `client-${i}`).tryAcquire();
+    }
+    for (let i = 0; i < 30; i++) await fail(registry, 'api', 2, `host-${i * 7}`);
+  }
+
+  /** Instances listed in a health report or snapshot event, by kind. */
+  function listed(instances: readonly { kind: string }[]) {
+    const n = (kind: string) => instances.filter((i) => i.kind === kind).length;
+    return {
+      circuitBreaker: n('circuitBreaker'),
+      bulkhead: n('bulkhead'),
+      rateLimiter: n('rateLimiter'),
+    };
+  }
+
+  it('GET /health snapshots only the instances it lists, and still sees every open key', async () => {
+    await start({ critical: ['api'] });
+    await manyKeys();
+    const { result, built } = await countStats(() => getJson('/health'));
+    const { response, body } = result;
+    expect(response.status).toBe(503);
+    expect(body.unavailable).toHaveLength(30);
+    // Named: payments, search; keyed: 20 of api, the open ones first.
+    expect(listed(body.instances)).toEqual({ circuitBreaker: 22, bulkhead: 21, rateLimiter: 21 });
+    expect(
+      body.instances
+        .filter((i) => i.name === 'api')
+        .every((i) => i.kind === 'circuitBreaker' && i.state === 'open'),
+    ).toBe(true);
+    expect(body.omitted).toEqual([
+      { kind: 'circuitBreaker', name: 'api', count: 280 },
+      { kind: 'bulkhead', name: 'db', count: 280 },
+      { kind: 'rateLimiter', name: 'search', count: 280 },
+    ]);
+    expect(built.circuitBreaker).toBeLessThanOrEqual(22);
+    expect(built.bulkhead).toBeLessThanOrEqual(21);
+    expect(built.rateLimiter).toBeLessThanOrEqual(21);
+  });
+
+  it('GET /metrics snapshots only the keys it reports one by one and sums the others', async () => {
+    await start();
+    await manyKeys();
+    const { result, built } = await countStats(async () =>
+      (await fetch(`${served.url}/metrics`)).text(),
+    );
+    const { samples } = parsePrometheus(result);
+    const keysOf = (family: string, name: string) =>
+      new Set(
+        samples
+          .filter((s) => s.name === family && s.labels.name === name && s.labels.key !== '')
+          .map((s) => s.labels.key),
+      );
+    expect(keysOf('breakwater_circuit_breaker_calls_total', 'api').size).toBe(21);
+    expect(keysOf('breakwater_bulkhead_in_flight', 'db').size).toBe(21);
+    expect(keysOf('breakwater_rate_limiter_permits_total', 'search').size).toBe(21);
+    const calls = 'breakwater_circuit_breaker_calls_total';
+    const failures = samples
+      .filter((s) => s.name === calls && s.labels.name === 'api' && s.labels.outcome === 'failure')
+      .reduce((sum, s) => sum + s.value, 0);
+    expect(failures).toBe(60);
+    const open = 'breakwater_circuit_breaker_state';
+    expect(sampleValue(samples, open, { name: 'api', key: '_other', state: 'open' })).toBe(10);
+    expect(sampleValue(samples, open, { name: 'api', key: '_other', state: 'closed' })).toBe(270);
+    const admitted = 'breakwater_rate_limiter_permits_total';
+    expect(
+      sampleValue(samples, admitted, { name: 'search', key: '_other', result: 'admitted' }),
+    ).toBe(280);
+    // Named ones, and 20 keys of each keyed name.
+    expect(built.circuitBreaker).toBeLessThanOrEqual(22);
+    expect(built.bulkhead).toBeLessThanOrEqual(21);
+    expect(built.rateLimiter).toBeLessThanOrEqual(21);
+  });
+
+  it('a dashboard snapshot event snapshots only the instances it lists', async () => {
+    await start({ interval: 60_000 });
+    await manyKeys();
+    const { result, built } = await countStats(async () => {
+      const stream = await openStream(`${served.url}/events`);
+      try {
+        return JSON.parse((await stream.next()).data) as { instances: { kind: string }[] };
+      } finally {
+        stream.close();
+      }
+    });
+    expect(listed(result.instances)).toEqual({ circuitBreaker: 22, bulkhead: 21, rateLimiter: 21 });
+    expect(built.circuitBreaker).toBeLessThanOrEqual(22);
+    expect(built.bulkhead).toBeLessThanOrEqual(21);
+    expect(built.rateLimiter).toBeLessThanOrEqual(21);
+    await until(() => handler.clients === 0);
+  });
+});
+
+/** A real registry that fails when its instances are read, to reach the handler's error path. */
 class FailingRegistry extends Registry {
-  override snapshot(): never {
+  override instancesForMetrics(): never {
     throw new Error('snapshot failed');
   }
 }

@@ -82,8 +82,37 @@ describe('named instances', () => {
     expect(() => registry.bulkhead(5 as unknown as string)).toThrow(OptionsError);
     expect(() => registry.keyedCircuitBreaker('', 'k')).toThrow(OptionsError);
     expect(() => registry.keyedCircuitBreaker('api', 5 as unknown as string)).toThrow(
-      /Expected `key` to be a string/,
+      /Expected `key` to be a string of at most 1024 characters, got 5/,
     );
+  });
+
+  it('rejects a key longer than 1,024 characters from every keyed accessor, naming its length, and builds nothing', () => {
+    const registry = new Registry({ rateLimiters: { api: { limit: 10, period: '1s' } } });
+    const longest = 'k'.repeat(1024);
+    const huge = 'k'.repeat(1024 * 1024);
+    const accessors = [
+      (key: string) => registry.keyedCircuitBreaker('api', key),
+      (key: string) => registry.keyedBulkhead('api', key),
+      (key: string) => registry.keyedRateLimiter('api', key),
+    ];
+    for (const get of accessors) {
+      expect(() => get(longest)).not.toThrow();
+      let error: unknown;
+      try {
+        get(`${longest}x`);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(OptionsError);
+      expect(error).toMatchObject({ option: 'key' });
+      expect((error as Error).message).toBe(
+        `Expected \`key\` to be a string of at most 1024 characters, got a string of 1025 characters starting ${JSON.stringify('k'.repeat(40))}`,
+      );
+      expect(() => get(huge)).toThrow(/got a string of 1048576 characters/);
+      expect(() => get(undefined as unknown as string)).toThrow(OptionsError);
+    }
+    // Only the keys of the right length were added.
+    expect(registry.snapshot().instances.map((i) => i.key?.length)).toEqual([1024, 1024, 1024]);
   });
 
   it('rejects options that are not the registry own', () => {

@@ -7,6 +7,7 @@ import {
   OptionsError,
   pipeline,
   Registry,
+  RetryPolicy,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
 
@@ -196,5 +197,92 @@ describe('collectMetrics', () => {
     expect(() => collectMetrics(registry, { durationBuckets: [1, 0.5] })).toThrow(
       /durationBuckets/,
     );
+  });
+});
+
+describe('breakwater_retry_gave_up_total', () => {
+  class Fatal extends Error {}
+
+  it('counts calls on which retrying stopped with a failure, not refusals and errors it never retried', async () => {
+    const clock = new ManualClock();
+    const registry = new Registry(
+      {
+        retries: {
+          slow: {
+            maxAttempts: 10,
+            maxDuration: 25,
+            delay: 10,
+            backoff: 'constant',
+            jitter: 'none',
+          },
+        },
+        circuitBreakers: {
+          db: { window: { kind: 'consecutive', threshold: 5 }, breakDuration: '1h' },
+        },
+      },
+      { clock },
+    );
+    // Built in code for its `handle`, which turns down Fatal errors: they are never retried.
+    registry.register(
+      'calls',
+      new RetryPolicy({
+        clock,
+        name: 'calls',
+        maxAttempts: 3,
+        delay: 10,
+        backoff: 'constant',
+        jitter: 'none',
+        handle: (e) => !(e instanceof Fatal),
+      }),
+    );
+    const retry = registry.retry('calls');
+    const p = pipeline(retry, registry.circuitBreaker('db'));
+    const run = async (fn: () => unknown, signal?: AbortSignal) => {
+      const outcome = p.tryExecute(fn, { signal });
+      for (let i = 0; i < 5; i++) {
+        await flushMicrotasks();
+        clock.advance(10);
+      }
+      return outcome;
+    };
+    const down = () => {
+      throw new Error('down');
+    };
+
+    // 1. A success after one retry: no give-up.
+    let n = 0;
+    await run(() => (n++ === 0 ? down() : 'ok'));
+    // 2. An error `handle` turns down, on the first attempt: never retried, no give-up.
+    await run(() => {
+      throw new Fatal('bad request');
+    });
+    // 3. Three failures, attempts used up: a give-up. The breaker has 4 consecutive failures.
+    await run(down);
+    expect(registry.circuitBreaker('db').state).toBe('closed');
+    // 4. A 5th failure opens the breaker, which refuses the retry: a give-up after a retry.
+    await run(down);
+    expect(registry.circuitBreaker('db').state).toBe('open');
+    // 5-7. Refused by the open breaker on the first attempt: never retried, no give-up.
+    for (let i = 0; i < 3; i++) await run(() => 'unreached');
+    // 8. The caller aborts during a retry delay: the caller's decision, no give-up.
+    registry.circuitBreaker('db').reset();
+    const controller = new AbortController();
+    const aborted = p.tryExecute(down, { signal: controller.signal });
+    await flushMicrotasks();
+    controller.abort(new Error('caller left'));
+    await aborted;
+    // 9. A second policy whose next delay would pass maxDuration: a give-up.
+    const slow = pipeline(registry.retry('slow')).tryExecute(down);
+    for (let i = 0; i < 5; i++) {
+      await flushMicrotasks();
+      clock.advance(10);
+    }
+    await slow;
+
+    expect(retry.stats()).toMatchObject({ retries: 5, gaveUp: 2 });
+    expect(registry.retry('slow').stats()).toMatchObject({ retries: 2, gaveUp: 1 });
+    const m = collectMetrics(registry);
+    expect(value(m, 'breakwater_retry_gave_up_total', { name: 'calls', key: '' })).toBe(2);
+    expect(value(m, 'breakwater_retry_gave_up_total', { name: 'slow', key: '' })).toBe(1);
   });
 });

@@ -134,6 +134,24 @@ export class Bulkhead implements WaitingGate {
     return this.o.maxConcurrent;
   }
 
+  /**
+   * @internal Adds its counters and what it holds now to `sums` without building a
+   * {@link stats} object (metrics sum the keys they do not list one by one).
+   */
+  addCounts(sums: {
+    inFlight: number;
+    queueLength: number;
+    admitted: number;
+    rejectedFull: number;
+    rejectedQueueTimeout: number;
+  }): void {
+    sums.inFlight += this.active;
+    sums.queueLength += this.queued;
+    sums.admitted += this.nAdmitted;
+    sums.rejectedFull += this.nRejectedFull;
+    sums.rejectedQueueTimeout += this.nRejectedTimeout;
+  }
+
   /** Counters since the bulkhead was built, and what it holds now. */
   stats(): BulkheadStats {
     const stats: BulkheadStats = {

@@ -72,6 +72,18 @@ export interface CircuitBreakerStats {
   readonly latency?: LatencySnapshot;
 }
 
+/** @internal Sums of breaker counters that {@link CircuitBreaker.addCounts} adds to. */
+export interface BreakerCounters {
+  successes: number;
+  failures: number;
+  ignored: number;
+  rejectedOpen: number;
+  rejectedHalfOpen: number;
+  rejectedForced: number;
+  /** By state entered, in the order of `STATE_NAMES`. */
+  readonly transitionsTo: number[];
+}
+
 /** @internal Receives every state change of a breaker, without counting as a listener. */
 export type TransitionSink = (breaker: CircuitBreaker, event: StateChangeEvent) => void;
 
@@ -375,6 +387,21 @@ export class CircuitBreaker implements Gate, Sleeper {
   /** @internal Refusals by a half-open breaker and by a forced-open one, without a `stats()`. */
   rejectionsNotOpen(): [halfOpen: number, forcedOpen: number] {
     return [this.nRejectedHalfOpen, this.nRejectedForced];
+  }
+
+  /**
+   * @internal Adds its counters to `sums` without building a {@link stats} object: metrics sum
+   * the keys they do not list one by one, which may be millions.
+   */
+  addCounts(sums: BreakerCounters): void {
+    sums.successes += this.nSuccesses;
+    sums.failures += this.nFailures;
+    sums.ignored += this.nIgnored;
+    sums.rejectedOpen += this.nRejections - this.nRejectedHalfOpen - this.nRejectedForced;
+    sums.rejectedHalfOpen += this.nRejectedHalfOpen;
+    sums.rejectedForced += this.nRejectedForced;
+    const entered = this.entered;
+    if (entered !== undefined) for (let i = 0; i < 6; i++) sums.transitionsTo[i]! += entered[i]!;
   }
 
   /** @internal Transitions counted so far, by state entered (index: state code). */

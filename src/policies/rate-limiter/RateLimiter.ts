@@ -156,6 +156,15 @@ export class RateLimiter implements WaitingGate {
     return Math.max(0, Math.min(burst, free));
   }
 
+  /**
+   * @internal Adds its counters to `sums` without building a {@link stats} object (metrics
+   * sum the keys they do not list one by one).
+   */
+  addCounts(sums: { admitted: number; rejected: number }): void {
+    sums.admitted += this.nAdmitted;
+    sums.rejected += this.nRejected;
+  }
+
   /** Counters since the limiter was made. */
   stats(): { admitted: number; rejected: number; waiting: number; available: number } {
     return {

@@ -15,7 +15,14 @@ export interface RetryStats {
   readonly waiting: number;
   /** Retries decided (each followed a failed attempt). */
   readonly retries: number;
-  /** Failures on which retrying stopped (attempts or time used up, not retryable, aborted). */
+  /**
+   * Calls the policy gave up on: its attempts (`maxAttempts`) or time (`maxDuration`) ran out
+   * on a failure it retries, or, after at least one retry, an attempt failed in a way it does
+   * not retry (refused by the breaker it retries through, an error `handle` turns down). A
+   * failure it never retried (a refusal by an open breaker, a full bulkhead or a rate limiter
+   * on the first attempt, an error `handle` turns down) is not counted, and neither is a call
+   * ended by the caller's signal or an outer deadline: `onGiveUp` sees those too, by reason.
+   */
   readonly gaveUp: number;
 }
 
@@ -101,7 +108,10 @@ export class RetryPolicy {
     return this.retried.add(listener);
   }
 
-  /** Calls `listener` when retrying stops on a failure. */
+  /**
+   * Calls `listener` whenever retrying stops on a failure, whatever the `reason`, including
+   * failures it never retried (`stats().gaveUp` counts only the calls it gave up on).
+   */
   onGiveUp(listener: (event: GiveUpEvent) => void): Disposer {
     return this.gaveUp.add(listener);
   }
@@ -158,7 +168,15 @@ export class RetryPolicy {
       if (elapsed + delay >= o.maxDuration) reason = 'max-duration';
     }
     if (reason !== undefined) {
-      this.nGaveUp++;
+      // A refusal or an unhandled error on the first attempt was never the policy's to retry,
+      // and an abort is the caller's decision: neither is a give-up (see `RetryStats.gaveUp`).
+      if (
+        reason === 'max-attempts' ||
+        reason === 'max-duration' ||
+        (reason === 'not-handled' && attempt > 1)
+      ) {
+        this.nGaveUp++;
+      }
       if (this.gaveUp.size !== 0) {
         this.gaveUp.emit(
           isError
