@@ -28,7 +28,8 @@ export interface RedisGcraStoreOptions {
    * An ioredis client (`new Redis(...)`), a node-redis v4+ client (`createClient(...)`, connected),
    * or a {@link RedisClientAdapter}. The store never connects, quits or reconfigures it.
    * Recommended client options (see the module documentation): ioredis
-   * `enableOfflineQueue: false, maxRetriesPerRequest: 0`; node-redis `disableOfflineQueue: true`.
+   * `enableOfflineQueue: false, maxRetriesPerRequest: 0` and a `retryStrategy` capped at
+   * 500 ms; node-redis `disableOfflineQueue: true` and a `reconnectStrategy` capped likewise.
    */
   readonly client: RedisClientLike;
   /**
@@ -41,8 +42,8 @@ export interface RedisGcraStoreOptions {
   /**
    * Deadline of each decision in ms, from the call to the reply, reloading the script
    * included. A decision without a reply by then rejects with {@link StoreTimeoutError}.
-   * The default is far above a reply's usual time (well under 1 ms on a local network) so that
-   * a busy machine (a GC pause, a saturated CPU, a slow command on the server) does not trip it.
+   * The default is far above a reply's usual time (well under 1 ms on a local network), so
+   * that a GC pause, a saturated CPU or a slow command on the server does not trip it.
    * @default 200
    */
   readonly timeout?: number;

@@ -14,18 +14,21 @@ export interface ChildExit {
 
 /**
  * Runs `node script ...args` in `cwd` and resolves when it closes; a process still running after
- * `limitMs` is killed (SIGKILL) and reported `killed`.
+ * `limitMs` is killed (SIGKILL) and reported `killed`. `env` is added to this process's
+ * environment.
  */
 export function runNodeScript(
   script: string,
   args: readonly (string | number)[],
   cwd: string,
   limitMs: number,
+  env?: Readonly<Record<string, string>>,
 ): Promise<ChildExit> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, ...args.map(String)], {
       cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: env === undefined ? process.env : { ...process.env, ...env },
     });
     let stdout = '';
     let stderr = '';
