@@ -2,7 +2,7 @@ import type { Clock } from '../clock/Clock.js';
 import { systemClock } from '../clock/systemClock.js';
 import { stackless } from '../errors/BreakwaterError.js';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
-import { checkOptionsObject, clockOption, duration, fn } from '../validation/validate.js';
+import { checkOptionsObject, clockOption, duration, fn, keyError } from '../validation/validate.js';
 import { adaptClient, type RedisClientAdapter, type RedisClientLike } from './adapters.js';
 import { type DeadlineEntry, DeadlineFifo } from './DeadlineFifo.js';
 import { StoreTimeoutError, StoreUnavailableError } from './errors.js';
@@ -28,7 +28,8 @@ export interface RedisGcraStoreOptions {
    * An ioredis client (`new Redis(...)`), a node-redis v4+ client (`createClient(...)`, connected),
    * or a {@link RedisClientAdapter}. The store never connects, quits or reconfigures it.
    * Recommended client options (see the module documentation): ioredis
-   * `enableOfflineQueue: false, maxRetriesPerRequest: 0`; node-redis `disableOfflineQueue: true`.
+   * `enableOfflineQueue: false, maxRetriesPerRequest: 0` and a `retryStrategy` capped at
+   * 500 ms; node-redis `disableOfflineQueue: true` and a `reconnectStrategy` capped likewise.
    */
   readonly client: RedisClientLike;
   /**
@@ -41,7 +42,9 @@ export interface RedisGcraStoreOptions {
   /**
    * Deadline of each decision in ms, from the call to the reply, reloading the script
    * included. A decision without a reply by then rejects with {@link StoreTimeoutError}.
-   * @default 20
+   * The default is far above a reply's usual time (well under 1 ms on a local network), so
+   * that a GC pause, a saturated CPU or a slow command on the server does not trip it.
+   * @default 200
    */
   readonly timeout?: number;
   /**
@@ -57,7 +60,7 @@ export interface RedisGcraStoreOptions {
 export const redisGcraStoreDefaults = Object.freeze({
   name: 'rateLimiter',
   prefix: 'breakwater:',
-  timeout: 20,
+  timeout: 200,
 });
 
 /**
@@ -186,7 +189,7 @@ export class RedisGcraStore {
    * the caller can spend the rest itself (see `granted` and `aheadUs`).
    * Rejects with {@link StoreTimeoutError} when no reply comes within `timeout`, with
    * {@link StoreUnavailableError} when the client or server fails, and with OptionsError for
-   * invalid arguments.
+   * invalid arguments (`key` must be a string of at most 1,024 characters).
    */
   decide(
     key: string,
@@ -370,7 +373,8 @@ function checkArguments(
   nowUs: number | undefined,
   lease: number | undefined,
 ): OptionsError | undefined {
-  if (typeof key !== 'string') return new OptionsError('key', key, 'a string');
+  const badKey = keyError(key);
+  if (badKey !== undefined) return badKey;
   if (!Number.isSafeInteger(intervalUs) || intervalUs < 1 || intervalUs > MAX_SPAN_US) {
     return new OptionsError('intervalUs', intervalUs, `an integer in [1, ${MAX_SPAN_US}]`);
   }

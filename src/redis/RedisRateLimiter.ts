@@ -5,21 +5,21 @@ import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../events/Listeners.js';
 import { RateLimitedError } from '../policies/rate-limiter/errors.js';
 import type { RateLimitedEvent } from '../policies/rate-limiter/events.js';
-import { gcraWait } from '../policies/rate-limiter/gcra.js';
-import { KeyedRateLimiter } from '../policies/rate-limiter/KeyedRateLimiter.js';
+import { gcraTake, gcraWait } from '../policies/rate-limiter/gcra.js';
 import {
   type RateLimiterOptions,
   type ResolvedRateLimiterOptions,
   resolveRateLimiterOptions,
 } from '../policies/rate-limiter/options.js';
 import type { AcquireOptions } from '../policies/rate-limiter/RateLimiter.js';
-import { duration, integer, numberIn, oneOf } from '../validation/validate.js';
+import { duration, integer, keyError, numberIn, oneOf } from '../validation/validate.js';
 import type { RedisClientLike } from './adapters.js';
 import { type GcraDecision, RedisGcraStore } from './RedisGcraStore.js';
 
 /**
  * What a {@link RedisRateLimiter} does while Redis does not answer:
- * - `'local'`: decides with an in-process limiter holding `localShare` of the rate;
+ * - `'local'`: decides with an in-process limiter holding `localShare` of the rate, each key
+ *   starting from the state Redis last gave for it;
  * - `'open'`: admits every call;
  * - `'closed'`: refuses every call.
  */
@@ -34,9 +34,16 @@ export interface RedisRateLimiterOptions extends Omit<RateLimiterOptions, 'permi
   readonly client: RedisClientLike;
   /** Start of every Redis key. @default "breakwater:" */
   readonly prefix?: string;
-  /** Deadline of each decision in ms, reply included. @default 20 */
+  /**
+   * Deadline of each decision in ms, reply included; a decision without a reply by then is
+   * made by `onStoreFailure`. Far above a reply's usual time, so that a busy machine does not
+   * trip it. @default 200
+   */
   readonly timeout?: number;
-  /** What to do while Redis does not answer. @default "local" */
+  /**
+   * How a decision Redis does not answer is made. When decisions have failed for `timeout` ms
+   * in a row, every call is decided this way until Redis answers a probe. @default "local"
+   */
   readonly onStoreFailure?: StoreFailureMode;
   /**
    * With `onStoreFailure: 'local'`: the share of the rate (and of the burst) this process
@@ -44,7 +51,10 @@ export interface RedisRateLimiterOptions extends Omit<RateLimiterOptions, 'permi
    * sharing the limit. @default 1
    */
   readonly localShare?: number;
-  /** How often, in ms, a decision is tried on Redis again while it is away. @default 500 */
+  /**
+   * While Redis is away: how often, in ms, one decision (the probe) is sent to Redis again; no
+   * other goes until it is answered or fails. @default 500
+   */
   readonly probeInterval?: number;
   /**
    * Refuse a key locally, without a round trip, until the time its last refusal said, for the
@@ -67,6 +77,7 @@ export interface RedisRateLimiterOptions extends Omit<RateLimiterOptions, 'permi
 
 /** Defaults of {@link RedisRateLimiterOptions} beyond those of the rate limiter. */
 export const redisRateLimiterDefaults = Object.freeze({
+  timeout: 200,
   onStoreFailure: 'local' as StoreFailureMode,
   localShare: 1,
   probeInterval: 500,
@@ -77,7 +88,7 @@ export const redisRateLimiterDefaults = Object.freeze({
 
 /** Emitted when Redis stops or starts answering a limiter's decisions. */
 export interface StoreStateEvent {
-  /** True when Redis answers again; false when a decision failed. */
+  /** True when Redis answers again; false when the limiter switched to `onStoreFailure`. */
   readonly available: boolean;
   /** The failure, when `available` is false. */
   readonly error?: unknown;
@@ -93,9 +104,9 @@ export interface RedisRateLimiterStats {
   readonly cachedRefusals: number;
   /** Admissions paid with leased permits, without a round trip. */
   readonly leasedAdmissions: number;
-  /** Decisions made while Redis was away (by `onStoreFailure`). */
+  /** Decisions made by `onStoreFailure`: failed ones, and all while Redis was away. */
   readonly fallbackDecisions: number;
-  /** False while Redis does not answer. */
+  /** False from the switch to `onStoreFailure` until Redis answers again. */
   readonly storeAvailable: boolean;
 }
 
@@ -139,18 +150,24 @@ class Retry {
 /**
  * A GCRA rate limit shared by every process through Redis: one key per limited key, one Lua
  * script and one round trip per decision, Redis `TIME` as the only clock. The same limit as
- * {@link KeyedRateLimiter}, decided the same way.
+ * `KeyedRateLimiter`, decided the same way.
  *
- * Each decision has its own deadline (`timeout`); when Redis does not answer, the decision is
- * made by `onStoreFailure` from the first failed one on, and Redis is tried again every
- * `probeInterval` until it answers. A call that fell back never fails with a store error:
+ * Each decision has its own deadline (`timeout`); a decision Redis does not answer in time (or
+ * that fails) is made by `onStoreFailure`. Once decisions have failed for `timeout` ms in a row
+ * (a failed one sent `timeout` ms or more after the first, with no reply between) the limiter
+ * stops asking Redis: every call is decided by `onStoreFailure`, and one decision per
+ * `probeInterval` (never two at once) is sent to Redis until it answers. So a stall of Redis
+ * shorter than twice the timeout never switches it. The local fallback starts each key from
+ * the state Redis last gave for it. A call that fell back never fails with a store error:
  * Redis's availability is an event ({@link onStoreStateChange}) and a counter.
  *
  * @example
  * ```ts
- * import Redis from 'ioredis';
+ * import { Redis } from 'ioredis';
  * import { RedisRateLimiter } from 'breakwater/redis';
- * const client = new Redis({ enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+ * const client = new Redis({ lazyConnect: true, enableOfflineQueue: false,
+ *   maxRetriesPerRequest: 0, retryStrategy: (times) => Math.min(times * 50, 500) });
+ * await client.connect();
  * const perUser = new RedisRateLimiter({ client, name: 'api', limit: 100, period: 60_000,
  *   localShare: 1 / 4 });
  * const wait = await perUser.tryAcquire(userId);   // 0: admitted; else ms until a permit is free
@@ -164,16 +181,28 @@ export class RedisRateLimiter {
   private readonly o: ResolvedRateLimiterOptions;
   private readonly mode: StoreFailureMode;
   private readonly probeInterval: number;
-  private readonly local: KeyedRateLimiter | undefined;
+  /**
+   * The local fallback's state (`onStoreFailure: 'local'`): per key, its TAT in µs of `clock`,
+   * set from every reply of Redis (the key's TAT then, no earlier than it can be) and moved by
+   * the local decisions.
+   */
+  private readonly localTats: Map<string, number> | undefined;
+  /** The local fallback's GCRA: `localShare` of the rate, of the burst. */
+  private readonly localIntervalUs: number;
+  private readonly localBurst: number;
   /** Per key, a lower bound of its TAT in ms of `clock`, learnt from a refusal. */
   private readonly refusedUntil: Map<string, number> | undefined;
   /** Keys whose cached refusal ran out and whose one decision on Redis is on its way. */
-  private readonly probing = new Set<string>();
+  private readonly asking = new Set<string>();
   private readonly maxKeys: number;
   private readonly leaseSize: number;
   /** Per key: leased permits, or the backlog seen at the last decision (`left` 0). */
   private readonly leases: Map<string, Lease> | undefined;
   private available = true;
+  /** When the first decision that failed since Redis last answered one was sent (or +∞). */
+  private failingSince = Number.POSITIVE_INFINITY;
+  /** While Redis is away: a probe is on its way, so no other decision goes to Redis. */
+  private probing = false;
   /** Round trips' time, a moving average in ms: no lease is asked that would end before it. */
   private rtt = 0;
   private nextProbe = 0;
@@ -213,20 +242,13 @@ export class RedisRateLimiter {
       client: options.client,
       name: o.name,
       prefix: options.prefix,
-      timeout: options.timeout,
+      timeout: options.timeout ?? d.timeout,
       onWarning: options.onWarning,
       clock: o.clock,
     });
-    this.local =
-      this.mode === 'local'
-        ? new KeyedRateLimiter({
-            name: o.name,
-            clock: o.clock,
-            capacity: Math.max(1, Math.floor(o.burst * share)),
-            refillRate: (share * 1e6) / o.intervalUs,
-            maxKeys: this.maxKeys,
-          })
-        : undefined;
+    this.localTats = this.mode === 'local' ? new Map() : undefined;
+    this.localIntervalUs = o.intervalUs / share;
+    this.localBurst = Math.max(1, Math.floor(o.burst * share));
     this.error = stackless(() => new RateLimitedError(o.name, o.clock, 0));
   }
 
@@ -270,10 +292,14 @@ export class RedisRateLimiter {
       this.refuse(key, permits, cached, now);
       return Promise.resolve(cached);
     }
-    if (!this.available && now < this.nextProbe) {
-      // No decision goes to Redis: a key the cache let through must not wait for one.
-      if (this.probing.delete(key)) this.refusedUntil!.delete(key);
-      return Promise.resolve(this.fallback(key, permits));
+    let probe = false;
+    if (!this.available) {
+      if (this.probing || now < this.nextProbe) {
+        // No decision goes to Redis: a key the cache let through must not wait for one.
+        if (this.asking.delete(key)) this.refusedUntil!.delete(key);
+        return Promise.resolve(this.fallback(key, permits, now));
+      }
+      this.probing = probe = true;
     }
     this.nRoundTrips++;
     const ask =
@@ -292,7 +318,7 @@ export class RedisRateLimiter {
       )
       .then(
         (decision) => this.decided(key, permits, now, decision),
-        (error: unknown) => this.failed(key, permits, now, error),
+        (error: unknown) => this.failed(key, permits, now, probe, error),
       );
   }
 
@@ -366,18 +392,29 @@ export class RedisRateLimiter {
     const error = new UsageError(`Rate limiter "${this.name}" was disposed`);
     for (const r of [...this.retries]) r.fail(error);
     this.store.dispose();
-    this.local?.dispose();
     this.refusedUntil?.clear();
-    this.probing.clear();
+    this.asking.clear();
+    this.localTats?.clear();
     this.stateChanged.clear();
     this.limited.clear();
   }
 
   private decided(key: string, permits: number, sent: number, decision: GcraDecision): number {
-    if (!this.available) this.setAvailable(true, undefined);
-    if (this.probing.delete(key) && decision.allowed) this.refusedUntil!.delete(key);
-    const rtt = this.clock.now() - sent;
+    this.failingSince = Number.POSITIVE_INFINITY;
+    if (!this.available) {
+      this.probing = false;
+      this.setAvailable(true, undefined);
+    }
+    if (this.asking.delete(key) && decision.allowed) this.refusedUntil!.delete(key);
+    const received = this.clock.now();
+    const rtt = received - sent;
     this.rtt = this.rtt === 0 ? rtt : this.rtt + (rtt - this.rtt) / 8;
+    if (this.localTats !== undefined) {
+      // The key's TAT after the decision, in our clock: the reply's time is no earlier than the
+      // script's, so the fallback never starts a key emptier than Redis left it.
+      const tatUs = received * 1_000 + decision.aheadUs + decision.granted * this.o.intervalUs;
+      this.setLocal(this.localTats, key, tatUs);
+    }
     if (this.leases !== undefined) {
       // Leased permits may be spent while the backlog the key had lasts (in our clock, from
       // the send time: never later than on Redis's).
@@ -414,29 +451,65 @@ export class RedisRateLimiter {
     return wait;
   }
 
-  private failed(key: string, permits: number, sent: number, error: unknown): number {
+  private failed(
+    key: string,
+    permits: number,
+    sent: number,
+    probe: boolean,
+    error: unknown,
+  ): number {
     if (this.disposed) throw error;
-    if (this.probing.delete(key)) this.refusedUntil!.delete(key);
+    if (this.asking.delete(key)) this.refusedUntil!.delete(key);
     const lease = this.leases?.get(key);
     if (lease !== undefined) lease.asking = false;
-    if (this.available) this.setAvailable(false, error);
-    this.nextProbe = sent + this.probeInterval;
-    return this.fallback(key, permits);
+    if (probe) {
+      // Only the probe's end moves the next probe: decisions sent before the switch that fail
+      // later say nothing new.
+      if (this.probing) {
+        this.probing = false;
+        this.nextProbe = sent + this.probeInterval;
+      }
+    } else if (this.available) {
+      // One late reply, or a burst of them from one short stall, is no outage: switch only
+      // once decisions sent `timeout` ms apart have both failed, with no reply between.
+      if (sent < this.failingSince) this.failingSince = sent;
+      if (sent - this.failingSince >= this.store.timeout) {
+        this.nextProbe = sent + this.probeInterval;
+        this.setAvailable(false, error);
+      }
+    }
+    return this.fallback(key, permits, this.clock.now());
   }
 
-  private fallback(key: string, permits: number): number {
+  private fallback(key: string, permits: number, now: number): number {
     this.nFallback++;
     if (this.mode === 'open') {
       this.nAdmitted++;
       return 0;
     }
-    const wait = this.mode === 'closed' ? this.probeInterval : this.local!.tryAcquire(key, permits);
+    const wait = this.mode === 'closed' ? this.probeInterval : this.localWait(key, permits, now);
     if (wait === 0) {
       this.nAdmitted++;
       return 0;
     }
-    this.refuse(key, permits, wait, this.clock.now());
+    this.refuse(key, permits, wait, now);
     return wait;
+  }
+
+  /**
+   * The local fallback's decision: takes `permits` for `key` at `now` if its share of the rate
+   * has them (0), else the ms until it would. More permits than its share of the burst are
+   * never free locally: they wait for Redis (a probe's time).
+   */
+  private localWait(key: string, permits: number, now: number): number {
+    if (permits > this.localBurst) return this.probeInterval;
+    const map = this.localTats!;
+    const nowUs = now * 1_000;
+    const tat = map.get(key) ?? nowUs;
+    const waitUs = gcraWait(tat, nowUs, permits, this.localIntervalUs, this.localBurst);
+    if (waitUs > 0) return waitUs / 1_000;
+    this.setLocal(map, key, gcraTake(tat, nowUs, permits, this.localIntervalUs));
+    return 0;
   }
 
   /** ms until `permits` could be free by the negative cache, or 0 when it knows nothing. */
@@ -450,8 +523,8 @@ export class RedisRateLimiter {
     if (waitUs > 0) return waitUs / 1_000;
     // The refusal ran out: one caller asks Redis; the others are refused until it answers
     // (about a round trip), rather than all asking at once.
-    if (this.probing.has(key)) return Math.max(this.rtt, 0.001);
-    this.probing.add(key);
+    if (this.asking.has(key)) return Math.max(this.rtt, 0.001);
+    this.asking.add(key);
     return 0;
   }
 
@@ -469,6 +542,21 @@ export class RedisRateLimiter {
   }
 
   /** Sets `key` in `map` as its most recent entry, forgetting the oldest past `maxKeys`. */
+  /**
+   * Sets `key`'s local TAT, forgetting the oldest key past `maxKeys`. One map operation for a
+   * known key (this runs on every reply): the order is of first use, not last, and a busy key
+   * forgotten is set again by its next reply.
+   */
+  private setLocal(map: Map<string, number>, key: string, tatUs: number): void {
+    map.set(key, tatUs);
+    if (map.size > this.maxKeys) {
+      for (const oldest of map.keys()) {
+        map.delete(oldest);
+        break;
+      }
+    }
+  }
+
   private keep<V>(map: Map<string, V>, key: string, value: V): void {
     map.delete(key);
     map.set(key, value);
@@ -495,7 +583,8 @@ export class RedisRateLimiter {
 
   private checkArguments(key: string, permits: number): Error | undefined {
     if (this.disposed) return new UsageError(`Rate limiter "${this.name}" was disposed`);
-    if (typeof key !== 'string') return new OptionsError('key', key, 'a string');
+    const badKey = keyError(key);
+    if (badKey !== undefined) return badKey;
     if (!Number.isInteger(permits) || permits < 1 || permits > this.o.burst) {
       return new OptionsError('permits', permits, `an integer in [1, ${this.o.burst}] (the burst)`);
     }

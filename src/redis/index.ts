@@ -3,10 +3,13 @@
  * key, for ioredis and node-redis clients (recognised by shape; neither is a dependency).
  *
  * Recommended client options, so that a decision fails at once while the client is
- * disconnected instead of waiting in a queue and running late:
- * - ioredis: `new Redis({ enableOfflineQueue: false, maxRetriesPerRequest: 0,
- *   commandTimeout: <a little more than the store timeout> })`; wait for its `ready` event
- *   before the first decision (until then every command fails).
+ * disconnected instead of waiting in a queue and running late, and reaches Redis again soon
+ * after it is back:
+ * - ioredis: `new Redis({ lazyConnect: true, enableOfflineQueue: false,
+ *   maxRetriesPerRequest: 0, retryStrategy: (times) => Math.min(times * 50, 500) })` and
+ *   `await client.connect()` before the first decision (until it is ready every command
+ *   fails). Its default `retryStrategy` backs off to 5 s plus jitter: the limiter would come
+ *   back seconds after Redis does.
  * - node-redis: `createClient({ disableOfflineQueue: true, socket: { reconnectStrategy: (n)
  *   => Math.min(n * 50, 500) } })` and `await client.connect()`.
  * Both emit `error` events while disconnected: give them a listener.

@@ -134,7 +134,7 @@ describe('breakers waiting on the shared heap', () => {
       [library, 20_000],
       root,
       60_000,
-      ['--expose-gc'],
+      { nodeOptions: ['--expose-gc'] },
     );
     expect(exit.stderr).toBe('');
     expect(exit).toMatchObject({ code: 0, killed: false });

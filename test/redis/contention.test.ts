@@ -2,7 +2,9 @@
  * Several processes, each with many concurrent callers, contending for one key of one limit
  * for a few seconds on a real Redis server: the permits granted in all never exceed what the
  * rate allows over the time they ran (burst + rate x elapsed + 1), with the negative cache on,
- * and with leases on too. Uses the BUILT package (`npm test` builds before Vitest runs).
+ * with leases on too, and with every option at its default (where a busy machine must not
+ * push a process onto its local fallback). Uses the BUILT package (`npm test` builds before
+ * Vitest runs).
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +14,7 @@ import { describeRedis } from '../support/redis-server.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/contend.mjs', import.meta.url));
+const shareFixture = fileURLToPath(new URL('./fixtures/share.mjs', import.meta.url));
 
 interface Report {
   admitted: number;
@@ -21,14 +24,21 @@ interface Report {
   stats: { roundTrips: number; cachedRefusals: number; leasedAdmissions: number };
 }
 
-async function runProcess(args: readonly (string | number)[]): Promise<Report> {
-  const exit = await runNodeScript(fixture, args, root, 30_000);
+interface ShareReport extends Report {
+  /** Times the process's limiter switched to its fallback. */
+  switches: number;
+  stats: Report['stats'] & { fallbackDecisions: number };
+}
+
+async function runProcess<R = Report>(
+  args: readonly (string | number)[],
+  script = fixture,
+): Promise<R> {
+  const exit = await runNodeScript(script, args, root, 30_000);
   if (exit.code !== 0) {
-    throw new Error(
-      `contend.mjs exited with ${exit.code} (killed: ${exit.killed}): ${exit.stderr}`,
-    );
+    throw new Error(`${script} exited with ${exit.code} (killed: ${exit.killed}): ${exit.stderr}`);
   }
-  return JSON.parse(exit.stdout) as Report;
+  return JSON.parse(exit.stdout) as R;
 }
 
 beforeAll(() => {
@@ -68,4 +78,29 @@ describeRedis('accuracy under contention', (redis) => {
     },
     30_000,
   );
+
+  it('4 processes x 10 callers on one key of 100/s for 4 s, every other option at its default: none switches to its fallback, admitted <= burst + rate x elapsed + 1', async () => {
+    const limit = 100;
+    const startAt = Date.now() + 1_500;
+    const endAt = startAt + 4_000;
+    const name = `share-${process.pid}`;
+    const reports = await Promise.all(
+      [1, 2, 3, 4].map(() =>
+        runProcess<ShareReport>([redis().port, name, 10, startAt, endAt, limit], shareFixture),
+      ),
+    );
+    const admitted = reports.reduce((n, r) => n + r.admitted, 0);
+    const calls = reports.reduce((n, r) => n + r.calls, 0);
+    const fellBack = reports.reduce((n, r) => n + r.stats.fallbackDecisions, 0);
+    const elapsed =
+      Math.max(...reports.map((r) => r.last)) - Math.min(...reports.map((r) => r.first));
+    const allowed = limit + (limit * elapsed) / 1_000 + 1;
+    // A reply later than the 200 ms timeout, which only a server stalled that long gives, is
+    // decided by the fallback (one permit at most each); switching takes failures for 200 ms
+    // in a row.
+    expect(reports.map((r) => r.switches)).toEqual([0, 0, 0, 0]);
+    expect(admitted).toBeLessThanOrEqual(allowed + fellBack);
+    expect(calls).toBeGreaterThan(allowed * 2);
+    expect(admitted).toBeGreaterThan(allowed * 0.8);
+  }, 30_000);
 });

@@ -10,7 +10,9 @@ import {
   MAX_SPAN_US,
   RedisGcraStore,
   type RedisGcraStoreOptions,
+  RedisRateLimiter,
   redisGcraStoreDefaults,
+  redisRateLimiterDefaults,
 } from '../../src/redis/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { describeRedis } from '../support/redis-server.js';
@@ -34,12 +36,12 @@ describe('RedisGcraStore options', () => {
     expect(redisGcraStoreDefaults).toEqual({
       name: 'rateLimiter',
       prefix: 'breakwater:',
-      timeout: 20,
+      timeout: 200,
     });
     const store = new RedisGcraStore({ client });
     expect(store.name).toBe('rateLimiter');
     expect(store.prefix).toBe('breakwater:');
-    expect(store.timeout).toBe(20);
+    expect(store.timeout).toBe(200);
     expect(store.redisKey('user:1')).toBe('breakwater:{rateLimiter}:user:1');
   });
 
@@ -99,6 +101,7 @@ describe('RedisGcraStore.decide arguments', () => {
 
   it.each([
     ['key', [42, 1, 1_000, 1]],
+    ['key', ['k'.repeat(1_025), 1, 1_000, 1]],
     ['permits', ['k', 0, 1_000, 1]],
     ['permits', ['k', 1.5, 1_000, 1]],
     ['permits', ['k', MAX_SPAN_US / 1_000 + 1, 1_000, 1]],
@@ -117,6 +120,39 @@ describe('RedisGcraStore.decide arguments', () => {
     await expect(result).rejects.toBeInstanceOf(OptionsError);
     await expect(result).rejects.toMatchObject({ option });
     expect(store.pending).toBe(0);
+  });
+
+  it('names the longest key in its error', async () => {
+    await expect(store.decide('k'.repeat(1_025), 1, 1_000, 1)).rejects.toThrow(
+      /Expected `key` to be a string of at most 1024 characters/,
+    );
+  });
+});
+
+describe('RedisRateLimiter options', () => {
+  it('has documented defaults', () => {
+    expect(redisRateLimiterDefaults).toEqual({
+      timeout: 200,
+      onStoreFailure: 'local',
+      localShare: 1,
+      probeInterval: 500,
+      negativeCache: true,
+      maxKeys: 100_000,
+      lease: 1,
+    });
+    const limiter = new RedisRateLimiter({ client, limit: 10, onWarning: () => {} });
+    expect(limiter.store.timeout).toBe(200);
+    expect(new RedisRateLimiter({ client, limit: 10, timeout: 50 }).store.timeout).toBe(50);
+  });
+
+  it('rejects (not throws) a key that is not a string of at most 1,024 characters', async () => {
+    const limiter = new RedisRateLimiter({ client, limit: 10, onWarning: () => {} });
+    for (const key of [undefined, 42, 'k'.repeat(1_025)]) {
+      const result = limiter.tryAcquire(key as string);
+      await expect(result).rejects.toBeInstanceOf(OptionsError);
+      await expect(result).rejects.toMatchObject({ option: 'key', value: key });
+    }
+    expect(limiter.stats().roundTrips).toBe(0);
   });
 });
 

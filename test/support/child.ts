@@ -14,19 +14,25 @@ export interface ChildExit {
 
 /**
  * Runs `node ...nodeOptions script ...args` in `cwd` and resolves when it closes; a process
- * still running after `limitMs` is killed (SIGKILL) and reported `killed`.
+ * still running after `limitMs` is killed (SIGKILL) and reported `killed`. `env` is added to
+ * this process's environment.
  */
 export function runNodeScript(
   script: string,
   args: readonly (string | number)[],
   cwd: string,
   limitMs: number,
-  nodeOptions: readonly string[] = [],
+  options: {
+    readonly nodeOptions?: readonly string[];
+    readonly env?: Readonly<Record<string, string>>;
+  } = {},
 ): Promise<ChildExit> {
   return new Promise((resolve, reject) => {
+    const { nodeOptions = [], env } = options;
     const child = spawn(process.execPath, [...nodeOptions, script, ...args.map(String)], {
       cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: env === undefined ? process.env : { ...process.env, ...env },
     });
     let stdout = '';
     let stderr = '';

@@ -1,36 +1,69 @@
-/** The fenced code blocks of a Markdown file, with the heading each one sits under. */
-export interface CodeBlock {
-  /** The fence's info string (`ts`, `sh`, or empty). */
-  readonly lang: string;
-  readonly code: string;
-  /** 1-based line of the opening fence. */
-  readonly line: number;
-  /** The nearest heading above the block, without its `#` marks. */
+/**
+ * The README's fenced code blocks, each with the heading it stands under, so tests can
+ * compile and run what the README shows rather than a copy of it.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The repository's README.md. */
+export const README_PATH = fileURLToPath(new URL('../../README.md', import.meta.url));
+
+export interface ReadmeBlock {
+  /** Text of the nearest heading above the block, without its `#` marks. */
   readonly heading: string;
+  /** The fence's language tag (`ts`, `sh`, ...), or '' when it has none. */
+  readonly lang: string;
+  /** The block's lines, without the fences and without the fence's indentation. */
+  readonly code: string;
+  /** 1-based line of the opening fence in the file. */
+  readonly line: number;
 }
 
-/** Every fenced block (also those indented inside list items), in order. */
-export function codeBlocks(markdown: string): CodeBlock[] {
-  const blocks: CodeBlock[] = [];
+/**
+ * Every fenced code block of a Markdown text, in order. Fences may be indented (a block inside
+ * a list item); headings inside code blocks are not headings.
+ */
+export function codeBlocks(markdown: string): ReadmeBlock[] {
+  const blocks: ReadmeBlock[] = [];
   const lines = markdown.split('\n');
   let heading = '';
+  let open: { indent: number; fence: string; lang: string; line: number; body: string[] } | null =
+    null;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    const h = /^#{1,6}\s+(.*)$/.exec(line);
-    if (h) {
-      heading = h[1]!.trim();
+    if (open !== null) {
+      const close = /^(\s*)(`{3,}|~{3,})\s*$/.exec(line);
+      if (close !== null && close[2]!.startsWith(open.fence)) {
+        blocks.push({ heading, lang: open.lang, code: open.body.join('\n'), line: open.line });
+        open = null;
+      } else {
+        const indent = open.indent;
+        open.body.push(line.slice(Math.min(indent, line.length - line.trimStart().length)));
+      }
       continue;
     }
-    const open = /^(\s*)```(\S*)\s*$/.exec(line);
-    if (!open) continue;
-    const indent = open[1]!.length;
-    const body: string[] = [];
-    let j = i + 1;
-    for (; j < lines.length && !/^\s*```\s*$/.test(lines[j]!); j++) {
-      body.push(lines[j]!.slice(Math.min(indent, lines[j]!.length - lines[j]!.trimStart().length)));
+    const fence = /^(\s*)(`{3,}|~{3,})\s*([\w+-]*)/.exec(line);
+    if (fence !== null) {
+      open = {
+        indent: fence[1]!.length,
+        fence: fence[2]!,
+        lang: fence[3]!,
+        line: i + 1,
+        body: [],
+      };
+      continue;
     }
-    blocks.push({ lang: open[2]!, code: body.join('\n'), line: i + 1, heading });
-    i = j;
+    const title = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (title !== null) heading = title[1]!;
   }
+  if (open !== null) throw new Error(`Code block opened on line ${open.line} is never closed`);
   return blocks;
+}
+
+/** The README's code blocks, all of them or those under the heading `heading`. */
+export function readmeBlocks(heading?: string, lang?: string): ReadmeBlock[] {
+  return codeBlocks(readFileSync(README_PATH, 'utf8')).filter(
+    (b) =>
+      (heading === undefined || b.heading === heading) && (lang === undefined || b.lang === lang),
+  );
 }

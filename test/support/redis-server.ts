@@ -42,6 +42,13 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Starts a new, empty server on the same port (stopping the running one first). */
   restart(): Promise<void>;
+  /**
+   * Stops the process (SIGSTOP): a hung server. Connections stay open and commands queue in
+   * the kernel; `resume()` (SIGCONT) runs them. Stopping or killing the server resumes it.
+   */
+  pause(): void;
+  /** Lets a paused process run again (SIGCONT); does nothing when it is not paused. */
+  resume(): void;
 }
 
 const HOST = '127.0.0.1';
@@ -256,8 +263,16 @@ export async function startRedisServer(): Promise<RedisServer> {
     }
   }
   let current: ChildProcess | undefined = child;
+  let paused = false;
+
+  function resume(): void {
+    if (!paused) return;
+    paused = false;
+    current?.kill('SIGCONT');
+  }
 
   async function terminate(signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
+    resume();
     const c = current;
     current = undefined;
     if (c === undefined) return;
@@ -280,6 +295,12 @@ export async function startRedisServer(): Promise<RedisServer> {
       rmSync(dir, { recursive: true, force: true });
     },
     kill: () => terminate('SIGKILL'),
+    pause() {
+      if (current === undefined || paused) return;
+      paused = true;
+      current.kill('SIGSTOP');
+    },
+    resume,
     async restart() {
       await terminate('SIGTERM');
       mkdirSync(dir, { recursive: true });
