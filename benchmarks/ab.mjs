@@ -1,0 +1,126 @@
+/**
+ * Two builds of the library in one process, on the per-call rows a hot-path change can move:
+ * closed breaker, composed pipeline, cooperative timeout, bulkhead and rate limiter (each as
+ * `pipeline(policy).execute(target)`), and `tryAcquire()`. Each round times every row of the
+ * old build and of the new one in alternating order, in batches of the same size, each loop
+ * compiled from a source of its own; the report gives the median ns/op of each build and the
+ * median of the per-round differences (new - old), then bytes/op of each build.
+ *
+ *   npm run build && cp -r dist /tmp/new && git stash ... (or a worktree of the old commit)
+ *   node --expose-gc --min-semi-space-size=512 --max-semi-space-size=512 \
+ *     benchmarks/ab.mjs /path/to/old/dist /path/to/new/dist [--rounds 15] [--filter breaker]
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { allocation, freshFunction } from './lib/measure.mjs';
+
+const AsyncFunction = (async () => {}).constructor;
+const args = process.argv.slice(2);
+const flag = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i === -1 ? fallback : args.splice(i, 2)[1];
+};
+const rounds = Number(flag('--rounds', 15));
+const filter = new RegExp(flag('--filter', '.'));
+const [oldDir, newDir] = args;
+if (!oldDir || !newDir) {
+  console.error('usage: node benchmarks/ab.mjs OLD_DIST NEW_DIST [--rounds N] [--filter RE]');
+  process.exit(2);
+}
+
+const load = (dir) => import(pathToFileURL(resolve(dir, 'index.js')).href);
+const builds = { old: await load(oldDir), new: await load(newDir) };
+const target = async () => 1;
+
+/** The rows, as functions of a build's exports returning the op to time. */
+const rows = {
+  'breaker closed': (bw) => {
+    const p = bw.pipeline(
+      bw.circuitBreaker({ window: { kind: 'consecutive', threshold: 5 }, breakDuration: 10_000 }),
+    );
+    return () => p.execute(target);
+  },
+  composed: (bw) => {
+    const p = bw.pipeline(
+      bw.retry({ maxAttempts: 4, backoff: 'exponential', delay: 100, multiplier: 2 }),
+      bw.circuitBreaker({ window: { kind: 'consecutive', threshold: 5 }, breakDuration: 10_000 }),
+      bw.timeout({ timeout: 1000, strategy: 'cooperative' }),
+      bw.bulkhead({ maxConcurrent: 100, maxQueue: 0 }),
+    );
+    return () => p.execute(target);
+  },
+  'timeout cooperative': (bw) => {
+    const p = bw.pipeline(bw.timeout({ timeout: 1000, strategy: 'cooperative' }));
+    return () => p.execute(target);
+  },
+  bulkhead: (bw) => {
+    const p = bw.pipeline(bw.bulkhead({ maxConcurrent: 100, maxQueue: 0 }));
+    return () => p.execute(target);
+  },
+  'rate limiter pipeline': (bw) => {
+    const limiter = new bw.RateLimiter({ limit: 1_000_000, period: 1_000, burst: 2_000_000_000 });
+    const p = bw.pipeline(limiter);
+    return () => p.execute(target);
+  },
+  'tryAcquire() (sync)': (bw) => {
+    const limiter = new bw.RateLimiter({ limit: 1_000_000, period: 1_000, burst: 2_000_000_000 });
+    return () => limiter.tryAcquire();
+  },
+};
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+const results = [];
+for (const [name, make] of Object.entries(rows)) {
+  if (!filter.test(name)) continue;
+  const sync = name.endsWith('(sync)');
+  const timed = {};
+  for (const which of ['old', 'new']) {
+    const op = make(builds[which]);
+    const loop = sync
+      ? freshFunction(Function, 'op', 'n', 'let r; for (let i = 0; i < n; i++) r = op(); return r;')
+      : freshFunction(AsyncFunction, 'op', 'n', 'for (let i = 0; i < n; i++) await op();');
+    timed[which] = { op, loop, ns: [] };
+  }
+  const batch = sync ? 2_000_000 : 200_000;
+  for (const t of Object.values(timed)) await t.loop(t.op, batch); // warm-up
+  const diffs = [];
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 === 0 ? ['old', 'new'] : ['new', 'old'];
+    for (const which of order) {
+      const t = timed[which];
+      const t0 = process.hrtime.bigint();
+      await t.loop(t.op, batch);
+      t.ns.push(Number(process.hrtime.bigint() - t0) / batch);
+    }
+    diffs.push(timed.new.ns[r] - timed.old.ns[r]);
+  }
+  const bytes = {};
+  if (typeof globalThis.gc === 'function') {
+    const settings = {
+      warmupMs: 50,
+      allocTargetMs: 20,
+      allocBatches: 5,
+      asyncMaxCalls: 2_000,
+      syncMaxCalls: 20_000,
+    };
+    for (const which of ['old', 'new']) {
+      bytes[which] = (
+        await allocation(timed[which].op, sync ? 'sync' : 'async', settings)
+      ).bytesPerOp;
+    }
+  }
+  results.push({
+    row: name,
+    'old ns/op': median(timed.old.ns).toFixed(1),
+    'new ns/op': median(timed.new.ns).toFixed(1),
+    'new - old (median of rounds)': median(diffs).toFixed(1),
+    'old B/op': bytes.old?.toFixed(0) ?? '-',
+    'new B/op': bytes.new?.toFixed(0) ?? '-',
+  });
+}
+console.table(results);
