@@ -249,12 +249,15 @@ export class Pipeline {
         tokens[base + i] = token;
       }
       let result: unknown;
+      let thenable: boolean;
       try {
         result = fn(this.shared);
+        // In the try: reading `then` throws for a revoked Proxy, and the gates must be released.
+        thenable = isThenable(result);
       } catch (error) {
         return this.unwindSync(n - 1, false, error, base, this.elapsedSince(started)) as T;
       }
-      if (isThenable(result)) return this.trackLate(result, base, started) as T;
+      if (thenable) return this.trackLate(result as PromiseLike<unknown>, base, started) as T;
       return this.unwindSync(n - 1, true, result, base, this.elapsedSince(started)) as T;
     } finally {
       this.syncDepth--;
@@ -396,13 +399,15 @@ export class Pipeline {
       gate.release(token, outcome, clock.now() - started, value);
     };
     let result: unknown;
+    let thenable: boolean;
     try {
       result = fn(this.shared);
+      thenable = isThenable(result);
     } catch (error) {
       end(false, error);
       return Promise.reject(error);
     }
-    if (!isThenable(result)) {
+    if (!thenable) {
       end(true, result);
       return Promise.resolve(result);
     }
@@ -450,7 +455,14 @@ export class Pipeline {
 
   /** A gated `fn` returned something other than a native promise: a value or a thenable. */
   private gatedReturned(h: GateHandlers, result: unknown, tryMode: boolean): Promise<unknown> {
-    if (isThenable(result)) {
+    let thenable: boolean;
+    try {
+      // Reading `then` throws for a revoked Proxy or a stale immer draft: a failed call.
+      thenable = isThenable(result);
+    } catch (error) {
+      return this.gatedThrew(h, error, tryMode);
+    }
+    if (thenable) {
       const p = Promise.resolve(result);
       return tryMode ? p.then(h.tryOk, h.tryErr) : p.then(h.ok, h.err);
     }
