@@ -4,7 +4,7 @@ import { type Sleeper, Wakeups } from '../../clock/Wakeups.js';
 import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
-import { integer } from '../../validation/validate.js';
+import { integer, keyError } from '../../validation/validate.js';
 import { RateLimitedError } from './errors.js';
 import type { RateLimitedEvent } from './events.js';
 import { gcraTake, gcraWait } from './gcra.js';
@@ -124,10 +124,11 @@ export class KeyedRateLimiter {
 
   /**
    * Takes `permits` (default 1) for `key` if they are free now: 0 when taken, otherwise the ms
-   * until they would be (nothing taken). Throws {@link OptionsError} when `permits` is not an
-   * integer in [1, burst].
+   * until they would be (nothing taken). Throws {@link OptionsError} when `key` is not a
+   * string of at most 1,024 characters or `permits` is not an integer in [1, burst].
    */
   tryAcquire(key: string, permits = 1): number {
+    checkKey(key);
     if (permits !== 1) this.checkPermits(permits);
     const nowUs = this.nowUs();
     const wait = this.take(key, nowUs, permits);
@@ -143,6 +144,7 @@ export class KeyedRateLimiter {
    * taken).
    */
   acquire(key: string, permits = 1, options?: AcquireOptions): Promise<void> {
+    checkKey(key);
     if (permits !== 1) this.checkPermits(permits);
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -219,6 +221,12 @@ export class KeyedRateLimiter {
       throw new OptionsError('permits', permits, `an integer in [1, ${this.o.burst}] (the burst)`);
     }
   }
+}
+
+/** Keys come from traffic: anything but a short string would be held, and printed, as it is. */
+function checkKey(key: unknown): void {
+  const error = keyError(key);
+  if (error !== undefined) throw error;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock/Clock.js';
 import { systemClock } from '../../clock/systemClock.js';
+import { OptionsError } from '../../errors/OptionsError.js';
 import {
   checkOptionsObject,
   clockOption,
@@ -24,7 +25,10 @@ export type AttemptFailure<T = unknown> =
 
 /** Options of {@link RetryPolicy}. */
 export interface RetryOptions {
-  /** Attempts in all, the first included; Infinity retries until `maxDuration`. @default 3 */
+  /**
+   * Attempts in all, the first included. Infinity retries until `maxDuration`, which must then
+   * be finite (an OptionsError otherwise: the call would never end). @default 3
+   */
   readonly maxAttempts?: number;
   /** No retry starts later than this many ms after the first attempt began. @default Infinity */
   readonly maxDuration?: number;
@@ -124,9 +128,24 @@ export function resolveRetryOptions(options: RetryOptions | undefined): Resolved
   const d = retryDefaults;
   const delay = duration(o.delay, 'delay', d.delay, 0);
   const userHandle = fn<(error: unknown) => boolean>(o.handle, 'handle', undefined);
+  const maxAttempts = integer(
+    o.maxAttempts,
+    'maxAttempts',
+    d.maxAttempts,
+    1,
+    Number.POSITIVE_INFINITY,
+  );
+  const maxDuration = duration(o.maxDuration, 'maxDuration', d.maxDuration, 1, true);
+  if (maxAttempts === Number.POSITIVE_INFINITY && maxDuration === Number.POSITIVE_INFINITY) {
+    throw new OptionsError(
+      'maxAttempts',
+      maxAttempts,
+      'an integer in [1, Infinity], and Infinity only with a finite `maxDuration` (it would retry for ever)',
+    );
+  }
   return {
-    maxAttempts: integer(o.maxAttempts, 'maxAttempts', d.maxAttempts, 1, Number.POSITIVE_INFINITY),
-    maxDuration: duration(o.maxDuration, 'maxDuration', d.maxDuration, 1, true),
+    maxAttempts,
+    maxDuration,
     backoff: oneOf(o.backoff, 'backoff', d.backoff, [
       'constant',
       'linear',

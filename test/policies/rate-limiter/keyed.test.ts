@@ -120,6 +120,36 @@ describe('KeyedRateLimiter', () => {
     expect(events).toEqual([{ permits: 1, retryAfter: 100, key: 'x' }]);
   });
 
+  it.each<[string, unknown]>([
+    ['undefined', undefined],
+    ['null', null],
+    ['a number', 42],
+    ['an object', { id: 1 }],
+    ['a symbol', Symbol('k')],
+    ['a string of 1,025 characters', 'k'.repeat(1_025)],
+  ])('refuses %s as a key with an OptionsError naming `key`, taking nothing', async (_, key) => {
+    const clock = new ManualClock();
+    const limiter = new KeyedRateLimiter({ limit: 1, maxWait: 100, clock });
+    for (const call of [
+      () => limiter.tryAcquire(key as string),
+      () => limiter.acquire(key as string),
+    ]) {
+      let error: unknown;
+      try {
+        await call();
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(OptionsError);
+      expect(error).toMatchObject({
+        option: 'key',
+        expected: 'a string of at most 1024 characters',
+      });
+    }
+    expect(limiter.size).toBe(0);
+    expect(limiter.tryAcquire('k'.repeat(1_024))).toBe(0);
+  });
+
   it('rejects a bad maxKeys at construction', () => {
     expect(() => new KeyedRateLimiter({ limit: 1, maxKeys: 0 })).toThrow(OptionsError);
     expect(() => new KeyedRateLimiter({ limit: 1, maxKeys: 1.5 })).toThrow(/maxKeys/);
