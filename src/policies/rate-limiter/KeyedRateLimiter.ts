@@ -44,10 +44,15 @@ const RESOLVED: Promise<void> = Promise.resolve();
 class KeyWaiter implements Sleeper {
   done = false;
   constructor(
+    private readonly limiter: KeyedRateLimiter,
     private readonly owner: Set<KeyWaiter>,
     private readonly resolve: () => void,
     private readonly reject: (reason: unknown) => void,
     private readonly signal: AbortSignal | undefined,
+    readonly key: string,
+    /** The key's TAT right after this reservation, to give it back on abort. */
+    readonly reservedTat: number,
+    readonly permits: number,
   ) {}
 
   wake(): void {
@@ -62,8 +67,12 @@ class KeyWaiter implements Sleeper {
     this.reject(reason);
   }
 
+  /** The signal aborted. */
   handleEvent(): void {
-    this.fail(this.signal!.reason);
+    if (this.done) return;
+    this.finish();
+    this.limiter.giveBack(this);
+    this.reject(this.signal!.reason);
   }
 
   private finish(): void {
@@ -140,8 +149,9 @@ export class KeyedRateLimiter {
   /**
    * Takes `permits` for `key`, waiting up to `maxWait` ms (default: the limiter's `maxWait`)
    * with the turn reserved; rejects with {@link RateLimitedError} (nothing taken) when the
-   * wait would be longer, with the signal's reason when `signal` aborts (the turn stays
-   * taken).
+   * wait would be longer, and with the signal's reason when `signal` aborts (the reservation
+   * is given back when no later one on the key depends on it), as {@link RateLimiter.acquire}
+   * does.
    */
   acquire(key: string, permits = 1, options?: AcquireOptions): Promise<void> {
     checkKey(key);
@@ -157,15 +167,34 @@ export class KeyedRateLimiter {
     }
     const slots = this.slots;
     const slot = slots.find(key);
-    slots.tats[slot] = gcraTake(slots.tats[slot]!, nowUs, permits, this.o.intervalUs);
+    const reservedTat = gcraTake(slots.tats[slot]!, nowUs, permits, this.o.intervalUs);
+    slots.tats[slot] = reservedTat;
     const waiters = (this.waiters ??= new Set());
     return new Promise<void>((resolve, reject) => {
-      const waiter = new KeyWaiter(waiters, resolve, reject, signal);
+      const waiter = new KeyWaiter(
+        this,
+        waiters,
+        resolve,
+        reject,
+        signal,
+        key,
+        reservedTat,
+        permits,
+      );
       signal?.addEventListener('abort', waiter);
       waiters.add(waiter);
       // An aborted waiter stays in the heap, ignored, until its time comes.
       Wakeups.of(this.clock, true).schedule((nowUs + wait) / 1_000, nowUs / 1_000, waiter);
     });
+  }
+
+  /** @internal A waiter left: its permits go back when no later reservation depends on them. */
+  giveBack(waiter: KeyWaiter): void {
+    const slots = this.slots;
+    const slot = slots.slotOf(waiter.key);
+    if (slot !== undefined && slots.tats[slot] === waiter.reservedTat) {
+      slots.tats[slot] = waiter.reservedTat - waiter.permits * this.o.intervalUs;
+    }
   }
 
   /** Forgets `key`: its next call starts from idle. */
@@ -269,6 +298,11 @@ class KeySlots {
     this.used[slot] = 0;
     this.index.set(key, slot);
     return slot;
+  }
+
+  /** The slot of `key`, or undefined when it is not held. */
+  slotOf(key: string): number | undefined {
+    return this.index.get(key);
   }
 
   delete(key: string): boolean {
