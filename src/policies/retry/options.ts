@@ -37,7 +37,8 @@ export interface RetryOptions {
    * - `linear`: `delay × n` before the n-th retry;
    * - `exponential`: `delay × multiplier^(n-1)`;
    * - `decorrelated`: a random delay in [`delay`, 3 × the previous delay] ("decorrelated jitter"
-   *   backoff), which is random by itself, so `jitter` is not applied on top.
+   *   backoff; [`delay`, 3 × `delay`] for the first retry), which is random by itself, so
+   *   `jitter` is not applied on top.
    *
    * Every kind is capped at `maxDelay`. @default "exponential"
    */
@@ -52,7 +53,8 @@ export interface RetryOptions {
    * - `none`: the backoff's delay as is;
    * - `full`: uniform in [0, d];
    * - `equal`: uniform in [d/2, d];
-   * - `decorrelated`: uniform in [d, 3 × the previous delay], capped at `maxDelay`.
+   * - `decorrelated`: uniform in [d, 3 × the previous delay] ([d, 3d] for the first retry),
+   *   capped at `maxDelay`.
    * @default "full"
    */
   readonly jitter?: JitterKind;
