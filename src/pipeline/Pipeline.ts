@@ -6,6 +6,7 @@ import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
 import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
+import { brand, otherCopyNote } from '../policies/shared/brand.js';
 import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 import { type ExecuteOptions, type ExecutionContext, SharedContext } from './context.js';
 import { Execution, NO_SLOT, type PipelineCore, type Step, SYNC } from './Execution.js';
@@ -67,7 +68,9 @@ export class Pipeline {
 
   constructor(policies: readonly Policy[]) {
     policies.forEach((p, i) => {
-      if (!isPolicy(p)) throw new OptionsError(`policies[${i}]`, p, 'a breakwater policy');
+      if (!isPolicy(p)) {
+        throw new OptionsError(`policies[${i}]`, p, `a breakwater policy${otherCopyNote(p)}`);
+      }
     });
     this.policies = Object.freeze([...policies]);
     // A copy that is not frozen: V8 does not inline element loads from frozen arrays, and the
@@ -587,3 +590,5 @@ function isPolicy(p: unknown): p is Policy {
 export function pipeline(...policies: Policy[]): Pipeline {
   return new Pipeline(policies);
 }
+
+brand(Pipeline, 'Pipeline');

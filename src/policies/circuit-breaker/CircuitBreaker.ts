@@ -8,6 +8,7 @@ import { rejectedChannel, stateChangeChannel } from '../../telemetry/channels.js
 import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
+import { brand } from '../shared/brand.js';
 import { isCountedError } from '../shared/classify.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { BrokenCircuitError, IsolatedCircuitError } from './errors.js';
@@ -875,3 +876,5 @@ function isWindowData(kind: unknown, data: unknown): boolean {
       return false;
   }
 }
+
+brand(CircuitBreaker, 'CircuitBreaker');
