@@ -224,14 +224,15 @@ export class Pipeline {
 
   /**
    * Runs a synchronous `fn` through a pipeline of policies that never wait (circuit breakers,
-   * bulkheads without a queue, fallbacks), returning its value or throwing, with no promise and
-   * no allocation. If `fn` returns a promise anyway, outcomes are recorded when it settles and
-   * the promise is returned. Throws {@link UsageError} for a pipeline that may wait.
+   * bulkheads without a queue, rate limiters without `maxWait`, fallbacks), returning its value
+   * or throwing, with no promise and no allocation. If `fn` returns a promise anyway, outcomes
+   * are recorded when it settles and the promise is returned. Throws {@link UsageError} for a
+   * pipeline that may wait.
    */
   executeSync<T>(fn: (context: ExecutionContext) => T): T {
     if (!this.syncCapable) {
       throw new UsageError(
-        'executeSync needs a pipeline whose policies never wait (circuit breakers, bulkheads without a queue, fallbacks); use execute',
+        'executeSync needs a pipeline whose policies never wait (circuit breakers, bulkheads without a queue, rate limiters without `maxWait`, fallbacks); use execute',
       );
     }
     const steps = this.core.steps;
