@@ -580,7 +580,11 @@ export class CircuitBreaker implements Gate, Sleeper {
     this.open(now, 'manual', false);
   }
 
-  /** Lets every call through and records nothing until `reset()`. */
+  /**
+   * Lets every call through and never opens until `reset()`: outcomes go to no window. The
+   * counters of `stats()`, the latency histogram and the success and failure events go on, so
+   * metrics still show the traffic.
+   */
   disable(): void {
     this.settleNow();
     if (this.s !== S_DISABLED) this.moveTo(S_DISABLED, 'manual');
