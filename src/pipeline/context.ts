@@ -5,8 +5,8 @@ export interface ExecutionContext {
    * Created on first read, so a function that never reads it pays nothing for it. With no
    * timeout in the pipeline it is the caller's signal when one was given; with neither, a
    * signal that never aborts, made for this call alone, so listeners added to it go away with
-   * the call (in a pipeline of breakers, bulkheads without a queue and rate limiters without
-   * `maxWait`, which keeps no per-call record, each read makes a new one).
+   * the call (where a call keeps no per-call record, through a pipeline of gates that never
+   * wait or through `executeSync`, each read makes a new one).
    */
   readonly signal: AbortSignal;
   /** The attempt number, 1 for the first (set by the innermost retry policy). */
