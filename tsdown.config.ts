@@ -5,8 +5,9 @@ import type { UserConfig } from 'tsdown';
  *
  * Key = subpath in package.json `exports`, value = source file.
  * Adding an entry here builds `dist/<name>/index.{js,cjs,d.ts,d.cts}`; the matching
- * `exports` block must then be added to package.json (test/package/exports.test.ts
- * fails until it is, and checks that the built entry loads through `import` and `require`).
+ * `exports` block and `typesVersions` line (for TypeScript's node10 resolution) must then be
+ * added to package.json (test/package/exports.test.ts fails until they are, and checks that the
+ * built entry loads through `import` and `require`).
  */
 export const entries = {
   '.': 'src/index.ts',

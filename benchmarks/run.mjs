@@ -20,6 +20,7 @@ import { chooseCpu, pinned } from './lib/cpu.mjs';
 import { renderDoc } from './lib/doc.mjs';
 import {
   benchDir,
+  docRefusal,
   ensureBuilt,
   ensureDependencies,
   installedVersions,
@@ -40,7 +41,9 @@ const USAGE = `usage: node benchmarks/run.mjs [options]
                     default, but none with --quick) picks the core where an await loop runs
                     fastest; none leaves them to the scheduler
   --json FILE       also write the results as JSON
-  --doc FILE        also write the markdown report (docs/benchmarks.md)
+  --doc FILE        also write the markdown report (docs/benchmarks.md); refused before anything
+                    is measured when src/, benchmarks/, package.json or tsdown.config.ts differ
+                    from the commit checked out, since the doc names the commit it measured
   --from FILE       measure nothing: report the results a run wrote with --json (the budgets
                     are judged again), e.g. --from docs/benchmarks.json --doc docs/benchmarks.md`;
 
@@ -62,7 +65,17 @@ if (values.help) {
   process.exit(0);
 }
 
+if (values.doc !== undefined && values.from === undefined) refuseDoc(library());
 const report = values.from === undefined ? await measure() : readReport(values.from);
+if (values.doc !== undefined) refuseDoc(report.library);
+
+/** Exits before measuring anything when the doc could not name the commit it measured. */
+function refuseDoc(lib) {
+  const reason = docRefusal(lib);
+  if (reason === undefined) return;
+  console.error(`--doc: not written: ${reason}`);
+  process.exit(2);
+}
 
 /** An earlier run's JSON report, its budgets and pollution figures judged by today's rules. */
 function readReport(file) {

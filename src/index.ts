@@ -3,11 +3,9 @@
  * flat pipeline with a per-call cost close to a bare call.
  * @packageDocumentation
  */
-export const VERSION = '0.1.0';
 
 export type { Clock, TimerHandle } from './clock/Clock.js';
 export { systemClock } from './clock/systemClock.js';
-
 export { BreakwaterError } from './errors/BreakwaterError.js';
 export { ErrorCode } from './errors/codes.js';
 export { OptionsError, UsageError } from './errors/OptionsError.js';
@@ -17,7 +15,6 @@ export {
   PolicyRejectedError,
 } from './errors/PolicyRejectedError.js';
 export { type Disposer, setListenerErrorHandler } from './events/Listeners.js';
-
 export type { ExecuteOptions, ExecutionContext } from './pipeline/context.js';
 export { Pipeline, type Policy, pipeline } from './pipeline/Pipeline.js';
 export { PipelineBuilder } from './pipeline/PipelineBuilder.js';
@@ -149,3 +146,4 @@ export {
   type TransitionLogger,
 } from './telemetry/logTransitions.js';
 export type { MetricsOptions } from './telemetry/metrics.js';
+export { VERSION } from './version.js';

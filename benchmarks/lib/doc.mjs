@@ -632,6 +632,11 @@ function slowedLine(slowed) {
   return `${text}: ${slowed.length} process(es) were run again (${[...per].map(([id, n]) => `${id} ${n}`).join(', ')})`;
 }
 
+/** The doc's line naming the library measured: its version and the commit it was built from. */
+export function libraryLine(lib) {
+  return `breakwater ${lib.version} (commit ${lib.commit}), built by \`npm run build\` and loaded from \`dist/\``;
+}
+
 export function renderDoc(report) {
   const m = report.machine;
   const lib = report.library;
@@ -663,7 +668,7 @@ Absolute nanoseconds belong to this machine; the overheads, ratios and bytes car
   }
 - ${pinningLine(m.pinning)}
 - ${slowedLine(report.slowed)}
-- breakwater ${lib.version}${lib.commit ? ` (commit ${lib.commit})` : ''}, built by \`npm run build\` and loaded from \`dist/\`
+- ${libraryLine(lib)}
 - Peers and tools, as installed in \`benchmarks/node_modules\` (\`benchmarks/package.json\` and its lock file pin them;
   cockatiel 3 is installed under the alias \`cockatiel3\`):
 

@@ -86,17 +86,49 @@ export function machine() {
   };
 }
 
-export function library() {
-  const pkg = readJson(join(rootDir, 'package.json'));
+/** What the measured build and the harness are made from: a change to any is a change measured. */
+export const MEASURED_PATHS = ['src', 'benchmarks', 'package.json', 'tsdown.config.ts'];
+
+/**
+ * The library under test in `dir` (the repository root by default): its version, the commit
+ * checked out (null outside git), and the files of {@link MEASURED_PATHS} that differ from it.
+ */
+export function library(dir = rootDir) {
+  const pkg = readJson(join(dir, 'package.json'));
   const git = (args) => {
-    const r = spawnSync('git', args, { cwd: rootDir, encoding: 'utf8' });
-    return r.status === 0 ? r.stdout.trim() : undefined;
+    const r = spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
+    return r.status === 0 ? r.stdout : undefined;
   };
-  const commit = git(['rev-parse', '--short', 'HEAD']);
-  const dirty = git(['status', '--porcelain', '--', 'src']);
+  const commit = git(['rev-parse', '--short', 'HEAD'])?.trim();
+  const status = git(['status', '--porcelain', '--untracked-files=all', '--', ...MEASURED_PATHS]);
   return {
     name: pkg.name,
     version: pkg.version,
-    commit: commit === undefined ? null : `${commit}${dirty ? ' (src/ modified)' : ''}`,
+    commit: commit || null,
+    // Porcelain lines are "XY path": two status letters (either may be a space), then the path.
+    uncommitted: (status ?? '')
+      .split('\n')
+      .filter((line) => line.length > 3)
+      .map((line) => line.slice(3)),
   };
+}
+
+/**
+ * Why a report cannot go into docs/benchmarks.md, or undefined when it can: the doc names the
+ * commit it measured, so the library, the build settings and the harness must be that commit
+ * exactly (a report from a tree with uncommitted changes would name a commit it did not measure).
+ */
+export function docRefusal(lib) {
+  if (typeof lib?.commit !== 'string' || lib.commit === '') {
+    return 'the report names no commit (it was not measured in a git checkout)';
+  }
+  const uncommitted = Array.isArray(lib.uncommitted)
+    ? lib.uncommitted
+    : // Reports written before `uncommitted` existed marked a dirty tree in the commit itself.
+      / \(src\/ modified\)$/.test(lib.commit)
+      ? ['src/']
+      : [];
+  if (uncommitted.length === 0) return undefined;
+  const shown = uncommitted.slice(0, 5).join(', ') + (uncommitted.length > 5 ? ', ...' : '');
+  return `the measured tree differs from commit ${lib.commit.replace(/ \(.*\)$/, '')} (uncommitted: ${shown}); commit (or stash) the changes and run npm run bench:doc again, so that the doc names the commit it measured`;
 }

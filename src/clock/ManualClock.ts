@@ -1,3 +1,5 @@
+import { OptionsError } from '../errors/OptionsError.js';
+import { integer } from '../validation/validate.js';
 import type { Clock, TimerHandle } from './Clock.js';
 
 class ManualTimer {
@@ -33,8 +35,14 @@ export class ManualClock implements Clock {
    */
   cheapNow = true;
 
-  /** @param start the initial reading in ms (default 0). */
+  /**
+   * @param start the initial reading in ms (default 0).
+   * @throws {OptionsError} when `start` is not a finite number.
+   */
   constructor(start = 0) {
+    if (typeof start !== 'number' || !Number.isFinite(start)) {
+      throw new OptionsError('start', start, 'a finite number of ms');
+    }
     this.#now = start;
   }
 
@@ -42,7 +50,15 @@ export class ManualClock implements Clock {
     return this.#now;
   }
 
+  /**
+   * Calls `callback` once the clock reaches `ms` from now; a negative `ms` is due at once, as
+   * with `setTimeout`. Throws {@link OptionsError} when `ms` is not a number or NaN: such a
+   * timer would make the clock read NaN once it fired.
+   */
   setTimer(callback: () => void, ms: number): TimerHandle {
+    if (typeof ms !== 'number' || Number.isNaN(ms)) {
+      throw new OptionsError('ms', ms, 'a number of ms');
+    }
     const timer = new ManualTimer(this.#now + Math.max(0, ms), this.#seq++, callback);
     this.#timers.push(timer);
     return timer;
@@ -61,9 +77,13 @@ export class ManualClock implements Clock {
     return this.#timers.length;
   }
 
-  /** Moves time forward by `ms`, firing every timer that falls due, in order. */
+  /**
+   * Moves time forward by `ms`, firing every timer that falls due, in order. Throws
+   * {@link OptionsError} (and moves nothing) unless `ms` is a finite number >= 0: time never
+   * goes backwards, and a NaN reading would stall every policy for good.
+   */
   advance(ms: number): void {
-    const target = this.#now + ms;
+    const target = this.#now + forward(ms);
     for (let timer = this.#nextDue(target); timer; timer = this.#nextDue(target)) {
       this.#now = timer.due;
       timer.callback();
@@ -74,10 +94,11 @@ export class ManualClock implements Clock {
   /**
    * Like {@link advance}, but lets promise continuations run after each timer fires, so
    * chains of async work scheduled by timers (a retry after its delay, say) progress as they
-   * would in real time. Also drains pending continuations before returning.
+   * would in real time. Also drains pending continuations before returning. Rejects with
+   * {@link OptionsError} for the `ms` that {@link advance} refuses.
    */
   async advanceAsync(ms: number): Promise<void> {
-    const target = this.#now + ms;
+    const target = this.#now + forward(ms);
     await flushMicrotasks();
     for (let timer = this.#nextDue(target); timer; timer = this.#nextDue(target)) {
       this.#now = timer.due;
@@ -88,8 +109,14 @@ export class ManualClock implements Clock {
     await flushMicrotasks();
   }
 
-  /** Fires timers until none is left (or `limit` have fired), advancing time to each. */
+  /**
+   * Fires timers until none is left, advancing time to each and letting promise continuations
+   * run after each. Stops once `limit` timers fired (default 10,000; an integer or Infinity):
+   * it then resolves if no timer is left and rejects if one is (a timer re-arming itself, most
+   * likely). Rejects with {@link OptionsError} for a `limit` that is not an integer >= 0.
+   */
   async runAll(limit = 10_000): Promise<void> {
+    integer(limit, 'limit', 0, 0, Number.POSITIVE_INFINITY);
     for (let n = 0; n < limit; n++) {
       await flushMicrotasks();
       const next = this.#nextDue(Number.POSITIVE_INFINITY);
@@ -97,8 +124,10 @@ export class ManualClock implements Clock {
       this.#now = next.due;
       next.callback();
     }
+    await flushMicrotasks();
+    if (this.#timers.length === 0) return;
     throw new Error(
-      `ManualClock.runAll: more than ${limit} timers fired; is a timer re-arming itself?`,
+      `ManualClock.runAll: ${limit} timers fired and more are due; is a timer re-arming itself?`,
     );
   }
 
@@ -117,6 +146,12 @@ export class ManualClock implements Clock {
     if (best) timers.splice(index, 1);
     return best;
   }
+}
+
+/** `ms` when it is a finite number >= 0, else an OptionsError. */
+function forward(ms: number): number {
+  if (typeof ms === 'number' && ms >= 0 && ms !== Number.POSITIVE_INFINITY) return ms;
+  throw new OptionsError('ms', ms, 'a finite number of ms >= 0 (a ManualClock only moves forward)');
 }
 
 /** Resolves after the current chain of promise continuations has run. */

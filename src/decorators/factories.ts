@@ -10,6 +10,7 @@ import type { RateLimiterOptions } from '../policies/rate-limiter/options.js';
 import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import type { RetryOptions } from '../policies/retry/options.js';
 import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
+import { otherCopyNote } from '../policies/shared/brand.js';
 import type { TimeoutOptions } from '../policies/timeout/options.js';
 import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 import { Registry } from '../registry/Registry.js';
@@ -206,7 +207,11 @@ export function fallback(arg: unknown, options?: unknown): PolicyDecorator {
  */
 export function usePipeline(pipeline: Pipeline, options?: SharedDecoratorOptions): PolicyDecorator {
   if (!(pipeline instanceof Pipeline)) {
-    throw new OptionsError('pipeline', pipeline, 'a Pipeline (from `pipeline(...)` or a builder)');
+    throw new OptionsError(
+      'pipeline',
+      pipeline,
+      `a Pipeline (from \`pipeline(...)\` or a builder)${otherCopyNote(pipeline)}`,
+    );
   }
   const o = checkOptionsObject(options, ['signal'], '');
   const spec: Spec = { form: 'fixed', policies: pipeline.policies, pipeline };
@@ -279,7 +284,7 @@ function namedSource(
   );
   const registry = o.registry;
   if (registry !== undefined && !(registry instanceof Registry)) {
-    throw new OptionsError('registry', registry, 'a Registry');
+    throw new OptionsError('registry', registry, `a Registry${otherCopyNote(registry)}`);
   }
   const key = o.key;
   if (key !== undefined && typeof key !== 'function') {

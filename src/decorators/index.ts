@@ -1,7 +1,8 @@
 /**
- * Method decorators: `@circuitBreaker`, `@retry`, `@timeout`, `@bulkhead`, `@fallback` and
- * `@usePipeline`. They work as TC39 decorators and as legacy `experimentalDecorators` ones;
- * stacked on one method they make one pipeline, outermost (top) first.
+ * Method decorators: `@circuitBreaker`, `@retry`, `@timeout`, `@bulkhead`, `@rateLimit`,
+ * `@fallback` and `@usePipeline`. They work as TC39 decorators and as legacy
+ * `experimentalDecorators` ones; stacked on one method they make one pipeline, outermost (top)
+ * first.
  *
  * @example
  * ```ts

@@ -7,6 +7,7 @@ import type {
 } from '@opentelemetry/api';
 import { OptionsError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
+import { otherCopyNote } from '../policies/shared/brand.js';
 import { KNOWN_FAMILIES } from '../prometheus/knownFamilies.js';
 import { Registry, type RegistryInstances } from '../registry/Registry.js';
 import { collectMetrics } from '../telemetry/collect.js';
@@ -73,7 +74,7 @@ export function observeBreakwaterMetrics(
     throw new OptionsError('meter', meter, 'an OpenTelemetry Meter');
   }
   if (!(registry instanceof Registry)) {
-    throw new OptionsError('registry', registry, 'a breakwater Registry');
+    throw new OptionsError('registry', registry, `a breakwater Registry${otherCopyNote(registry)}`);
   }
   // Collecting once checks the options (it throws OptionsError) before anything is made.
   collectMetrics(registry, options);

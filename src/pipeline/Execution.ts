@@ -335,12 +335,16 @@ export class Execution implements TimedExecution, WaitingExecution {
     if (reason !== undefined) context.abort(reason);
     this.context = context;
     let result: unknown;
+    let thenable: boolean;
     try {
       result = this.fn!(context);
+      // In the try: reading `then` throws for a revoked Proxy or a stale immer draft, which
+      // must fail the call like a throw, with every permit given back.
+      thenable = isThenable(result);
     } catch (error) {
       return this.unwind(core.steps.length - 1, false, error, this.endTime());
     }
-    if (isThenable(result)) {
+    if (thenable) {
       // Promise.resolve returns a native promise as it is and adopts any other thenable (whose
       // `then` may throw), an object made from Promise.prototype included: `instanceof` would
       // take that for a promise, and its `then` throws here.
@@ -429,14 +433,16 @@ export class Execution implements TimedExecution, WaitingExecution {
           const fallback = step as FallbackPolicy;
           if (!fallback.applies(!ok, value)) break;
           let replacement: unknown;
+          let thenable: boolean;
           try {
             replacement = fallback.produce(!ok, value);
+            thenable = isThenable(replacement);
           } catch (error) {
             ok = false;
             value = error;
             break;
           }
-          if (isThenable(replacement)) {
+          if (thenable) {
             const at = i - 1;
             return Promise.resolve(replacement).then(
               (v) => this.finishOrChain(this.unwind(at, true, v, this.endTime())),

@@ -6,6 +6,7 @@ import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
 import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
+import { brand, otherCopyNote } from '../policies/shared/brand.js';
 import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 import { type ExecuteOptions, type ExecutionContext, SharedContext } from './context.js';
 import { Execution, NO_SLOT, type PipelineCore, type Step, SYNC } from './Execution.js';
@@ -67,7 +68,9 @@ export class Pipeline {
 
   constructor(policies: readonly Policy[]) {
     policies.forEach((p, i) => {
-      if (!isPolicy(p)) throw new OptionsError(`policies[${i}]`, p, 'a breakwater policy');
+      if (!isPolicy(p)) {
+        throw new OptionsError(`policies[${i}]`, p, `a breakwater policy${otherCopyNote(p)}`);
+      }
     });
     this.policies = Object.freeze([...policies]);
     // A copy that is not frozen: V8 does not inline element loads from frozen arrays, and the
@@ -221,14 +224,15 @@ export class Pipeline {
 
   /**
    * Runs a synchronous `fn` through a pipeline of policies that never wait (circuit breakers,
-   * bulkheads without a queue, fallbacks), returning its value or throwing, with no promise and
-   * no allocation. If `fn` returns a promise anyway, outcomes are recorded when it settles and
-   * the promise is returned. Throws {@link UsageError} for a pipeline that may wait.
+   * bulkheads without a queue, rate limiters without `maxWait`, fallbacks), returning its value
+   * or throwing, with no promise and no allocation. If `fn` returns a promise anyway, outcomes
+   * are recorded when it settles and the promise is returned. Throws {@link UsageError} for a
+   * pipeline that may wait.
    */
   executeSync<T>(fn: (context: ExecutionContext) => T): T {
     if (!this.syncCapable) {
       throw new UsageError(
-        'executeSync needs a pipeline whose policies never wait (circuit breakers, bulkheads without a queue, fallbacks); use execute',
+        'executeSync needs a pipeline whose policies never wait (circuit breakers, bulkheads without a queue, rate limiters without `maxWait`, fallbacks); use execute',
       );
     }
     const steps = this.core.steps;
@@ -249,12 +253,15 @@ export class Pipeline {
         tokens[base + i] = token;
       }
       let result: unknown;
+      let thenable: boolean;
       try {
         result = fn(this.shared);
+        // In the try: reading `then` throws for a revoked Proxy, and the gates must be released.
+        thenable = isThenable(result);
       } catch (error) {
         return this.unwindSync(n - 1, false, error, base, this.elapsedSince(started)) as T;
       }
-      if (isThenable(result)) return this.trackLate(result, base, started) as T;
+      if (thenable) return this.trackLate(result as PromiseLike<unknown>, base, started) as T;
       return this.unwindSync(n - 1, true, result, base, this.elapsedSince(started)) as T;
     } finally {
       this.syncDepth--;
@@ -396,13 +403,15 @@ export class Pipeline {
       gate.release(token, outcome, clock.now() - started, value);
     };
     let result: unknown;
+    let thenable: boolean;
     try {
       result = fn(this.shared);
+      thenable = isThenable(result);
     } catch (error) {
       end(false, error);
       return Promise.reject(error);
     }
-    if (!isThenable(result)) {
+    if (!thenable) {
       end(true, result);
       return Promise.resolve(result);
     }
@@ -450,7 +459,14 @@ export class Pipeline {
 
   /** A gated `fn` returned something other than a native promise: a value or a thenable. */
   private gatedReturned(h: GateHandlers, result: unknown, tryMode: boolean): Promise<unknown> {
-    if (isThenable(result)) {
+    let thenable: boolean;
+    try {
+      // Reading `then` throws for a revoked Proxy or a stale immer draft: a failed call.
+      thenable = isThenable(result);
+    } catch (error) {
+      return this.gatedThrew(h, error, tryMode);
+    }
+    if (thenable) {
       const p = Promise.resolve(result);
       return tryMode ? p.then(h.tryOk, h.tryErr) : p.then(h.ok, h.err);
     }
@@ -575,3 +591,5 @@ function isPolicy(p: unknown): p is Policy {
 export function pipeline(...policies: Policy[]): Pipeline {
   return new Pipeline(policies);
 }
+
+brand(Pipeline, 'Pipeline');

@@ -2,7 +2,11 @@
 export interface ExecutionContext {
   /**
    * Aborted when the call should stop: its timeout passed, or the caller's signal aborted.
-   * Created on first read, so a function that never reads it pays nothing for it.
+   * Created on first read, so a function that never reads it pays nothing for it. With no
+   * timeout in the pipeline it is the caller's signal when one was given; with neither, a
+   * signal that never aborts, made for this call alone, so listeners added to it go away with
+   * the call (where a call keeps no per-call record, through a pipeline of gates that never
+   * wait or through `executeSync`, each read makes a new one).
    */
   readonly signal: AbortSignal;
   /** The attempt number, 1 for the first (set by the innermost retry policy). */
@@ -13,14 +17,6 @@ export interface ExecutionContext {
 export interface ExecuteOptions {
   /** Cancels the execution: waits stop at once, and the function's signal is aborted. */
   readonly signal?: AbortSignal;
-}
-
-let never: AbortSignal | undefined;
-
-/** @internal A signal that never aborts, shared by executions that have no signal of their own. */
-export function neverAbortedSignal(): AbortSignal {
-  never ??= new AbortController().signal;
-  return never;
 }
 
 /**
@@ -40,7 +36,9 @@ export class AttemptContext implements ExecutionContext {
   ) {}
 
   get signal(): AbortSignal {
-    if (!this.own) return this.callerSignal ?? neverAbortedSignal();
+    if (!this.own && this.callerSignal !== undefined) return this.callerSignal;
+    // Nothing may abort it without a timeout or a caller's signal, but listeners that user
+    // code adds must die with the attempt, not pile up on one signal shared by every call.
     let c = this.controller;
     if (c === undefined) {
       c = new AbortController();
@@ -58,10 +56,14 @@ export class AttemptContext implements ExecutionContext {
   }
 }
 
-/** @internal The context shared by executions with no signal at all. */
+/**
+ * @internal The context shared by the calls of a pipeline that keeps no per-call record (gates
+ * that never wait). It cannot tell one call from another, so every read of `signal` makes a
+ * new one that never aborts: listeners on it are garbage with the call that added them.
+ */
 export class SharedContext implements ExecutionContext {
   readonly attempt = 1;
   get signal(): AbortSignal {
-    return neverAbortedSignal();
+    return new AbortController().signal;
   }
 }

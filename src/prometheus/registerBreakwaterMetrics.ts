@@ -1,6 +1,7 @@
 import type { Registry as PromRegistry } from 'prom-client';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
+import { otherCopyNote } from '../policies/shared/brand.js';
 import { Registry } from '../registry/Registry.js';
 import { collectMetrics } from '../telemetry/collect.js';
 import type { CollectOptions } from '../telemetry/families.js';
@@ -68,7 +69,7 @@ export function registerBreakwaterMetrics(
     throw new OptionsError('promRegistry', promRegistry, 'a prom-client Registry');
   }
   if (!(registry instanceof Registry)) {
-    throw new OptionsError('registry', registry, 'a breakwater Registry');
+    throw new OptionsError('registry', registry, `a breakwater Registry${otherCopyNote(registry)}`);
   }
   // Collecting once checks the options (it throws OptionsError) and finds families the list
   // does not know of.

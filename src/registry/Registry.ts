@@ -17,6 +17,7 @@ import {
 import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { type RetryOptions, resolveRetryOptions } from '../policies/retry/options.js';
 import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
+import { brand, otherCopyNote } from '../policies/shared/brand.js';
 import { resolveTimeoutOptions, type TimeoutOptions } from '../policies/timeout/options.js';
 import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 import { checkOptionsObject, clockOption, keyError } from '../validation/validate.js';
@@ -218,7 +219,7 @@ export class Registry {
       throw new OptionsError(
         'policy',
         policy,
-        'a CircuitBreaker, RetryPolicy, TimeoutPolicy, Bulkhead or RateLimiter',
+        `a CircuitBreaker, RetryPolicy, TimeoutPolicy, Bulkhead or RateLimiter${otherCopyNote(policy)}`,
       );
     }
     if (map.has(name)) {
@@ -593,3 +594,5 @@ function sameWindow(a: ResolvedBreakerOptions, b: ResolvedBreakerOptions): boole
  * their own `new Registry(config)` instead.
  */
 export const defaultRegistry: Registry = /* @__PURE__ */ new Registry();
+
+brand(Registry, 'Registry');

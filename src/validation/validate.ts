@@ -67,6 +67,26 @@ export function duration(
   );
 }
 
+/** A duration in ms greater than 0 and at most 2^31-1, or `Infinity` (what is off then). */
+export function positiveDuration(
+  value: unknown,
+  path: string,
+  fallback = Number.POSITIVE_INFINITY,
+): number {
+  if (value === undefined) return fallback;
+  if (
+    typeof value === 'number' &&
+    (value === Number.POSITIVE_INFINITY || (value > 0 && value <= MAX_DURATION_MS))
+  ) {
+    return value;
+  }
+  throw new OptionsError(
+    path,
+    value,
+    `a number of ms in (0, ${MAX_DURATION_MS}] or Infinity (off)`,
+  );
+}
+
 /** An integer within [min, max] (`max` may be Infinity, in which case Infinity is allowed). */
 export function integer(
   value: unknown,

@@ -49,6 +49,8 @@ interface Row {
 interface Budget {
   id: string;
   label: string;
+  /** The scenario whose rows it judges (ratio and limit budgets). */
+  scenario?: string;
   kind: 'ratio' | 'limit' | 'na';
   pass: boolean | null;
   checks: { against?: string; ratio?: number | null; pass: boolean | null }[];
@@ -67,6 +69,7 @@ interface Report {
     os: string;
     pinning: Pinning[];
   };
+  library: { version: string; commit: string | null; uncommitted: string[] };
   versions: Record<string, string | null>;
   configs: { library: string; use: string; source: string }[];
   rows: Row[];
@@ -233,6 +236,11 @@ describe('npm run bench -- --quick --json FILE', () => {
         expect(b.pass, b.id).toBeNull();
         continue;
       }
+      // Without redis-server (said once above) the Redis scenario has no rows to judge.
+      if (redisMissing && b.scenario === 'rate-limiter-redis') {
+        expect(b.pass, b.id).toBeNull();
+        continue;
+      }
       expect(typeof b.pass, b.id).toBe('boolean');
       if (b.kind === 'ratio') {
         expect(b.checks.length, b.id).toBeGreaterThan(0);
@@ -285,7 +293,10 @@ describe('npm run bench -- --quick --json FILE', () => {
   it('writes the doc again from the JSON alone, judging the budgets anew', async () => {
     // Budgets left out of the file must come back: --from judges them from the rows.
     const stripped = join(dir, 'stripped.json');
-    writeFileSync(stripped, JSON.stringify({ ...report, budgets: [] }));
+    // As from a committed tree: --doc refuses a report of a tree with uncommitted changes
+    // (test/benchmarks/doc-header.test.ts), which a working copy under test may well have.
+    const library = { ...report.library, uncommitted: [] };
+    writeFileSync(stripped, JSON.stringify({ ...report, library, budgets: [] }));
     const docFile = join(dir, 'benchmarks.md');
     const run = await promisify(execFile)(
       process.execPath,

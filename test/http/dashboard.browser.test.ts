@@ -6,10 +6,10 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createObservabilityHandler, type ObservabilityHandler } from '../../src/http/index.js';
 import { pipeline, Registry } from '../../src/index.js';
-import { launchChromium } from '../support/chromium.js';
+import { describeWithChromium, launchChromium } from '../support/chromium.js';
 import { fail, type Served, serve } from './support.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
@@ -108,7 +108,7 @@ afterAll(async () => {
   registry?.dispose();
 });
 
-describe('the dashboard in Chromium', () => {
+describeWithChromium('the dashboard in Chromium', () => {
   it('shows every instance of the registry, breakers with their state as text', async () => {
     await page.waitForSelector('#status[data-live="true"]');
     await expect.poll(async () => (await rows()).length, POLL).toBe(5);

@@ -103,3 +103,90 @@ describe('a long-lived caller signal keeps its abort listener count at baseline'
     expect(listeners(signal)).toBe(baseline);
   });
 });
+
+// With no timeout and no caller signal nothing can abort the call, but user code (fetch, a
+// driver, a nested pipeline) still adds listeners to `ctx.signal`: those must go with the call
+// rather than pile up on one object shared by every call.
+describe('a pipeline with no timeout and no caller signal gives each call a signal of its own', () => {
+  const shapes: readonly (readonly [string, () => ReturnType<typeof pipeline>])[] = [
+    ['no policy', () => pipeline()],
+    ['a lone breaker', () => pipeline(new CircuitBreaker())],
+    ['two gates', () => pipeline(new CircuitBreaker(), new Bulkhead(10))],
+    ['a retry', () => pipeline(new RetryPolicy({ maxAttempts: 1 }))],
+    ['a bulkhead queue', () => pipeline(new Bulkhead({ maxConcurrent: 1, maxQueue: 10 }))],
+  ];
+  for (const [name, make] of shapes) {
+    it(`${name}: 1,000 calls that each add a listener leave it on their own signal only`, async () => {
+      const p = make();
+      const seen = new Set<AbortSignal>();
+      for (let i = 0; i < 1_000; i++) {
+        await p.execute(({ signal }) => {
+          signal.addEventListener('abort', () => {});
+          seen.add(signal);
+          return Promise.resolve(i);
+        });
+      }
+      expect(seen.size).toBe(1_000);
+      for (const signal of seen) {
+        expect(signal.aborted).toBe(false);
+        expect(listeners(signal)).toBe(1);
+      }
+    });
+  }
+
+  it('executeSync: each call gets a signal of its own too', () => {
+    const p = pipeline(new CircuitBreaker());
+    const seen = new Set<AbortSignal>();
+    for (let i = 0; i < 100; i++) {
+      p.executeSync(({ signal }) => {
+        signal.addEventListener('abort', () => {});
+        seen.add(signal);
+      });
+    }
+    expect(seen.size).toBe(100);
+    for (const signal of seen) expect(listeners(signal)).toBe(1);
+  });
+
+  it('an attempt reads the same signal every time it asks', async () => {
+    const p = pipeline(new RetryPolicy({ maxAttempts: 1 }));
+    await p.execute((context) => {
+      expect(context.signal).toBe(context.signal);
+    });
+  });
+
+  it('20 concurrent calls nesting another pipeline under ctx.signal emit no MaxListenersExceededWarning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning);
+    };
+    process.on('warning', onWarning);
+    try {
+      const outer = pipeline(new CircuitBreaker());
+      const inner = pipeline(new RetryPolicy({ maxAttempts: 1 }), new Bulkhead(100));
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const calls = Array.from({ length: 20 }, (_, i) =>
+        outer.execute(({ signal }) =>
+          inner.execute(
+            async ({ signal: innerSignal }) => {
+              innerSignal.addEventListener('abort', () => {});
+              await gate;
+              return i;
+            },
+            { signal },
+          ),
+        ),
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      release();
+      expect(await Promise.all(calls)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+      // Node reports the warning on a later tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+  });
+});

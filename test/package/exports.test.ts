@@ -5,7 +5,10 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +53,15 @@ describe('package.json exports', () => {
     for (const subpath of subpaths) {
       expect(pkg.exports[subpath], `exports["${subpath}"]`).toEqual(expectedExport(subpath));
     }
+  });
+
+  it('maps every subpath to its CommonJS types in typesVersions, for moduleResolution node10', () => {
+    const typesVersions = (pkg as { typesVersions?: Record<string, Record<string, string[]>> })
+      .typesVersions;
+    const expected = Object.fromEntries(
+      subpaths.filter((s) => s !== '.').map((s) => [s.slice(2), [expectedExport(s).require.types]]),
+    );
+    expect(typesVersions).toEqual({ '*': expected });
   });
 
   it('exports nothing that is not built', () => {
@@ -120,3 +132,64 @@ it('plain Node (outside Vitest) loads every entry through import and require, wi
   expect(out[pkg.name].esmVersion).toBe(pkg.version);
   expect(out[pkg.name].cjsVersion).toBe(pkg.version);
 });
+
+// `moduleResolution: node` (node10) is what `module: commonjs` implies, and what NestJS 10
+// projects use: it reads no `exports`, so the subpaths need `typesVersions`.
+it.each(['node10', 'node16', 'bundler'])(
+  'a TypeScript consumer with moduleResolution %s type-checks against every entry',
+  async (resolution) => {
+    const dir = await mkdtemp(join(tmpdir(), 'breakwater-consumer-'));
+    try {
+      await mkdir(join(dir, 'node_modules'));
+      await symlink(root, join(dir, 'node_modules', pkg.name), 'dir');
+      const consumer = `
+        import { CircuitBreaker, pipeline, VERSION } from 'breakwater';
+        import { ManualClock } from 'breakwater/testing';
+        import { circuitBreaker } from 'breakwater/decorators';
+        import { adaptClient } from 'breakwater/redis';
+        import { createObservabilityHandler } from 'breakwater/http';
+        import { registerBreakwaterMetrics } from 'breakwater/prometheus';
+        import { observeBreakwaterMetrics } from 'breakwater/opentelemetry';
+
+        const clock: ManualClock = new ManualClock();
+        const breaker: CircuitBreaker = new CircuitBreaker({ clock });
+        export const used = [
+          pipeline(breaker), VERSION.length, circuitBreaker, adaptClient,
+          createObservabilityHandler, registerBreakwaterMetrics, observeBreakwaterMetrics,
+        ];
+        // @ts-expect-error: a typo is caught, so the types really were found.
+        export const wrong: number = VERSION;
+      `;
+      await writeFile(join(dir, 'consumer.ts'), consumer);
+      const module =
+        resolution === 'node16' ? 'node16' : resolution === 'bundler' ? 'esnext' : 'commonjs';
+      const config = {
+        compilerOptions: {
+          target: 'ES2022',
+          lib: ['ES2022', 'DOM'],
+          module,
+          moduleResolution: resolution,
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+          typeRoots: [join(root, 'node_modules/@types')],
+          pretty: false,
+        },
+        files: ['consumer.ts'],
+      };
+      await writeFile(join(dir, 'tsconfig.json'), JSON.stringify(config));
+      const tsc = join(dirname(require.resolve('typescript/package.json')), 'bin', 'tsc');
+      const result = await promisify(execFile)(process.execPath, [tsc, '-p', dir], {
+        cwd: dir,
+      }).then(
+        () => '',
+        (error: { stdout?: string; stderr?: string }) =>
+          `${error.stdout ?? ''}${error.stderr ?? ''}`,
+      );
+      expect(result).toBe('');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+);

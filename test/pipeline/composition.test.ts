@@ -12,7 +12,9 @@ import {
   type Pipeline,
   PipelineBuilder,
   pipeline,
+  RateLimitedError,
   RetryPolicy,
+  rateLimiter,
   retry,
   TimeoutError,
   TimeoutPolicy,
@@ -488,6 +490,17 @@ describe('executeSync', () => {
     expect(thrown).toBeInstanceOf(UsageError);
     expect(thrown).toMatchObject({ code: 'ERR_BREAKWATER_USAGE' });
     expect(calls).toBe(0);
+  });
+
+  it('says in its UsageError which pipelines it runs, rate limiters without maxWait included', () => {
+    expect(() => pipeline(retry()).executeSync(() => 1)).toThrow(
+      'executeSync needs a pipeline whose policies never wait (circuit breakers, bulkheads without a queue, rate limiters without `maxWait`, fallbacks); use execute',
+    );
+    const limiter = rateLimiter({ limit: 1, period: 1_000, clock: new ManualClock() });
+    expect(pipeline(limiter).executeSync(() => 3)).toBe(3);
+    expect(() => pipeline(limiter).executeSync(() => 4)).toThrow(RateLimitedError);
+    const waiting = rateLimiter({ limit: 1, maxWait: 100, clock: new ManualClock() });
+    expect(() => pipeline(waiting).executeSync(() => 5)).toThrow(UsageError);
   });
 
   it('runs pipelines of breakers, bulkheads without a queue and fallbacks (and the empty one)', () => {

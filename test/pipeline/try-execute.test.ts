@@ -6,6 +6,7 @@ import {
   BulkheadRejectedError,
   CircuitBreaker,
   type ExecutionResult,
+  fallback,
   IsolatedCircuitError,
   type Pipeline,
   pipeline,
@@ -180,6 +181,23 @@ describe('tryExecute never rejects', () => {
   );
 });
 
+/**
+ * Runs `fn` through `p.execute`, which must return a promise (not throw synchronously) that
+ * rejects with an instance of `type`, or resolves with `resolvesTo` when given.
+ */
+async function executeMustReject(
+  p: Pipeline,
+  fn: () => unknown,
+  type: new (...args: never[]) => unknown,
+  options?: { signal?: AbortSignal },
+): Promise<void> {
+  let promise: Promise<unknown> | undefined;
+  expect(() => {
+    promise = p.execute(fn, options);
+  }).not.toThrow();
+  await expect(promise).rejects.toBeInstanceOf(type);
+}
+
 // An object made from Promise.prototype passes `instanceof Promise`, and its `then` throws
 // (there is no promise inside): that must not escape with the gates still held.
 describe('an object made from Promise.prototype fails the call and returns the permit', () => {
@@ -194,14 +212,7 @@ describe('an object made from Promise.prototype fails the call and returns the p
         pipeline(timeout({ timeout: 100, strategy: 'aggressive', clock: new ManualClock() }), pool),
     ],
   ] as const;
-  /** Runs the fake through `p.execute`, which must return a promise that rejects, not throw. */
-  async function executeFake(p: Pipeline): Promise<void> {
-    let promise: Promise<unknown> | undefined;
-    expect(() => {
-      promise = p.execute(fake);
-    }).not.toThrow();
-    await expect(promise).rejects.toBeInstanceOf(TypeError);
-  }
+  const executeFake = (p: Pipeline) => executeMustReject(p, fake, TypeError);
   for (const [name, make] of pipelines) {
     it(`execute, ${name}`, async () => {
       const pool = new Bulkhead(1);
@@ -372,4 +383,126 @@ describe('tryExecute: rejected is true only for policy refusals', () => {
       { numRuns: 200 },
     );
   });
+});
+
+// A result whose `then` getter throws (a revoked Proxy, a stale immer draft) must fail the
+// call on every path, with every permit returned: never a synchronous throw from execute.
+describe('a result whose then getter throws fails the call and returns every permit', () => {
+  class ThenGetterError extends Error {}
+  const results: readonly (readonly [string, () => unknown, new (...args: never[]) => unknown])[] =
+    [
+      [
+        'a revoked Proxy',
+        () => {
+          const { proxy, revoke } = Proxy.revocable({}, {});
+          revoke();
+          return proxy;
+        },
+        TypeError,
+      ],
+      [
+        'a Proxy whose get trap throws',
+        () =>
+          new Proxy(
+            {},
+            {
+              get() {
+                throw new ThenGetterError('stale draft');
+              },
+            },
+          ),
+        ThenGetterError,
+      ],
+    ];
+  const clock = new ManualClock();
+  const pipelines: readonly (readonly [string, (pool: Bulkhead) => Pipeline, boolean?])[] = [
+    ['a lone bulkhead', (pool) => pipeline(pool)],
+    ['two gates', (pool) => pipeline(new CircuitBreaker(), pool)],
+    [
+      'a lone breaker timing its calls',
+      (pool) => pipeline(new CircuitBreaker({ clock, metrics: { latency: true } }), pool),
+    ],
+    ['with retry', (pool) => pipeline(retry({ maxAttempts: 2, delay: 0 }), pool)],
+    ['with a cooperative timeout', (pool) => pipeline(timeout({ timeout: 100, clock }), pool)],
+    [
+      'with an aggressive timeout',
+      (pool) => pipeline(timeout({ timeout: 100, strategy: 'aggressive', clock }), pool),
+    ],
+    [
+      'with a bulkhead queue',
+      (pool) => pipeline(new Bulkhead({ maxConcurrent: 1, maxQueue: 1, clock }), pool),
+    ],
+    ['with a caller signal', (pool) => pipeline(pool), true],
+  ];
+  for (const [what, make, type] of results) {
+    for (const [name, build, withSignal] of pipelines) {
+      it(`${what}, ${name}: execute rejects`, async () => {
+        const pool = new Bulkhead(1);
+        const p = build(pool);
+        const options = withSignal ? { signal: new AbortController().signal } : undefined;
+        await executeMustReject(p, make, type, options);
+        await clock.runAll();
+        expect(pool.inFlight).toBe(0);
+        await expect(p.execute(async () => 7)).resolves.toBe(7);
+      });
+      it(`${what}, ${name}: tryExecute resolves with the failure`, async () => {
+        const pool = new Bulkhead(1);
+        const options = withSignal ? { signal: new AbortController().signal } : undefined;
+        const pending = build(pool).tryExecute(make, options);
+        await clock.runAll();
+        const result = await pending;
+        expect(result).toMatchObject({ ok: false, rejected: false });
+        expect(result.ok || result.error).toBeInstanceOf(type);
+        expect(pool.inFlight).toBe(0);
+      });
+    }
+    it(`${what}, returned by a fallback: execute rejects and the bulkhead outside is freed`, async () => {
+      const pool = new Bulkhead(1);
+      const p = pipeline(pool, fallback({ action: make }));
+      await executeMustReject(p, () => Promise.reject(new Error('x')), type);
+      expect(pool.inFlight).toBe(0);
+    });
+    it(`${what}, under a fallback: the failure falls back and the bulkhead is freed`, async () => {
+      const pool = new Bulkhead(1);
+      const seen: unknown[] = [];
+      const p = pipeline(
+        fallback({
+          action: ({ error }) => {
+            seen.push(error);
+            return 'fallback';
+          },
+        }),
+        pool,
+      );
+      let promise: Promise<unknown> | undefined;
+      expect(() => {
+        promise = p.execute(make);
+      }).not.toThrow();
+      await expect(promise).resolves.toBe('fallback');
+      expect(seen[0]).toBeInstanceOf(type);
+      expect(pool.inFlight).toBe(0);
+    });
+    it(`${what}, executeSync: throws with the bulkhead freed`, () => {
+      const pool = new Bulkhead(1);
+      expect(() => pipeline(pool).executeSync(make)).toThrow(type as never);
+      expect(pool.inFlight).toBe(0);
+    });
+    it(`${what}, a half-open probe: the probe is released and counted as a failure`, async () => {
+      const breaker = new CircuitBreaker({
+        clock,
+        breakDuration: 1_000,
+        window: { kind: 'consecutive', threshold: 1 },
+      });
+      const p = pipeline(retry({ maxAttempts: 1, clock }), breaker);
+      await expect(p.execute(() => Promise.reject(new Error('down')))).rejects.toThrow('down');
+      expect(breaker.state).toBe('open');
+      clock.advance(1_000);
+      expect(breaker.state).toBe('half-open');
+      await executeMustReject(p, make, type);
+      expect(breaker.state).toBe('open');
+      clock.advance(1_000);
+      await expect(p.execute(() => 'probe')).resolves.toBe('probe');
+      expect(breaker.state).toBe('closed');
+    });
+  }
 });

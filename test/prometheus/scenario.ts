@@ -73,6 +73,10 @@ export async function runScenario(): Promise<Scenario> {
   await p.tryExecute(took(20, true));
   await p.tryExecute(took(1, false));
 
+  const t = pipeline(registry.timeout('report')).tryExecute(untilAborted);
+  await clock.advanceAsync(100);
+  await t;
+
   const bh = pipeline(db);
   const started = clock.now();
   const releases: (() => void)[] = [];
@@ -93,10 +97,6 @@ export async function runScenario(): Promise<Scenario> {
   });
   await clock.runAll();
   await r;
-
-  const t = pipeline(registry.timeout('report')).tryExecute(untilAborted);
-  await clock.advanceAsync(100);
-  await t;
 
   return {
     clock,

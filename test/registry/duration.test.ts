@@ -124,6 +124,17 @@ describe('durations in config data', () => {
     );
   });
 
+  it('refuse maxAttempts "Infinity" without a finite maxDuration: the retry would never end', () => {
+    for (const retries of [
+      { forever: { maxAttempts: 'Infinity' } },
+      { forever: { maxAttempts: 'Infinity', maxDuration: 'Infinity' } },
+    ] as const) {
+      expect(() => new Registry({ retries })).toThrow(
+        /retries\.forever\.maxAttempts: expected .*Infinity only with a finite `maxDuration`/,
+      );
+    }
+  });
+
   it('report a malformed string with its path and value', () => {
     expect(() => new Registry({ circuitBreakers: { p: { breakDuration: '30 secs' } } })).toThrow(
       /circuitBreakers\.p\.breakDuration: expected a duration.*got "30 secs"/,

@@ -151,6 +151,38 @@ describe('Registry.reconfigure', () => {
     expect(breaker.toJSON().openRemaining).toBeGreaterThan(1_000);
   });
 
+  it('reports an instance in use at the reconfigure call, keyed ones in flight included, never at a later call', async () => {
+    const clock = new ManualClock();
+    const registry = new Registry(
+      {
+        bulkheads: { pools: { maxConcurrent: 1 } },
+        rateLimiters: { users: { limit: 1, period: 1_000 } },
+        circuitBreakers: { hosts: { window: consecutive(1) } },
+      },
+      { clock },
+    );
+    const held = deferred();
+    const inFlight = pipeline(registry.keyedBulkhead('pools', 'p1')).execute(() => held.promise);
+    registry.keyedRateLimiter('users', 'u1').tryAcquire();
+    failOnce(registry.keyedCircuitBreaker('hosts', 'h1'));
+    const next: RegistryConfig = {
+      bulkheads: { pools: { maxConcurrent: 1, maxQueue: 5 } },
+      rateLimiters: { users: { limit: 1, period: 1_000, maxWait: 100 } },
+      circuitBreakers: { hosts: { window: consecutive(1), slowCallDuration: '1s' } },
+    };
+    expect(issuesOf(() => registry.reconfigure(next)).map((i) => i.path)).toEqual([
+      'circuitBreakers.hosts.slowCallDuration',
+      'bulkheads.pools.maxQueue',
+      'rateLimiters.users.maxWait',
+    ]);
+    // Nothing changed, so nothing is left to fail later.
+    expect(registry.keyedBulkhead('pools', 'p2').mayWait).toBe(false);
+    expect(registry.keyedRateLimiter('users', 'u2').mayWait).toBe(false);
+    expect(registry.keyedCircuitBreaker('hosts', 'h2').needsDuration).toBe(false);
+    held.resolve(undefined);
+    await inFlight;
+  });
+
   it('reverts a name whose entry is gone to the defaults, and needs a timeout for a live one', () => {
     const registry = new Registry({
       defaults: { bulkhead: { maxConcurrent: 3 } },

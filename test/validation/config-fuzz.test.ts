@@ -345,30 +345,37 @@ interface Mode {
 const MIXED: Mode = { f: field, x: withExtras, valid: false };
 const VALID: Mode = { f: (a) => a, x: (r) => r, valid: true };
 
-const retryOptions = ({ f, x }: Mode) =>
+const retryOptions = ({ f, x, valid }: Mode) =>
   x(
-    fc.record(
-      {
-        maxAttempts: f(
-          fc.oneof(fc.integer({ min: 1, max: 6 }), fc.constant(Number.POSITIVE_INFINITY)),
-        ),
-        maxDuration: f(
-          fc.oneof(fc.integer({ min: 1, max: 100_000 }), fc.constant(Number.POSITIVE_INFINITY)),
-        ),
-        backoff: f(fc.constantFrom('constant', 'linear', 'exponential', 'decorrelated')),
-        delay: f(fc.double({ min: 0, max: 10_000, noNaN: true })),
-        maxDelay: f(fc.integer({ min: 10_000, max: 2_147_483_647 })),
-        multiplier: f(fc.double({ min: 1, max: 100, noNaN: true })),
-        jitter: f(fc.constantFrom('none', 'full', 'equal', 'decorrelated')),
-        random: f(fc.func(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }))),
-        handle: f(predicate),
-        handleResult: f(predicate),
-        retryAfter: f(fc.func(fc.option(fc.integer({ min: -5, max: 5000 }), { nil: undefined }))),
-        name: f(nameArb),
-        clock: f(clockArb),
-      },
-      opt,
-    ),
+    fc
+      .record(
+        {
+          maxAttempts: f(
+            fc.oneof(fc.integer({ min: 1, max: 6 }), fc.constant(Number.POSITIVE_INFINITY)),
+          ),
+          maxDuration: f(
+            fc.oneof(fc.integer({ min: 1, max: 100_000 }), fc.constant(Number.POSITIVE_INFINITY)),
+          ),
+          backoff: f(fc.constantFrom('constant', 'linear', 'exponential', 'decorrelated')),
+          delay: f(fc.double({ min: 0, max: 10_000, noNaN: true })),
+          maxDelay: f(fc.integer({ min: 10_000, max: 2_147_483_647 })),
+          multiplier: f(fc.double({ min: 1, max: 100, noNaN: true })),
+          jitter: f(fc.constantFrom('none', 'full', 'equal', 'decorrelated')),
+          random: f(fc.func(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }))),
+          handle: f(predicate),
+          handleResult: f(predicate),
+          retryAfter: f(fc.func(fc.option(fc.integer({ min: -5, max: 5000 }), { nil: undefined }))),
+          name: f(nameArb),
+          clock: f(clockArb),
+        },
+        opt,
+      )
+      // Unbounded attempts are valid only with a finite maxDuration.
+      .map((r: Record<string, unknown>) =>
+        valid && r.maxAttempts === Number.POSITIVE_INFINITY && !Number.isFinite(r.maxDuration)
+          ? { ...r, maxDuration: 10_000 }
+          : r,
+      ),
   );
 
 const timeoutOptions = ({ f, x, valid }: Mode) =>
@@ -533,7 +540,7 @@ function breakerOptions(mode: Mode) {
       window: windowArb(mode),
       failureRateThreshold: f(fc.double({ min: 0.01, max: 1, noNaN: true })),
       slowCallDuration: f(
-        fc.oneof(fc.integer({ min: 0, max: 100_000 }), fc.constant(Number.POSITIVE_INFINITY)),
+        fc.oneof(fc.integer({ min: 1, max: 100_000 }), fc.constant(Number.POSITIVE_INFINITY)),
       ),
       slowCallRateThreshold: f(fc.double({ min: 0.01, max: 1, noNaN: true })),
       breakDuration: f(fc.integer({ min: 1, max: 100_000 })),
@@ -685,6 +692,22 @@ const invalid: Row[] = [
   ['maxAttempts 0', () => new RetryPolicy({ maxAttempts: 0 }), 'maxAttempts', 'got 0'],
   ['maxAttempts -1', () => new RetryPolicy({ maxAttempts: -1 }), 'maxAttempts', 'got -1'],
   [
+    'maxAttempts Infinity without maxDuration (it would retry for ever)',
+    () => new RetryPolicy({ maxAttempts: Number.POSITIVE_INFINITY }),
+    'maxAttempts',
+    'Infinity only with a finite `maxDuration` (it would retry for ever), got Infinity',
+  ],
+  [
+    'maxAttempts Infinity with maxDuration Infinity',
+    () =>
+      new RetryPolicy({
+        maxAttempts: Number.POSITIVE_INFINITY,
+        maxDuration: Number.POSITIVE_INFINITY,
+      }),
+    'maxAttempts',
+    'Infinity only with a finite `maxDuration`',
+  ],
+  [
     'maxAttempts 1.5',
     () => new RetryPolicy({ maxAttempts: 1.5 }),
     'maxAttempts',
@@ -786,6 +809,18 @@ const invalid: Row[] = [
   ['timeout -1', () => new TimeoutPolicy({ timeout: -1 }), 'timeout', 'got -1'],
   ['timeout 2^31', () => new TimeoutPolicy(2_147_483_648), 'timeout', 'got 2147483648'],
   ['timeout "100"', () => new TimeoutPolicy({ timeout: '100' as never }), 'timeout', 'got "100"'],
+  [
+    'timeout "1s" in place of the options',
+    () => new TimeoutPolicy('1s' as never),
+    'timeout',
+    `${MS} [1, 2147483647] (or an options object holding \`timeout\`), got "1s"`,
+  ],
+  [
+    'timeout null in place of the options',
+    () => new TimeoutPolicy(null as never),
+    'timeout',
+    'got null',
+  ],
   [
     'strategy "eager"',
     () => new TimeoutPolicy({ timeout: 1, strategy: 'eager' as never }),
@@ -911,7 +946,13 @@ const invalid: Row[] = [
     'slowCallDuration -1',
     () => new CircuitBreaker({ slowCallDuration: -1 }),
     'slowCallDuration',
-    `${MS} [0, 2147483647] or Infinity`,
+    `${MS} (0, 2147483647] or Infinity`,
+  ],
+  [
+    'slowCallDuration 0 (every call would be slow)',
+    () => new CircuitBreaker({ slowCallDuration: 0 }),
+    'slowCallDuration',
+    `${MS} (0, 2147483647] or Infinity (off), got 0`,
   ],
   [
     'slowCallRateThreshold 0',
@@ -1067,7 +1108,10 @@ const invalid: Row[] = [
 ];
 
 const valid: [label: string, make: () => unknown][] = [
-  ['maxAttempts Infinity', () => new RetryPolicy({ maxAttempts: Number.POSITIVE_INFINITY })],
+  [
+    'maxAttempts Infinity with a finite maxDuration',
+    () => new RetryPolicy({ maxAttempts: Number.POSITIVE_INFINITY, maxDuration: 60_000 }),
+  ],
   ['maxDuration Infinity', () => new RetryPolicy({ maxDuration: Number.POSITIVE_INFINITY })],
   ['maxDuration 2^31-1', () => new RetryPolicy({ maxDuration: 2_147_483_647 })],
   ['delay 0', () => new RetryPolicy({ delay: 0 })],
@@ -1081,7 +1125,7 @@ const valid: [label: string, make: () => unknown][] = [
   ['timeout 1.5', () => new TimeoutPolicy(1.5)],
   ['maxQueue 0', () => new Bulkhead({ maxQueue: 0 })],
   ['queueTimeout Infinity', () => new Bulkhead({ queueTimeout: Number.POSITIVE_INFINITY })],
-  ['slowCallDuration 0', () => new CircuitBreaker({ slowCallDuration: 0 })],
+  ['slowCallDuration 0.5', () => new CircuitBreaker({ slowCallDuration: 0.5 })],
   [
     'slowCallDuration Infinity',
     () => new CircuitBreaker({ slowCallDuration: Number.POSITIVE_INFINITY }),

@@ -14,6 +14,7 @@ import {
 import { rejectedChannel } from '../../telemetry/channels.js';
 import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
+import { brand } from '../shared/brand.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { DeadlineQueue } from '../timeout/DeadlineQueue.js';
 import { BulkheadRejectedError, type BulkheadRejection } from './errors.js';
@@ -361,3 +362,5 @@ export function bulkheadFromResolved(
     presetLatency = undefined;
   }
 }
+
+brand(Bulkhead, 'Bulkhead');

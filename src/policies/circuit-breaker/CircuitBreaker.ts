@@ -8,6 +8,7 @@ import { rejectedChannel, stateChangeChannel } from '../../telemetry/channels.js
 import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
+import { brand } from '../shared/brand.js';
 import { isCountedError } from '../shared/classify.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { BrokenCircuitError, IsolatedCircuitError } from './errors.js';
@@ -634,7 +635,11 @@ export class CircuitBreaker implements Gate, Sleeper {
     this.open(now, 'manual', false);
   }
 
-  /** Lets every call through and records nothing until `reset()`. */
+  /**
+   * Lets every call through and never opens until `reset()`: outcomes go to no window. The
+   * counters of `stats()`, the latency histogram and the success and failure events go on, so
+   * metrics still show the traffic.
+   */
   disable(): void {
     this.settleNow();
     if (this.s !== S_DISABLED) this.moveTo(S_DISABLED, 'manual');
@@ -934,3 +939,5 @@ function isWindowData(kind: unknown, data: unknown): boolean {
       return false;
   }
 }
+
+brand(CircuitBreaker, 'CircuitBreaker');

@@ -15,6 +15,7 @@ import {
   integer,
   numberIn,
   oneOf,
+  positiveDuration,
   string,
 } from '../../validation/validate.js';
 import type { CircuitBreakerSnapshot } from './snapshot.js';
@@ -82,8 +83,9 @@ export interface CircuitBreakerOptions {
   /** Failure rate in (0, 1] at or above which the breaker opens (rate windows). @default 0.5 */
   readonly failureRateThreshold?: number;
   /**
-   * Calls taking at least this many ms count as slow. Slow-call tracking is off when unset;
-   * turning it on makes the pipeline read the clock around each call.
+   * Calls taking at least this many ms count as slow, in (0, 2147483647]; `Infinity` or unset
+   * turns slow-call tracking off. Turning it on makes the pipeline read the clock around each
+   * call.
    * @default undefined
    */
   readonly slowCallDuration?: number;
@@ -233,13 +235,8 @@ export function resolveBreakerOptions(
       ? integer(w.minimumCalls, 'window.minimumCalls', size, 1, size)
       : integer(w.minimumCalls, 'window.minimumCalls', d.timeMinimumCalls, 1);
 
-  const slowCallDuration = duration(
-    o.slowCallDuration,
-    'slowCallDuration',
-    Number.POSITIVE_INFINITY,
-    0,
-    true,
-  );
+  // At 0 every call, however quick, is slow.
+  const slowCallDuration = positiveDuration(o.slowCallDuration, 'slowCallDuration');
   const backoff =
     o.breakBackoff === undefined
       ? undefined

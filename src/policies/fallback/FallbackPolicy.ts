@@ -1,5 +1,6 @@
 import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
 import { StepKind } from '../../pipeline/protocol.js';
+import { brand } from '../shared/brand.js';
 import type { FallbackEvent } from './events.js';
 import {
   type FallbackOptions,
@@ -60,3 +61,5 @@ export class FallbackPolicy<T = unknown> {
     return this.o.action(failure);
   }
 }
+
+brand(FallbackPolicy, 'FallbackPolicy');

@@ -4,7 +4,7 @@ import { type Sleeper, Wakeups } from '../../clock/Wakeups.js';
 import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
-import { integer } from '../../validation/validate.js';
+import { integer, keyError } from '../../validation/validate.js';
 import { RateLimitedError } from './errors.js';
 import type { RateLimitedEvent } from './events.js';
 import { gcraTake, gcraWait } from './gcra.js';
@@ -44,10 +44,15 @@ const RESOLVED: Promise<void> = Promise.resolve();
 class KeyWaiter implements Sleeper {
   done = false;
   constructor(
+    private readonly limiter: KeyedRateLimiter,
     private readonly owner: Set<KeyWaiter>,
     private readonly resolve: () => void,
     private readonly reject: (reason: unknown) => void,
     private readonly signal: AbortSignal | undefined,
+    readonly key: string,
+    /** The key's TAT right after this reservation, to give it back on abort. */
+    readonly reservedTat: number,
+    readonly permits: number,
   ) {}
 
   wake(): void {
@@ -62,8 +67,12 @@ class KeyWaiter implements Sleeper {
     this.reject(reason);
   }
 
+  /** The signal aborted. */
   handleEvent(): void {
-    this.fail(this.signal!.reason);
+    if (this.done) return;
+    this.finish();
+    this.limiter.giveBack(this);
+    this.reject(this.signal!.reason);
   }
 
   private finish(): void {
@@ -124,10 +133,11 @@ export class KeyedRateLimiter {
 
   /**
    * Takes `permits` (default 1) for `key` if they are free now: 0 when taken, otherwise the ms
-   * until they would be (nothing taken). Throws {@link OptionsError} when `permits` is not an
-   * integer in [1, burst].
+   * until they would be (nothing taken). Throws {@link OptionsError} when `key` is not a
+   * string of at most 1,024 characters or `permits` is not an integer in [1, burst].
    */
   tryAcquire(key: string, permits = 1): number {
+    checkKey(key);
     if (permits !== 1) this.checkPermits(permits);
     const nowUs = this.nowUs();
     const wait = this.take(key, nowUs, permits);
@@ -139,10 +149,12 @@ export class KeyedRateLimiter {
   /**
    * Takes `permits` for `key`, waiting up to `maxWait` ms (default: the limiter's `maxWait`)
    * with the turn reserved; rejects with {@link RateLimitedError} (nothing taken) when the
-   * wait would be longer, with the signal's reason when `signal` aborts (the turn stays
-   * taken).
+   * wait would be longer, and with the signal's reason when `signal` aborts (the reservation
+   * is given back when no later one on the key depends on it), as {@link RateLimiter.acquire}
+   * does.
    */
   acquire(key: string, permits = 1, options?: AcquireOptions): Promise<void> {
+    checkKey(key);
     if (permits !== 1) this.checkPermits(permits);
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -155,15 +167,34 @@ export class KeyedRateLimiter {
     }
     const slots = this.slots;
     const slot = slots.find(key);
-    slots.tats[slot] = gcraTake(slots.tats[slot]!, nowUs, permits, this.o.intervalUs);
+    const reservedTat = gcraTake(slots.tats[slot]!, nowUs, permits, this.o.intervalUs);
+    slots.tats[slot] = reservedTat;
     const waiters = (this.waiters ??= new Set());
     return new Promise<void>((resolve, reject) => {
-      const waiter = new KeyWaiter(waiters, resolve, reject, signal);
+      const waiter = new KeyWaiter(
+        this,
+        waiters,
+        resolve,
+        reject,
+        signal,
+        key,
+        reservedTat,
+        permits,
+      );
       signal?.addEventListener('abort', waiter);
       waiters.add(waiter);
       // An aborted waiter stays in the heap, ignored, until its time comes.
       Wakeups.of(this.clock, true).schedule((nowUs + wait) / 1_000, nowUs / 1_000, waiter);
     });
+  }
+
+  /** @internal A waiter left: its permits go back when no later reservation depends on them. */
+  giveBack(waiter: KeyWaiter): void {
+    const slots = this.slots;
+    const slot = slots.slotOf(waiter.key);
+    if (slot !== undefined && slots.tats[slot] === waiter.reservedTat) {
+      slots.tats[slot] = waiter.reservedTat - waiter.permits * this.o.intervalUs;
+    }
   }
 
   /** Forgets `key`: its next call starts from idle. */
@@ -221,6 +252,12 @@ export class KeyedRateLimiter {
   }
 }
 
+/** Keys come from traffic: anything but a short string would be held, and printed, as it is. */
+function checkKey(key: unknown): void {
+  const error = keyError(key);
+  if (error !== undefined) throw error;
+}
+
 /**
  * @internal The keys of a keyed limiter and their TATs: a map from key to slot, and the TATs
  * in a typed array. At most `max` keys: past it one is dropped by the CLOCK algorithm (an
@@ -261,6 +298,11 @@ class KeySlots {
     this.used[slot] = 0;
     this.index.set(key, slot);
     return slot;
+  }
+
+  /** The slot of `key`, or undefined when it is not held. */
+  slotOf(key: string): number | undefined {
+    return this.index.get(key);
   }
 
   delete(key: string): boolean {

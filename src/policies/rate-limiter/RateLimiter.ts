@@ -13,6 +13,7 @@ import {
   type WaitingGate,
 } from '../../pipeline/protocol.js';
 import { rejectedChannel } from '../../telemetry/channels.js';
+import { brand } from '../shared/brand.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { DeadlineQueue } from '../timeout/DeadlineQueue.js';
 import { RateLimitedError } from './errors.js';
@@ -389,3 +390,5 @@ export function rateLimiterFromResolved(o: ResolvedRateLimiterOptions, name: str
     presetOptions = undefined;
   }
 }
+
+brand(RateLimiter, 'RateLimiter');

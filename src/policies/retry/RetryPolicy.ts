@@ -4,6 +4,7 @@ import { ask, type Disposer, Listeners, reportCallbackError } from '../../events
 import { StepKind } from '../../pipeline/protocol.js';
 import { retryChannel } from '../../telemetry/channels.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
+import { brand } from '../shared/brand.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { backoffDelay } from './backoff.js';
 import type { GiveUpEvent, RetryEvent } from './events.js';
@@ -198,3 +199,5 @@ export class RetryPolicy {
     return delay;
   }
 }
+
+brand(RetryPolicy, 'RetryPolicy');

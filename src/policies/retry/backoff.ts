@@ -21,7 +21,7 @@ export function backoffDelay(o: ResolvedRetryOptions, retry: number, previous: n
       break;
     case 'decorrelated':
       // Random by construction; jitter is not applied on top.
-      return Math.min(cap, uniform(random, base, Math.max(base, previous * 3)));
+      return Math.min(cap, uniform(random, base, Math.max(base, grown(previous, base))));
   }
   d = Math.min(cap, d);
   switch (o.jitter) {
@@ -32,8 +32,17 @@ export function backoffDelay(o: ResolvedRetryOptions, retry: number, previous: n
     case 'equal':
       return uniform(random, d / 2, d);
     case 'decorrelated':
-      return Math.min(cap, uniform(random, d, Math.max(d, previous * 3)));
+      return Math.min(cap, uniform(random, d, Math.max(d, grown(previous, d))));
   }
+}
+
+/**
+ * The top of a decorrelated draw: 3 × the previous delay. With none yet (the first retry, or
+ * a pushback of 0) the base stands for it, so the first retries of clients that failed
+ * together are spread over [base, 3 × base] rather than all landing on `base`.
+ */
+function grown(previous: number, base: number): number {
+  return (previous > 0 ? previous : base) * 3;
 }
 
 function uniform(random: () => number, low: number, high: number): number {

@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock/Clock.js';
 import { systemClock } from '../../clock/systemClock.js';
+import { OptionsError } from '../../errors/OptionsError.js';
 import {
   checkOptionsObject,
   clockOption,
@@ -24,7 +25,10 @@ export type AttemptFailure<T = unknown> =
 
 /** Options of {@link RetryPolicy}. */
 export interface RetryOptions {
-  /** Attempts in all, the first included; Infinity retries until `maxDuration`. @default 3 */
+  /**
+   * Attempts in all, the first included. Infinity retries until `maxDuration`, which must then
+   * be finite (an OptionsError otherwise: the call would never end). @default 3
+   */
   readonly maxAttempts?: number;
   /** No retry starts later than this many ms after the first attempt began. @default Infinity */
   readonly maxDuration?: number;
@@ -33,7 +37,8 @@ export interface RetryOptions {
    * - `linear`: `delay × n` before the n-th retry;
    * - `exponential`: `delay × multiplier^(n-1)`;
    * - `decorrelated`: a random delay in [`delay`, 3 × the previous delay] ("decorrelated jitter"
-   *   backoff), which is random by itself, so `jitter` is not applied on top.
+   *   backoff; [`delay`, 3 × `delay`] for the first retry), which is random by itself, so
+   *   `jitter` is not applied on top.
    *
    * Every kind is capped at `maxDelay`. @default "exponential"
    */
@@ -48,7 +53,8 @@ export interface RetryOptions {
    * - `none`: the backoff's delay as is;
    * - `full`: uniform in [0, d];
    * - `equal`: uniform in [d/2, d];
-   * - `decorrelated`: uniform in [d, 3 × the previous delay], capped at `maxDelay`.
+   * - `decorrelated`: uniform in [d, 3 × the previous delay] ([d, 3d] for the first retry),
+   *   capped at `maxDelay`.
    * @default "full"
    */
   readonly jitter?: JitterKind;
@@ -124,9 +130,24 @@ export function resolveRetryOptions(options: RetryOptions | undefined): Resolved
   const d = retryDefaults;
   const delay = duration(o.delay, 'delay', d.delay, 0);
   const userHandle = fn<(error: unknown) => boolean>(o.handle, 'handle', undefined);
+  const maxAttempts = integer(
+    o.maxAttempts,
+    'maxAttempts',
+    d.maxAttempts,
+    1,
+    Number.POSITIVE_INFINITY,
+  );
+  const maxDuration = duration(o.maxDuration, 'maxDuration', d.maxDuration, 1, true);
+  if (maxAttempts === Number.POSITIVE_INFINITY && maxDuration === Number.POSITIVE_INFINITY) {
+    throw new OptionsError(
+      'maxAttempts',
+      maxAttempts,
+      'an integer in [1, Infinity], and Infinity only with a finite `maxDuration` (it would retry for ever)',
+    );
+  }
   return {
-    maxAttempts: integer(o.maxAttempts, 'maxAttempts', d.maxAttempts, 1, Number.POSITIVE_INFINITY),
-    maxDuration: duration(o.maxDuration, 'maxDuration', d.maxDuration, 1, true),
+    maxAttempts,
+    maxDuration,
     backoff: oneOf(o.backoff, 'backoff', d.backoff, [
       'constant',
       'linear',

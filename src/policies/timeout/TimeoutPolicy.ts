@@ -4,6 +4,7 @@ import { OptionsError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { NO_TIME, StepKind } from '../../pipeline/protocol.js';
 import { timeoutChannel } from '../../telemetry/channels.js';
+import { brand } from '../shared/brand.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { DeadlineQueue } from './DeadlineQueue.js';
 import { TimeoutError } from './errors.js';
@@ -206,3 +207,5 @@ export class TimeoutPolicy {
     this.timedOut.clear();
   }
 }
+
+brand(TimeoutPolicy, 'TimeoutPolicy');

@@ -56,6 +56,18 @@ export interface ResolvedTimeoutOptions {
 
 /** @internal */
 export function resolveTimeoutOptions(options: number | TimeoutOptions): ResolvedTimeoutOptions {
+  if (
+    typeof options !== 'number' &&
+    options !== undefined &&
+    (typeof options !== 'object' || options === null || Array.isArray(options))
+  ) {
+    // `timeout('1s')` is a mistaken timeout, not a mistaken options object.
+    throw new OptionsError(
+      'timeout',
+      options,
+      `a number of ms in [1, ${MAX_DURATION_MS}] (or an options object holding \`timeout\`)`,
+    );
+  }
   const o =
     typeof options === 'number'
       ? { timeout: options }

@@ -277,6 +277,23 @@ describe('disable()', () => {
     expect(breaker.stats()).toMatchObject({ callsInWindow: 1, failuresInWindow: 1, failures: 6 });
   });
 
+  it('goes on counting calls and emitting outcome events, so metrics still show the traffic', () => {
+    const { breaker, p } = make();
+    breaker.disable();
+    const events: string[] = [];
+    breaker.onSuccess(() => events.push('success'));
+    breaker.onFailure(() => events.push('failure'));
+    fail(p, 2);
+    p.executeSync(() => 'ok');
+    expect(events).toEqual(['failure', 'failure', 'success']);
+    expect(breaker.stats()).toMatchObject({
+      state: 'disabled',
+      successes: 1,
+      failures: 2,
+      callsInWindow: 0,
+    });
+  });
+
   it('lets calls through even when disabled while open', () => {
     const { breaker, p } = make();
     fail(p, 2);

@@ -120,6 +120,83 @@ describe('KeyedRateLimiter', () => {
     expect(events).toEqual([{ permits: 1, retryAfter: 100, key: 'x' }]);
   });
 
+  it.each<[string, unknown]>([
+    ['undefined', undefined],
+    ['null', null],
+    ['a number', 42],
+    ['an object', { id: 1 }],
+    ['a symbol', Symbol('k')],
+    ['a string of 1,025 characters', 'k'.repeat(1_025)],
+  ])('refuses %s as a key with an OptionsError naming `key`, taking nothing', async (_, key) => {
+    const clock = new ManualClock();
+    const limiter = new KeyedRateLimiter({ limit: 1, maxWait: 100, clock });
+    for (const call of [
+      () => limiter.tryAcquire(key as string),
+      () => limiter.acquire(key as string),
+    ]) {
+      let error: unknown;
+      try {
+        await call();
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(OptionsError);
+      expect(error).toMatchObject({
+        option: 'key',
+        expected: 'a string of at most 1024 characters',
+      });
+    }
+    expect(limiter.size).toBe(0);
+    expect(limiter.tryAcquire('k'.repeat(1_024))).toBe(0);
+  });
+
+  it('an aborted wait gives its reserved turn back, as the plain limiter does', async () => {
+    const clock = new ManualClock();
+    const options = { limit: 1, period: 100, maxWait: 500, clock };
+    const keyed = new KeyedRateLimiter(options);
+    const plain = new RateLimiter(options);
+    const admitted: string[] = [];
+    const scenarios = [
+      [
+        'keyed',
+        (signal?: AbortSignal) => keyed.acquire('a', 1, { signal }),
+        () => keyed.tryAcquire('a'),
+      ],
+      ['plain', (signal?: AbortSignal) => plain.acquire(1, { signal }), () => plain.tryAcquire()],
+    ] as const;
+    const aborted: ReturnType<typeof track>[] = [];
+    for (const [name, acquire, tryAcquire] of scenarios) {
+      expect(tryAcquire()).toBe(0);
+      const controller = new AbortController();
+      aborted.push(track(acquire(controller.signal)));
+      controller.abort(new Error('gone'));
+      // The turn at 100 is free again: the next caller takes it rather than the one at 200.
+      void acquire().then(() => admitted.push(`${name}@${clock.now()}`));
+    }
+    await clock.advanceAsync(300);
+    for (const t of aborted) expect(t.error).toMatchObject({ message: 'gone' });
+    expect(admitted).toEqual(['keyed@100', 'plain@100']);
+    expect(keyed.tryAcquire('a')).toBe(0);
+    expect(plain.tryAcquire()).toBe(0);
+  });
+
+  it('an aborted wait keeps its turn taken when a later reservation depends on it', async () => {
+    const clock = new ManualClock();
+    const keyed = new KeyedRateLimiter({ limit: 1, period: 100, maxWait: 500, clock });
+    keyed.tryAcquire('a');
+    const controller = new AbortController();
+    const first = track(keyed.acquire('a', 1, { signal: controller.signal }));
+    const times: number[] = [];
+    void keyed.acquire('a').then(() => times.push(clock.now()));
+    controller.abort(new Error('gone'));
+    await clock.advanceAsync(300);
+    await first.done;
+    // Giving the turn at 100 back would let a third caller in before the one reserved at 200.
+    expect(times).toEqual([200]);
+    expect(keyed.tryAcquire('a')).toBe(0);
+    expect(keyed.tryAcquire('a')).toBeGreaterThan(0);
+  });
+
   it('rejects a bad maxKeys at construction', () => {
     expect(() => new KeyedRateLimiter({ limit: 1, maxKeys: 0 })).toThrow(OptionsError);
     expect(() => new KeyedRateLimiter({ limit: 1, maxKeys: 1.5 })).toThrow(/maxKeys/);

@@ -11,6 +11,7 @@ import {
   systemClock,
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
+import { seededRandom } from '../../support/random.js';
 
 /**
  * Runs a call that always fails through a retry with `options` on a ManualClock and returns the
@@ -129,8 +130,9 @@ describe('RetryPolicy backoff kinds (jitter none)', () => {
   });
 
   it('decorrelated backoff draws from [delay, 3 x previous delay] and ignores jitter', async () => {
-    // retry 1: [100, max(100, 0)] = 100; retry 2: 100 + 0.5 * (300 - 100) = 200;
-    // retry 3: 100 + 0.5 * (600 - 100) = 350; retry 4: 100 + 0.5 * (1050 - 100) = 575.
+    // retry 1: [100, 3 x 100] -> 200 (the delay stands for the previous one);
+    // retry 2: 100 + 0.5 * (600 - 100) = 350; retry 3: 100 + 0.5 * (1050 - 100) = 575;
+    // retry 4: 100 + 0.5 * (1725 - 100) = 912.5.
     for (const jitter of ['none', 'full', 'equal', 'decorrelated'] as JitterKind[]) {
       const { delays } = await delaysOf({
         backoff: 'decorrelated',
@@ -139,9 +141,33 @@ describe('RetryPolicy backoff kinds (jitter none)', () => {
         maxAttempts: 5,
         random: () => 0.5,
       });
-      expect(delays, `jitter ${jitter}`).toEqual([100, 200, 350, 575]);
+      expect(delays, `jitter ${jitter}`).toEqual([200, 350, 575, 912.5]);
     }
   });
+
+  // Clients that fail together must not all retry together after exactly `delay`.
+  it.each([
+    ['backoff', { backoff: 'decorrelated' }],
+    ['jitter', { backoff: 'constant', jitter: 'decorrelated' }],
+    ['jitter on exponential', { backoff: 'exponential', jitter: 'decorrelated' }],
+  ] as const)(
+    'decorrelated %s: the first retry is jittered too, within [delay, 3 x delay]',
+    async (_, kinds) => {
+      const random = seededRandom(14);
+      const first: number[] = [];
+      for (let client = 0; client < 200; client++) {
+        const { delays } = await delaysOf({ ...kinds, delay: 100, maxAttempts: 2, random });
+        first.push(delays[0]!);
+      }
+      for (const d of first) {
+        expect(d).toBeGreaterThanOrEqual(100);
+        expect(d).toBeLessThanOrEqual(300);
+      }
+      expect(new Set(first).size).toBe(200);
+      expect(Math.min(...first)).toBeLessThan(120);
+      expect(Math.max(...first)).toBeGreaterThan(280);
+    },
+  );
 
   it('decorrelated backoff is capped at maxDelay', async () => {
     const { delays } = await delaysOf({
@@ -151,8 +177,8 @@ describe('RetryPolicy backoff kinds (jitter none)', () => {
       maxAttempts: 5,
       random: () => 0.99,
     });
-    // 100; 100 + 0.99 * 200 = 298; then 100 + 0.99 * (894 - 100) > 400 -> 400; then 400.
-    expect(delays).toEqual([100, 298, 400, 400]);
+    // 100 + 0.99 * 200 = 298; then 100 + 0.99 * (894 - 100) > 400 -> 400; then 400.
+    expect(delays).toEqual([298, 400, 400, 400]);
   });
 });
 
@@ -190,9 +216,10 @@ describe('RetryPolicy jitter kinds', () => {
       maxAttempts: 5,
       random: () => 0.5,
     });
-    // retry 1: d = 100, no previous -> 100; retry 2: d = 200 in [200, 300] -> 250;
-    // retry 3: d = 400 in [400, 750] -> 575; retry 4: d = 800 in [800, 1725] -> 1262.5 -> 1000.
-    expect(delays).toEqual([100, 250, 575, 1000]);
+    // retry 1: d = 100 in [100, 3 x 100] -> 200 (d stands for the previous delay);
+    // retry 2: d = 200 in [200, 600] -> 400; retry 3: d = 400 in [400, 1200] -> 800;
+    // retry 4: d = 800 in [800, 2400] -> 1600 -> 1000.
+    expect(delays).toEqual([200, 400, 800, 1000]);
   });
 
   it('no jitter uses the backoff delay as is and never calls random', async () => {
