@@ -7,8 +7,10 @@
  * median of the per-round differences (new - old), then bytes/op of each build.
  *
  *   npm run build && cp -r dist /tmp/new && git stash ... (or a worktree of the old commit)
- *   node --expose-gc --min-semi-space-size=512 --max-semi-space-size=512 \
- *     benchmarks/ab.mjs /path/to/old/dist /path/to/new/dist [--rounds 15] [--filter breaker]
+ *   taskset -c 1 node --expose-gc benchmarks/ab.mjs OLD_DIST NEW_DIST [--rounds 41] [--batch 50000] [--filter RE]
+ *
+ * Give two copies of one build to see the noise of the machine: two paths of one build would
+ * load one module, whose code then sees both rows' calls.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,7 +22,8 @@ const flag = (name, fallback) => {
   const i = args.indexOf(name);
   return i === -1 ? fallback : args.splice(i, 2)[1];
 };
-const rounds = Number(flag('--rounds', 15));
+const rounds = Number(flag('--rounds', 41));
+const asyncBatch = Number(flag('--batch', 50_000));
 const filter = new RegExp(flag('--filter', '.'));
 const [oldDir, newDir] = args;
 if (!oldDir || !newDir) {
@@ -86,13 +89,15 @@ for (const [name, make] of Object.entries(rows)) {
       : freshFunction(AsyncFunction, 'op', 'n', 'for (let i = 0; i < n; i++) await op();');
     timed[which] = { op, loop, ns: [] };
   }
-  const batch = sync ? 2_000_000 : 200_000;
+  const batch = sync ? asyncBatch * 10 : asyncBatch;
   for (const t of Object.values(timed)) await t.loop(t.op, batch); // warm-up
   const diffs = [];
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? ['old', 'new'] : ['new', 'old'];
     for (const which of order) {
       const t = timed[which];
+      // Each batch starts from an empty young generation, so it pays for its own garbage only.
+      globalThis.gc?.();
       const t0 = process.hrtime.bigint();
       await t.loop(t.op, batch);
       t.ns.push(Number(process.hrtime.bigint() - t0) / batch);
