@@ -15,6 +15,23 @@ export {
   PolicyRejectedError,
 } from './errors/PolicyRejectedError.js';
 export { type Disposer, setListenerErrorHandler } from './events/Listeners.js';
+export { collectMetrics } from './exporters/collect.js';
+export { prometheusText } from './exporters/exposition.js';
+export type {
+  CollectOptions,
+  HistogramFamily,
+  HistogramSample,
+  MetricFamily,
+  MetricLabels,
+  MetricSample,
+  ScalarFamily,
+} from './exporters/families.js';
+export {
+  type LogTransitionsOptions,
+  logTransitions,
+  type TransitionLogContext,
+  type TransitionLogger,
+} from './exporters/logTransitions.js';
 export type { ExecuteOptions, ExecutionContext } from './pipeline/context.js';
 export { Pipeline, type Policy, pipeline } from './pipeline/Pipeline.js';
 export { PipelineBuilder } from './pipeline/PipelineBuilder.js';
@@ -127,23 +144,6 @@ export type {
 } from './registry/snapshot.js';
 export type { RegistryTransition } from './registry/TransitionLog.js';
 export { diagnosticsChannels } from './telemetry/channels.js';
-export { collectMetrics } from './telemetry/collect.js';
-export { prometheusText } from './telemetry/exposition.js';
-export type {
-  CollectOptions,
-  HistogramFamily,
-  HistogramSample,
-  MetricFamily,
-  MetricLabels,
-  MetricSample,
-  ScalarFamily,
-} from './telemetry/families.js';
 export { LatencyHistogram, type LatencySnapshot } from './telemetry/LatencyHistogram.js';
-export {
-  type LogTransitionsOptions,
-  logTransitions,
-  type TransitionLogContext,
-  type TransitionLogger,
-} from './telemetry/logTransitions.js';
 export type { MetricsOptions } from './telemetry/metrics.js';
 export { VERSION } from './version.js';

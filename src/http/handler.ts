@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OptionsError } from '../errors/OptionsError.js';
+import { collectMetrics } from '../exporters/collect.js';
+import { prometheusText } from '../exporters/exposition.js';
 import type { Registry } from '../registry/Registry.js';
-import { collectMetrics } from '../telemetry/collect.js';
-import { prometheusText } from '../telemetry/exposition.js';
 import { dashboardPage, dashboardPolicy } from './dashboard/page.js';
 import { healthReport } from './health.js';
 import { LiveFeed } from './LiveFeed.js';

@@ -1,7 +1,7 @@
 import { OptionsError } from '../errors/OptionsError.js';
+import { collectMetrics } from '../exporters/collect.js';
+import type { CollectOptions } from '../exporters/families.js';
 import { Registry } from '../registry/Registry.js';
-import { collectMetrics } from '../telemetry/collect.js';
-import type { CollectOptions } from '../telemetry/families.js';
 import { checkOptionsObject, integer } from '../validation/validate.js';
 
 /** Options of {@link createObservabilityHandler}. */

@@ -7,11 +7,11 @@ import type {
 } from '@opentelemetry/api';
 import { OptionsError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
+import { collectMetrics } from '../exporters/collect.js';
+import type { CollectOptions, HistogramFamily, MetricLabels } from '../exporters/families.js';
+import { KNOWN_FAMILIES } from '../exporters/knownFamilies.js';
 import { otherCopyNote } from '../policies/shared/brand.js';
-import { KNOWN_FAMILIES } from '../prometheus/knownFamilies.js';
 import { Registry, type RegistryInstances } from '../registry/Registry.js';
-import { collectMetrics } from '../telemetry/collect.js';
-import type { CollectOptions, HistogramFamily, MetricLabels } from '../telemetry/families.js';
 import type { LatencyHistogram } from '../telemetry/LatencyHistogram.js';
 import { otelAttributeNames, otelInstruments } from './names.js';
 

@@ -6,8 +6,6 @@ import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { NO_RETRY, type RetryPolicy } from '../policies/retry/RetryPolicy.js';
 import { TimeoutError } from '../policies/timeout/errors.js';
 import type { TimedExecution, TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
-import { AttemptContext } from './context.js';
-import type { LatencySampler } from './LatencySampler.js';
 import {
   NO_TIME,
   Outcome,
@@ -15,7 +13,9 @@ import {
   WAIT,
   type WaitingExecution,
   type WaitingGate,
-} from './protocol.js';
+} from '../protocol/step.js';
+import { AttemptContext } from './context.js';
+import type { LatencySampler } from './LatencySampler.js';
 import { failure, isThenable, success } from './result.js';
 
 /** @internal A policy as the executor sees it: any policy a pipeline can hold. */

@@ -8,10 +8,10 @@ import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
 import { brand, otherCopyNote } from '../policies/shared/brand.js';
 import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
+import { type Gate, NO_TIME, Outcome, StepKind } from '../protocol/step.js';
 import { type ExecuteOptions, type ExecutionContext, SharedContext } from './context.js';
 import { Execution, NO_SLOT, type PipelineCore, type Step, SYNC } from './Execution.js';
 import { LatencySampler } from './LatencySampler.js';
-import { type Gate, NO_TIME, Outcome, StepKind } from './protocol.js';
 import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
 
 /** Any policy a pipeline can hold. */

@@ -1,5 +1,5 @@
-import type { MetricFamily } from '../telemetry/families.js';
-import type { FamilyDescriptor } from './knownFamilies.js';
+import type { MetricFamily } from '../exporters/families.js';
+import type { FamilyDescriptor } from '../exporters/knownFamilies.js';
 
 /** One sample as prom-client's `registerMetric` contract has it. */
 export interface PromValue {

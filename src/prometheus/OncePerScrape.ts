@@ -1,4 +1,4 @@
-import type { MetricFamily } from '../telemetry/families.js';
+import type { MetricFamily } from '../exporters/families.js';
 
 /**
  * @internal Collects a registry's metrics at most once per scrape. prom-client asks each

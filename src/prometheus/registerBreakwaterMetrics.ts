@@ -1,12 +1,12 @@
 import type { Registry as PromRegistry } from 'prom-client';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
+import { collectMetrics } from '../exporters/collect.js';
+import type { CollectOptions } from '../exporters/families.js';
+import { KNOWN_FAMILIES } from '../exporters/knownFamilies.js';
 import { otherCopyNote } from '../policies/shared/brand.js';
 import { Registry } from '../registry/Registry.js';
-import { collectMetrics } from '../telemetry/collect.js';
-import type { CollectOptions } from '../telemetry/families.js';
 import { FamilyMetric } from './FamilyMetric.js';
-import { KNOWN_FAMILIES } from './knownFamilies.js';
 import { OncePerScrape } from './OncePerScrape.js';
 
 /**

@@ -1,4 +1,3 @@
-import { Outcome } from '../pipeline/protocol.js';
 import { type Bulkhead, bulkheadFromResolved } from '../policies/bulkhead/Bulkhead.js';
 import type { ResolvedBulkheadOptions } from '../policies/bulkhead/options.js';
 import {
@@ -11,6 +10,7 @@ import type { ResolvedBreakerOptions } from '../policies/circuit-breaker/options
 import { CircuitState } from '../policies/circuit-breaker/state.js';
 import type { ResolvedRateLimiterOptions } from '../policies/rate-limiter/options.js';
 import { type RateLimiter, rateLimiterFromResolved } from '../policies/rate-limiter/RateLimiter.js';
+import { Outcome } from '../protocol/step.js';
 import { LatencyHistogram } from '../telemetry/LatencyHistogram.js';
 import type { KeyedInstances, KeyedKind } from './KeyedInstances.js';
 import { BreakerTotals, BulkheadTotals, LimiterTotals } from './RetiredTotals.js';

@@ -5,6 +5,7 @@ import {
   Registry as PromRegistry,
 } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { KNOWN_FAMILIES } from '../../src/exporters/knownFamilies.js';
 import {
   collectMetrics,
   OptionsError,
@@ -14,7 +15,6 @@ import {
   UsageError,
 } from '../../src/index.js';
 import { registerBreakwaterMetrics } from '../../src/prometheus/index.js';
-import { KNOWN_FAMILIES } from '../../src/prometheus/knownFamilies.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { DEFAULT_BOUNDS, PAYMENTS_BUCKETS, SCENARIO_SERIES } from './expected.js';
 import { type ParsedFamily, parsePrometheusText, sampleValue } from './parse.js';

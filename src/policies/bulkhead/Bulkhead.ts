@@ -10,13 +10,13 @@ import {
   WAIT,
   type WaitingExecution,
   type WaitingGate,
-} from '../../pipeline/protocol.js';
+} from '../../protocol/step.js';
 import { rejectedChannel } from '../../telemetry/channels.js';
 import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
 import { brand } from '../shared/brand.js';
+import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
-import { DeadlineQueue } from '../timeout/DeadlineQueue.js';
 import { BulkheadRejectedError, type BulkheadRejection } from './errors.js';
 import type { BulkheadRejectedEvent } from './events.js';
 import {

@@ -3,7 +3,7 @@ import { type Sleeper, Wakeups } from '../../clock/Wakeups.js';
 import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
-import { type Gate, NO_TIME, Outcome, REJECTED, StepKind } from '../../pipeline/protocol.js';
+import { type Gate, NO_TIME, Outcome, REJECTED, StepKind } from '../../protocol/step.js';
 import { rejectedChannel, stateChangeChannel } from '../../telemetry/channels.js';
 import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';

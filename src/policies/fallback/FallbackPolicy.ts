@@ -1,5 +1,5 @@
 import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
-import { StepKind } from '../../pipeline/protocol.js';
+import { StepKind } from '../../protocol/step.js';
 import { brand } from '../shared/brand.js';
 import type { FallbackEvent } from './events.js';
 import {

@@ -11,11 +11,11 @@ import {
   WAIT,
   type WaitingExecution,
   type WaitingGate,
-} from '../../pipeline/protocol.js';
+} from '../../protocol/step.js';
 import { rejectedChannel } from '../../telemetry/channels.js';
 import { brand } from '../shared/brand.js';
+import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
-import { DeadlineQueue } from '../timeout/DeadlineQueue.js';
 import { RateLimitedError } from './errors.js';
 import type { RateLimitedEvent } from './events.js';
 import { gcraTake, gcraWait } from './gcra.js';

@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock/Clock.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { ask, type Disposer, Listeners, reportCallbackError } from '../../events/Listeners.js';
-import { StepKind } from '../../pipeline/protocol.js';
+import { StepKind } from '../../protocol/step.js';
 import { retryChannel } from '../../telemetry/channels.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
 import { brand } from '../shared/brand.js';

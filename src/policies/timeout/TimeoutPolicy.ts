@@ -2,11 +2,11 @@ import type { Clock } from '../../clock/Clock.js';
 import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
-import { NO_TIME, StepKind } from '../../pipeline/protocol.js';
+import { NO_TIME, StepKind } from '../../protocol/step.js';
 import { timeoutChannel } from '../../telemetry/channels.js';
 import { brand } from '../shared/brand.js';
+import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
-import { DeadlineQueue } from './DeadlineQueue.js';
 import { TimeoutError } from './errors.js';
 import type { TimeoutEvent } from './events.js';
 import {

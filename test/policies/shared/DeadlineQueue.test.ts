@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeadlineQueue } from '../../../src/policies/timeout/DeadlineQueue.js';
+import { DeadlineQueue } from '../../../src/policies/shared/DeadlineQueue.js';
 import { ManualClock } from '../../../src/testing/index.js';
 
 interface Waiter {

@@ -5,6 +5,7 @@ import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { BreakerCounts, listKeyedBreakers } from '../registry/listing.js';
 import type { Registry } from '../registry/Registry.js';
 import { shelvedBreakerStats } from '../registry/snapshot.js';
+import type { LatencyHistogram } from '../telemetry/LatencyHistogram.js';
 import { checkOptionsObject, integer } from '../validation/validate.js';
 import type {
   CollectOptions,
@@ -14,7 +15,6 @@ import type {
   MetricLabels,
   MetricSample,
 } from './families.js';
-import type { LatencyHistogram } from './LatencyHistogram.js';
 
 /** The `key` label of the series that sums the keys not reported one by one. */
 export const OTHER_KEYS = '_other';

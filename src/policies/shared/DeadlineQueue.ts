@@ -1,5 +1,5 @@
 import type { Clock, TimerHandle } from '../../clock/Clock.js';
-import { NO_TIME } from '../../pipeline/protocol.js';
+import { NO_TIME } from '../../protocol/step.js';
 
 /**
  * @internal Deadlines of one fixed duration, in arrival order. Because every entry waits the
