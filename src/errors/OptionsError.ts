@@ -1,5 +1,6 @@
 import { BreakwaterError } from './BreakwaterError.js';
 import { ErrorCode } from './codes.js';
+import { describeValue } from './describeValue.js';
 
 /**
  * Thrown when a policy is constructed with an invalid option. It names the option, the value
@@ -18,7 +19,7 @@ export class OptionsError extends BreakwaterError {
   constructor(option: string, value: unknown, expected: string) {
     super(
       ErrorCode.InvalidOption,
-      `Expected \`${option}\` to be ${expected}, got ${describe(value)}`,
+      `Expected \`${option}\` to be ${expected}, got ${describeValue(value)}`,
     );
     this.option = option;
     this.value = value;
@@ -40,18 +41,3 @@ export class UsageError extends BreakwaterError {
 }
 
 Object.defineProperty(UsageError.prototype, 'name', { value: 'UsageError', writable: true });
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') {
-    // A hostile value (a megabyte key) must not make a megabyte message.
-    return value.length > 80
-      ? `a string of ${value.length} characters starting ${JSON.stringify(value.slice(0, 40))}`
-      : JSON.stringify(value);
-  }
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'bigint') return `${value}n`;
-  if (typeof value === 'symbol') return value.toString();
-  if (Array.isArray(value)) return 'an array';
-  if (value !== null && typeof value === 'object') return 'an object';
-  return String(value);
-}

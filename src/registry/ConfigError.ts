@@ -30,14 +30,3 @@ export class ConfigError extends BreakwaterError {
 }
 
 Object.defineProperty(ConfigError.prototype, 'name', { value: 'ConfigError', writable: true });
-
-/** @internal A value as it appears in messages: strings quoted, objects named by kind. */
-export function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'bigint') return `${value}n`;
-  if (typeof value === 'symbol') return value.toString();
-  if (Array.isArray(value)) return 'an array';
-  if (value !== null && typeof value === 'object') return 'an object';
-  return String(value);
-}

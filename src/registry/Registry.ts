@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/Clock.js';
 import { systemClock } from '../clock/systemClock.js';
+import { describeValue } from '../errors/describeValue.js';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
 import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
@@ -21,7 +22,7 @@ import { brand, otherCopyNote } from '../policies/shared/brand.js';
 import { resolveTimeoutOptions, type TimeoutOptions } from '../policies/timeout/options.js';
 import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 import { checkOptionsObject, clockOption, keyError } from '../validation/validate.js';
-import { ConfigError, type ConfigIssue, describeValue } from './ConfigError.js';
+import { ConfigError, type ConfigIssue } from './ConfigError.js';
 import {
   type OptionsData,
   optionsFor,

@@ -1,3 +1,4 @@
+import { describeValue } from '../errors/describeValue.js';
 import { OptionsError } from '../errors/OptionsError.js';
 import { resolveBulkheadOptions } from '../policies/bulkhead/options.js';
 import { resolveBreakerOptions } from '../policies/circuit-breaker/options.js';
@@ -6,8 +7,13 @@ import type { BackoffKind, JitterKind } from '../policies/retry/options.js';
 import { resolveRetryOptions } from '../policies/retry/options.js';
 import { resolveTimeoutOptions, type TimeoutStrategy } from '../policies/timeout/options.js';
 import type { MetricsOptions } from '../telemetry/metrics.js';
-import { duration as durationOption, integer, MAX_DURATION_MS } from '../validation/validate.js';
-import { ConfigError, type ConfigIssue, describeValue } from './ConfigError.js';
+import {
+  closest,
+  duration as durationOption,
+  integer,
+  MAX_DURATION_MS,
+} from '../validation/validate.js';
+import { ConfigError, type ConfigIssue } from './ConfigError.js';
 import { type Duration, durationToMs } from './duration.js';
 
 // ---- the shape of config data ------------------------------------------------------------------
@@ -752,36 +758,4 @@ export function optionsFor(config: ValidConfig, kind: RegistryKind, name: string
     ]);
   }
   return data;
-}
-
-// ---- suggestions ----------------------------------------------------------------------------------
-
-/** The known key closest to `key` by edit distance, when it is close enough to be a typo. */
-export function closest(key: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Math.max(2, Math.floor(key.length / 3)) + 1;
-  const k = key.toLowerCase();
-  for (const candidate of known) {
-    const d = editDistance(k, candidate.toLowerCase());
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  // Keys from data can be long; past this the answer is "not a typo" anyway.
-  if (Math.abs(a.length - b.length) > 8 || a.length > 64) return Number.POSITIVE_INFINITY;
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
-    }
-    prev = cur;
-  }
-  return prev[b.length]!;
 }

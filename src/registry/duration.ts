@@ -1,5 +1,6 @@
+import { describeValue } from '../errors/describeValue.js';
 import { MAX_DURATION_MS } from '../validation/validate.js';
-import { ConfigError, describeValue } from './ConfigError.js';
+import { ConfigError } from './ConfigError.js';
 
 /**
  * A duration in config data: a number of milliseconds, or a string of digits with a unit,

@@ -185,7 +185,7 @@ export function clockOption<C>(value: unknown, path: string, fallback: C): C {
 }
 
 /** The known key closest to `key` by edit distance, when it is close enough to be a typo. */
-function closest(key: string, known: readonly string[]): string | undefined {
+export function closest(key: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Math.max(2, Math.floor(key.length / 3)) + 1;
   for (const candidate of known) {
@@ -199,6 +199,8 @@ function closest(key: string, known: readonly string[]): string | undefined {
 }
 
 function editDistance(a: string, b: string): number {
+  // Keys from data can be long; past this the answer is "not a typo" anyway.
+  if (Math.abs(a.length - b.length) > 8 || a.length > 64) return Number.POSITIVE_INFINITY;
   let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];

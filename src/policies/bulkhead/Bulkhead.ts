@@ -16,6 +16,7 @@ import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyH
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
 import { brand } from '../shared/brand.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
+import { buildFromResolved, presetLatency, presetName, takePreset } from '../shared/preset.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { BulkheadRejectedError, type BulkheadRejection } from './errors.js';
 import type { BulkheadRejectedEvent } from './events.js';
@@ -89,12 +90,10 @@ export class Bulkhead implements WaitingGate {
   /** @internal */ readonly rejected = new Listeners<BulkheadRejectedEvent>();
 
   constructor(options?: number | BulkheadOptions) {
-    const preset = presetOptions;
-    const sharedLatency = presetLatency;
-    presetOptions = undefined;
-    presetLatency = undefined;
+    const preset = takePreset<ResolvedBulkheadOptions>();
+    const sharedLatency = preset === undefined ? undefined : presetLatency();
     const o = preset ?? resolveBulkheadOptions(options);
-    const name = preset === undefined ? o.name : presetName;
+    const name = preset === undefined ? o.name : presetName();
     this.o = o;
     this.name = name;
     this.clock = o.clock;
@@ -338,10 +337,6 @@ export class Bulkhead implements WaitingGate {
   }
 }
 
-let presetOptions: ResolvedBulkheadOptions | undefined;
-let presetName = '';
-let presetLatency: LatencyHistogram | undefined;
-
 /**
  * @internal Builds a bulkhead from options already resolved and validated, under `name`
  * (registries build many bulkheads from one options object), recording latency into
@@ -352,15 +347,7 @@ export function bulkheadFromResolved(
   name: string,
   latency?: LatencyHistogram,
 ): Bulkhead {
-  presetOptions = o;
-  presetName = name;
-  presetLatency = latency;
-  try {
-    return new Bulkhead();
-  } finally {
-    presetOptions = undefined;
-    presetLatency = undefined;
-  }
+  return buildFromResolved(Bulkhead, o, name, latency);
 }
 
 brand(Bulkhead, 'Bulkhead');

@@ -10,6 +10,7 @@ import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.
 import { MAX_DURATION_MS } from '../../validation/validate.js';
 import { brand } from '../shared/brand.js';
 import { isCountedError } from '../shared/classify.js';
+import { buildFromResolved, presetLatency, presetName, takePreset } from '../shared/preset.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { BrokenCircuitError, IsolatedCircuitError } from './errors.js';
 import type {
@@ -193,12 +194,10 @@ export class CircuitBreaker implements Gate, Sleeper {
   /** @internal */ readonly rejected = new Listeners<RejectedEvent>();
 
   constructor(options?: CircuitBreakerOptions) {
-    const preset = presetOptions;
-    const sharedLatency = presetLatency;
-    presetOptions = undefined;
-    presetLatency = undefined;
+    const preset = takePreset<ResolvedBreakerOptions>();
+    const sharedLatency = preset === undefined ? undefined : presetLatency();
     const o = preset ?? resolveBreakerOptions(options);
-    const name = preset === undefined ? o.name : presetName;
+    const name = preset === undefined ? o.name : presetName();
     this.o = o;
     this.name = name;
     this.clock = o.clock;
@@ -864,10 +863,6 @@ export class CircuitBreaker implements Gate, Sleeper {
 /** No token is negative: no call's token matches it. */
 const NOT_QUIET = -1;
 
-let presetOptions: ResolvedBreakerOptions | undefined;
-let presetName = '';
-let presetLatency: LatencyHistogram | undefined;
-
 /**
  * @internal Builds a breaker from options already resolved and validated, under `name`
  * (registries build many breakers from one options object), recording latency into
@@ -878,15 +873,7 @@ export function breakerFromResolved(
   name: string,
   latency?: LatencyHistogram,
 ): CircuitBreaker {
-  presetOptions = o;
-  presetName = name;
-  presetLatency = latency;
-  try {
-    return new CircuitBreaker();
-  } finally {
-    presetOptions = undefined;
-    presetLatency = undefined;
-  }
+  return buildFromResolved(CircuitBreaker, o, name, latency);
 }
 
 function thresholdsOf(o: ResolvedBreakerOptions): Thresholds {

@@ -15,6 +15,7 @@ import {
 import { rejectedChannel } from '../../telemetry/channels.js';
 import { brand } from '../shared/brand.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
+import { buildFromResolved, presetName, takePreset } from '../shared/preset.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { RateLimitedError } from './errors.js';
 import type { RateLimitedEvent } from './events.js';
@@ -121,11 +122,10 @@ export class RateLimiter implements WaitingGate {
   /** @internal */ readonly limited = new Listeners<RateLimitedEvent>();
 
   constructor(options: RateLimiterOptions) {
-    const preset = presetOptions;
-    presetOptions = undefined;
+    const preset = takePreset<ResolvedRateLimiterOptions>();
     const o = preset ?? resolveRateLimiterOptions(options);
     this.o = o;
-    this.name = preset === undefined ? o.name : presetName;
+    this.name = preset === undefined ? o.name : presetName();
     this.clock = o.clock;
     this.mayWait = o.maxWait > 0;
     this.coarse = o.clock.cheapNow === true ? undefined : CoarseTime.of(o.clock);
@@ -374,21 +374,12 @@ export class RateLimiter implements WaitingGate {
   }
 }
 
-let presetOptions: ResolvedRateLimiterOptions | undefined;
-let presetName = '';
-
 /**
  * @internal Builds a rate limiter from options already resolved and validated, under `name`
  * (registries build many limiters from one options object).
  */
 export function rateLimiterFromResolved(o: ResolvedRateLimiterOptions, name: string): RateLimiter {
-  presetOptions = o;
-  presetName = name;
-  try {
-    return new RateLimiter(undefined as unknown as RateLimiterOptions);
-  } finally {
-    presetOptions = undefined;
-  }
+  return buildFromResolved(RateLimiter as new () => RateLimiter, o, name);
 }
 
 brand(RateLimiter, 'RateLimiter');
