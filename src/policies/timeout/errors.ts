@@ -14,6 +14,7 @@ export class TimeoutError extends PolicyRejectedError {
       `Timeout "${policyName}" passed after ${timeout} ms`,
       'timeout',
       policyName,
+      true,
     );
     this.timeout = timeout;
   }
