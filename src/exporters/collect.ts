@@ -6,6 +6,7 @@ import { BreakerCounts, listKeyedBreakers } from '../registry/listing.js';
 import type { Registry } from '../registry/Registry.js';
 import { shelvedBreakerStats } from '../registry/snapshot.js';
 import type { LatencyHistogram } from '../telemetry/LatencyHistogram.js';
+import type { MetricFamilyDescriptor } from '../telemetry/metricFamily.js';
 import { checkOptionsObject, integer } from '../validation/validate.js';
 import type {
   CollectOptions,
@@ -15,11 +16,16 @@ import type {
   MetricLabels,
   MetricSample,
 } from './families.js';
-
-/** The `key` label of the series that sums the keys not reported one by one. */
-export const OTHER_KEYS = '_other';
-/** The `key` label of a keyed name's duration histogram, shared by all its keys. */
-export const ALL_KEYS = '_all';
+import {
+  ALL_KEYS,
+  circuitBreakerFamilies as breaker,
+  bulkheadFamilies as bulkhead,
+  callDurationFamily,
+  rateLimiterFamilies as limiter,
+  OTHER_KEYS,
+  retryFamilies as retry,
+  timeoutFamilies as timeout,
+} from './metricFamilies.js';
 
 const DEFAULT_BUCKETS: readonly number[] = [
   0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
@@ -35,30 +41,24 @@ interface Scalar {
 
 class Families {
   readonly list: (Scalar | HistogramFamily)[] = [];
-  private readonly byName = new Map<string, Scalar>();
+  private readonly byFamily = new Map<MetricFamilyDescriptor, Scalar>();
   readonly duration: HistogramFamily & { samples: HistogramSample[] };
 
   constructor(readonly bounds: readonly number[]) {
-    this.duration = {
-      name: 'breakwater_call_duration_seconds',
-      help: 'Duration of the calls a policy admitted (sampled; see the metrics option).',
-      type: 'histogram',
-      bounds,
-      samples: [],
-    };
+    const { name, help, type } = callDurationFamily;
+    this.duration = { name, help, type, bounds, samples: [] };
   }
 
+  /** One series of `family` (first come, first listed: the families keep the table's order). */
   add(
-    name: string,
-    type: 'counter' | 'gauge',
-    help: string,
+    family: MetricFamilyDescriptor<'counter' | 'gauge'>,
     labels: MetricLabels,
     value: number,
   ): void {
-    let f = this.byName.get(name);
+    let f = this.byFamily.get(family);
     if (f === undefined) {
-      f = { name, help, type, samples: [] };
-      this.byName.set(name, f);
+      f = { name: family.name, help: family.help, type: family.type, samples: [] };
+      this.byFamily.set(family, f);
       this.list.push(f);
     }
     f.samples.push({ labels, value });
@@ -83,32 +83,16 @@ class Families {
 
 function breakerSeries(f: Families, name: string, key: string, c: BreakerCounts): void {
   STATE_NAMES.forEach((state, i) => {
-    f.add(
-      'breakwater_circuit_breaker_state',
-      'gauge',
-      `Circuit breaker state: 1 for the current state (for key="${OTHER_KEYS}": the number of keys in it).`,
-      { name, key, state },
-      c.inState[i]!,
-    );
+    f.add(breaker.state, { name, key, state }, c.inState[i]!);
   });
-  const calls = 'breakwater_circuit_breaker_calls_total';
-  const callsHelp = 'Calls a circuit breaker admitted, by outcome.';
-  f.add(calls, 'counter', callsHelp, { name, key, outcome: 'success' }, c.successes);
-  f.add(calls, 'counter', callsHelp, { name, key, outcome: 'failure' }, c.failures);
-  f.add(calls, 'counter', callsHelp, { name, key, outcome: 'ignored' }, c.ignored);
-  const rej = 'breakwater_circuit_breaker_rejections_total';
-  const rejHelp = 'Calls a circuit breaker refused, by the state that refused them.';
-  f.add(rej, 'counter', rejHelp, { name, key, reason: 'open' }, c.rejectedOpen);
-  f.add(rej, 'counter', rejHelp, { name, key, reason: 'half-open' }, c.rejectedHalfOpen);
-  f.add(rej, 'counter', rejHelp, { name, key, reason: 'forced-open' }, c.rejectedForced);
+  f.add(breaker.calls, { name, key, outcome: 'success' }, c.successes);
+  f.add(breaker.calls, { name, key, outcome: 'failure' }, c.failures);
+  f.add(breaker.calls, { name, key, outcome: 'ignored' }, c.ignored);
+  f.add(breaker.rejections, { name, key, reason: 'open' }, c.rejectedOpen);
+  f.add(breaker.rejections, { name, key, reason: 'half-open' }, c.rejectedHalfOpen);
+  f.add(breaker.rejections, { name, key, reason: 'forced-open' }, c.rejectedForced);
   STATE_NAMES.forEach((to, i) => {
-    f.add(
-      'breakwater_circuit_breaker_transitions_total',
-      'counter',
-      'Circuit breaker state changes, by the state entered.',
-      { name, key, to },
-      c.transitionsTo[i]!,
-    );
+    f.add(breaker.transitions, { name, key, to }, c.transitionsTo[i]!);
   });
 }
 
@@ -120,35 +104,13 @@ function bulkheadSeries(
   maxConcurrent: number,
 ): void {
   const labels = { name, key };
-  f.add('breakwater_bulkhead_in_flight', 'gauge', 'Calls in flight.', labels, s.inFlight);
+  f.add(bulkhead.inFlight, labels, s.inFlight);
+  f.add(bulkhead.queueLength, labels, s.queueLength);
+  f.add(bulkhead.maxConcurrent, labels, maxConcurrent);
+  f.add(bulkhead.admitted, labels, s.admitted);
+  f.add(bulkhead.rejections, { name, key, reason: 'full' }, s.rejectionsByReason.full);
   f.add(
-    'breakwater_bulkhead_queue_length',
-    'gauge',
-    'Calls waiting in the queue.',
-    labels,
-    s.queueLength,
-  );
-  f.add(
-    'breakwater_bulkhead_max_concurrent',
-    'gauge',
-    'Calls allowed in flight at once.',
-    labels,
-    maxConcurrent,
-  );
-  f.add(
-    'breakwater_bulkhead_admitted_total',
-    'counter',
-    'Calls a bulkhead admitted.',
-    labels,
-    s.admitted,
-  );
-  const rej = 'breakwater_bulkhead_rejections_total';
-  const rejHelp = 'Calls a bulkhead refused, by reason.';
-  f.add(rej, 'counter', rejHelp, { name, key, reason: 'full' }, s.rejectionsByReason.full);
-  f.add(
-    rej,
-    'counter',
-    rejHelp,
+    bulkhead.rejections,
     { name, key, reason: 'queue-timeout' },
     s.rejectionsByReason.queueTimeout,
   );
@@ -161,10 +123,8 @@ function limiterSeries(
   admitted: number,
   rejected: number,
 ): void {
-  const n = 'breakwater_rate_limiter_permits_total';
-  const help = 'Permit requests of a rate limiter, by result.';
-  f.add(n, 'counter', help, { name, key, result: 'admitted' }, admitted);
-  f.add(n, 'counter', help, { name, key, result: 'rejected' }, rejected);
+  f.add(limiter.permits, { name, key, result: 'admitted' }, admitted);
+  f.add(limiter.permits, { name, key, result: 'rejected' }, rejected);
 }
 
 /**
@@ -301,29 +261,11 @@ export function collectMetrics(registry: Registry, options?: CollectOptions): Me
   for (const [name, { policy }] of all.retries) {
     const s = policy.stats();
     const labels = { name, key: '' };
-    f.add(
-      'breakwater_retry_retries_total',
-      'counter',
-      'Retries a retry policy decided.',
-      labels,
-      s.retries,
-    );
-    f.add(
-      'breakwater_retry_gave_up_total',
-      'counter',
-      'Calls a retry policy gave up on: attempts or time used up, or a failure it does not retry after a retry.',
-      labels,
-      s.gaveUp,
-    );
+    f.add(retry.retries, labels, s.retries);
+    f.add(retry.gaveUp, labels, s.gaveUp);
   }
   for (const [name, { policy }] of all.timeouts) {
-    f.add(
-      'breakwater_timeout_timeouts_total',
-      'counter',
-      'Calls whose deadline passed.',
-      { name, key: '' },
-      policy.stats().timeouts,
-    );
+    f.add(timeout.timeouts, { name, key: '' }, policy.stats().timeouts);
   }
   return f.result();
 }

@@ -9,11 +9,11 @@ import { OptionsError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
 import { collectMetrics } from '../exporters/collect.js';
 import type { CollectOptions, HistogramFamily, MetricLabels } from '../exporters/families.js';
-import { KNOWN_FAMILIES } from '../exporters/knownFamilies.js';
+import { METRIC_FAMILIES } from '../exporters/metricFamilies.js';
 import { otherCopyNote } from '../policies/shared/brand.js';
 import { Registry, type RegistryInstances } from '../registry/Registry.js';
 import type { LatencyHistogram } from '../telemetry/LatencyHistogram.js';
-import { otelAttributeNames, otelInstruments } from './names.js';
+import { otelAttributeNames } from './names.js';
 
 /**
  * Options of {@link observeBreakwaterMetrics}: those of `collectMetrics`.
@@ -30,9 +30,6 @@ const QUANTILES = [
   ['0.99', 0.99],
   ['0.999', 0.999],
 ] as const;
-
-const DURATION_DESCRIPTION =
-  'Percentiles of the durations of calls through circuit breakers and bulkheads that keep latency metrics, since the instance was made';
 
 /**
  * Reports the metrics of a breakwater registry through OpenTelemetry observable instruments
@@ -81,20 +78,16 @@ export function observeBreakwaterMetrics(
   // Every instrument is made now: an instance of a kind the registry has no instance of yet
   // may be added later, and the callback can only report through instruments it was given.
   const byFamily = new Map<string, Observable>();
-  for (const family of KNOWN_FAMILIES) {
-    const spec = otelInstruments[family.name];
-    if (spec === undefined) continue;
-    const o: MetricOptions = {
-      description: family.type === 'histogram' ? DURATION_DESCRIPTION : family.help,
-      unit: spec.unit,
-    };
+  for (const family of METRIC_FAMILIES) {
+    const { name, kind, description = family.help } = family.otel;
+    const o: MetricOptions = { description, unit: family.unit };
     byFamily.set(
       family.name,
-      spec.kind === 'counter'
-        ? meter.createObservableCounter(spec.name, o)
-        : spec.kind === 'upDownCounter'
-          ? meter.createObservableUpDownCounter(spec.name, o)
-          : meter.createObservableGauge(spec.name, o),
+      kind === 'counter'
+        ? meter.createObservableCounter(name, o)
+        : kind === 'upDownCounter'
+          ? meter.createObservableUpDownCounter(name, o)
+          : meter.createObservableGauge(name, o),
     );
   }
   const observables = [...byFamily.values()];

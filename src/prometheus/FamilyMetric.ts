@@ -1,5 +1,5 @@
 import type { MetricFamily } from '../exporters/families.js';
-import type { FamilyDescriptor } from '../exporters/knownFamilies.js';
+import type { MetricFamilyDescriptor } from '../telemetry/metricFamily.js';
 
 /** One sample as prom-client's `registerMetric` contract has it. */
 export interface PromValue {
@@ -34,7 +34,7 @@ export class FamilyMetric {
   private readonly familyName: string;
 
   constructor(
-    descriptor: FamilyDescriptor,
+    descriptor: Pick<MetricFamilyDescriptor, 'name' | 'type' | 'help'>,
     private readonly read: (name: string) => MetricFamily | undefined,
   ) {
     this.name = descriptor.name;

@@ -3,7 +3,7 @@ import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
 import { collectMetrics } from '../exporters/collect.js';
 import type { CollectOptions } from '../exporters/families.js';
-import { KNOWN_FAMILIES } from '../exporters/knownFamilies.js';
+import { METRIC_FAMILIES } from '../exporters/metricFamilies.js';
 import { otherCopyNote } from '../policies/shared/brand.js';
 import { Registry } from '../registry/Registry.js';
 import { FamilyMetric } from './FamilyMetric.js';
@@ -71,13 +71,11 @@ export function registerBreakwaterMetrics(
   if (!(registry instanceof Registry)) {
     throw new OptionsError('registry', registry, `a breakwater Registry${otherCopyNote(registry)}`);
   }
-  // Collecting once checks the options (it throws OptionsError) and finds families the list
-  // does not know of.
-  const families = new Map(KNOWN_FAMILIES.map((d) => [d.name, d]));
-  for (const f of collectMetrics(registry, options)) {
-    if (!families.has(f.name)) families.set(f.name, { name: f.name, type: f.type, help: f.help });
-  }
-  for (const family of families.values()) {
+  // Collecting once checks the options (it throws OptionsError) before anything is registered.
+  // Every family of the table is registered, those without series yet too: prom-client
+  // cannot add a metric in the middle of a scrape.
+  collectMetrics(registry, options);
+  for (const family of METRIC_FAMILIES) {
     if (promRegistry.getSingleMetric(family.name) !== undefined) {
       throw new UsageError(
         `The prom-client registry already has a metric named ${family.name}: breakwater metrics can be registered once per prom-client registry`,
@@ -85,18 +83,17 @@ export function registerBreakwaterMetrics(
     }
   }
   const scrape = new OncePerScrape(() => collectMetrics(registry, options));
-  const metrics = [...families.values()].map((d) => new FamilyMetric(d, (n) => scrape.family(n)));
+  const metrics = METRIC_FAMILIES.map((d) => new FamilyMetric(d, (n) => scrape.family(n)));
   for (const metric of metrics) {
     // prom-client types `registerMetric` for its own metric classes; FamilyMetric meets the
     // contract the registry relies on (see FamilyMetric).
     promRegistry.registerMetric(metric as unknown as Parameters<PromRegistry['registerMetric']>[0]);
   }
-  const names = [...families.keys()];
   let live = true;
   return () => {
     if (!live) return;
     live = false;
-    for (const [i, name] of names.entries()) {
+    for (const [i, { name }] of METRIC_FAMILIES.entries()) {
       if ((promRegistry.getSingleMetric(name) as unknown) === metrics[i]) {
         promRegistry.removeSingleMetric(name);
       }
