@@ -19,6 +19,7 @@ import type {
   StateChangeEvent,
   TransitionReason,
 } from './events.js';
+import { makeWindow, retuneWindow, sameWindowShape } from './makeWindow.js';
 import {
   type CircuitBreakerOptions,
   type ResolvedBreakerOptions,
@@ -35,10 +36,7 @@ import {
   S_OPEN,
   STATE_NAMES,
 } from './state.js';
-import { ConsecutiveWindow } from './windows/ConsecutiveWindow.js';
-import { CountWindow } from './windows/CountWindow.js';
-import type { HealthWindow, Thresholds } from './windows/HealthWindow.js';
-import { TimeWindow } from './windows/TimeWindow.js';
+import type { HealthWindow } from './windows/HealthWindow.js';
 
 /** Counters of a breaker since it was made, for health endpoints and tests. */
 export interface CircuitBreakerStats {
@@ -261,13 +259,7 @@ export class CircuitBreaker implements Gate, Sleeper {
 
   /** @internal Swaps in options that passed {@link checkOptions}. */
   applyOptions(o: ResolvedBreakerOptions): void {
-    const old = this.o;
-    const sameShape =
-      o.windowKind === old.windowKind &&
-      (o.windowKind === 'consecutive' ||
-        (o.windowKind === 'count'
-          ? o.size === old.size
-          : o.duration === old.duration && o.buckets === old.buckets));
+    const sameShape = sameWindowShape(o, this.o);
     this.o = o;
     if (sameShape) retuneWindow(this.window, o);
     else {
@@ -874,30 +866,6 @@ export function breakerFromResolved(
   latency?: LatencyHistogram,
 ): CircuitBreaker {
   return buildFromResolved(CircuitBreaker, o, name, latency);
-}
-
-function thresholdsOf(o: ResolvedBreakerOptions): Thresholds {
-  return {
-    minimumCalls: o.minimumCalls,
-    failureRateThreshold: o.failureRateThreshold,
-    slowCallRateThreshold: o.slowCallRateThreshold,
-    trackSlow: o.slowCallDuration !== Number.POSITIVE_INFINITY,
-  };
-}
-
-function makeWindow(o: ResolvedBreakerOptions): HealthWindow {
-  const t = thresholdsOf(o);
-  return o.windowKind === 'consecutive'
-    ? new ConsecutiveWindow(o.threshold, t.trackSlow)
-    : o.windowKind === 'count'
-      ? new CountWindow(o.size, t)
-      : new TimeWindow(o.duration, o.buckets, t);
-}
-
-function retuneWindow(w: HealthWindow, o: ResolvedBreakerOptions): void {
-  const t = thresholdsOf(o);
-  if (w instanceof ConsecutiveWindow) w.retune(o.threshold, t.trackSlow);
-  else (w as CountWindow | TimeWindow).retune(t);
 }
 
 const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0;
