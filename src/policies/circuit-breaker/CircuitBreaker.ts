@@ -7,7 +7,6 @@ import { type Gate, NO_TIME, Outcome, REJECTED, StepKind } from '../../protocol/
 import { rejectedChannel, stateChangeChannel } from '../../telemetry/channels.js';
 import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
-import { MAX_DURATION_MS } from '../../validation/validate.js';
 import { brand } from '../shared/brand.js';
 import { isCountedError } from '../shared/classify.js';
 import { buildFromResolved, presetLatency, presetName, takePreset } from '../shared/preset.js';
@@ -25,7 +24,7 @@ import {
   type ResolvedBreakerOptions,
   resolveBreakerOptions,
 } from './options.js';
-import type { CircuitBreakerSnapshot } from './snapshot.js';
+import { type CircuitBreakerSnapshot, checkSnapshot, snapshotOf } from './snapshot.js';
 import {
   type CircuitState,
   S_CLOSED,
@@ -650,35 +649,11 @@ export class CircuitBreaker implements Gate, Sleeper {
   toJSON(): CircuitBreakerSnapshot {
     const now = this.clock.now();
     this.settleTime(now);
-    return {
-      version: 1,
-      state: STATE_NAMES[this.s]!,
-      openRemaining: this.s === S_OPEN ? Math.max(0, this.openUntil - now) : 0,
-      consecutiveOpens: this.consecutiveOpens,
-      window: this.window.toSnapshot(now),
-    };
+    return snapshotOf(this.s, this.openUntil, this.consecutiveOpens, this.window, now);
   }
 
   private restore(snapshot: CircuitBreakerSnapshot): void {
-    if (
-      typeof snapshot !== 'object' ||
-      snapshot === null ||
-      snapshot.version !== 1 ||
-      !STATE_NAMES.includes(snapshot.state) ||
-      typeof snapshot.openRemaining !== 'number' ||
-      !(snapshot.openRemaining >= 0 && snapshot.openRemaining <= MAX_DURATION_MS) ||
-      typeof snapshot.window !== 'object' ||
-      snapshot.window === null ||
-      snapshot.window.kind !== this.o.windowKind ||
-      !isWindowData(snapshot.window.kind, snapshot.window.data) ||
-      !isCount(snapshot.consecutiveOpens)
-    ) {
-      throw new OptionsError(
-        'initialState',
-        snapshot,
-        `a snapshot from toJSON() of a breaker with a ${this.o.windowKind} window`,
-      );
-    }
+    checkSnapshot(snapshot, this.o.windowKind);
     const now = this.clock.now();
     this.consecutiveOpens = snapshot.consecutiveOpens;
     this.window.restore(snapshot.window, now);
@@ -866,33 +841,6 @@ export function breakerFromResolved(
   latency?: LatencyHistogram,
 ): CircuitBreaker {
   return buildFromResolved(CircuitBreaker, o, name, latency);
-}
-
-const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0;
-
-/** Snapshots are untrusted input (a cache, a file): check their shape before using them. */
-function isWindowData(kind: unknown, data: unknown): boolean {
-  if (!Array.isArray(data)) return false;
-  switch (kind) {
-    case 'consecutive':
-      return data.length <= 2 && data.every(isCount);
-    case 'count':
-      return data.every((code) => isCount(code) && (code as number) <= 3);
-    case 'time':
-      return data.every(
-        (row) =>
-          Array.isArray(row) &&
-          row.length === 4 &&
-          typeof row[0] === 'number' &&
-          row[0] >= 0 &&
-          Number.isFinite(row[0]) &&
-          row.slice(1).every(isCount) &&
-          row[2] <= row[1] &&
-          row[3] <= row[1],
-      );
-    default:
-      return false;
-  }
 }
 
 brand(CircuitBreaker, 'CircuitBreaker');
