@@ -1,8 +1,6 @@
-import type {
-  CircuitBreaker,
-  CircuitBreakerStats,
-} from '../policies/circuit-breaker/CircuitBreaker.js';
+import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import { type CircuitState, S_CLOSED, STATE_NAMES } from '../policies/circuit-breaker/state.js';
+import type { CircuitBreakerStats } from '../policies/circuit-breaker/stats.js';
 import type { BreakerKind, Keyed } from './kinds.js';
 import type { RegistryInstances } from './Registry.js';
 import { BreakerTotals } from './RetiredTotals.js';

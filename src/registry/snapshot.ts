@@ -1,9 +1,7 @@
 import type { Bulkhead, BulkheadStats } from '../policies/bulkhead/Bulkhead.js';
-import type {
-  CircuitBreaker,
-  CircuitBreakerStats,
-} from '../policies/circuit-breaker/CircuitBreaker.js';
+import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import { CircuitState } from '../policies/circuit-breaker/state.js';
+import type { CircuitBreakerStats } from '../policies/circuit-breaker/stats.js';
 import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import type { RetryPolicy, RetryStats } from '../policies/retry/RetryPolicy.js';
 import type { TimeoutPolicy, TimeoutStats } from '../policies/timeout/TimeoutPolicy.js';

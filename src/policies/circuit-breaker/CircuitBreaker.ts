@@ -5,7 +5,7 @@ import { OptionsError } from '../../errors/OptionsError.js';
 import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
 import { type Gate, NO_TIME, Outcome, REJECTED, StepKind } from '../../protocol/step.js';
 import { rejectedChannel, stateChangeChannel } from '../../telemetry/channels.js';
-import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
+import { LatencyHistogram } from '../../telemetry/LatencyHistogram.js';
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
 import { brand } from '../shared/brand.js';
 import { isCountedError } from '../shared/classify.js';
@@ -35,53 +35,8 @@ import {
   S_OPEN,
   STATE_NAMES,
 } from './state.js';
+import { addCountsOf, type BreakerCounters, type CircuitBreakerStats, statsOf } from './stats.js';
 import type { HealthWindow } from './windows/HealthWindow.js';
-
-/** Counters of a breaker since it was made, for health endpoints and tests. */
-export interface CircuitBreakerStats {
-  readonly state: CircuitState;
-  readonly generation: number;
-  readonly successes: number;
-  readonly failures: number;
-  readonly rejections: number;
-  readonly ignored: number;
-  readonly callsInWindow: number;
-  readonly failuresInWindow: number;
-  readonly slowCallsInWindow: number;
-  readonly probesInFlight: number;
-  /** `rejections` by the state that refused them. */
-  readonly rejectionsByReason: {
-    readonly open: number;
-    readonly halfOpen: number;
-    readonly forcedOpen: number;
-  };
-  /** State changes since the breaker was built. */
-  readonly transitions: number;
-  /** State changes by the state entered. */
-  readonly transitionsTo: Readonly<Record<CircuitState, number>>;
-  /**
-   * ms since the breaker entered its current state (since it was built when it never changed
-   * state); absent for a keyed breaker kept as numbers while idle.
-   */
-  readonly timeInState?: number;
-  /**
-   * Latency of the calls it admitted, with `metrics: { latency }` on (left out for keyed
-   * instances of a registry, whose name keeps one histogram for all keys).
-   */
-  readonly latency?: LatencySnapshot;
-}
-
-/** @internal Sums of breaker counters that {@link CircuitBreaker.addCounts} adds to. */
-export interface BreakerCounters {
-  successes: number;
-  failures: number;
-  ignored: number;
-  rejectedOpen: number;
-  rejectedHalfOpen: number;
-  rejectedForced: number;
-  /** By state entered, in the order of `STATE_NAMES`. */
-  readonly transitionsTo: number[];
-}
 
 /** @internal Receives every state change of a breaker, without counting as a listener. */
 export type TransitionSink = (breaker: CircuitBreaker, event: StateChangeEvent) => void;
@@ -128,8 +83,8 @@ export class CircuitBreaker implements Gate, Sleeper {
    * one, so a million keys do not hold a million histograms.
    */
   readonly latency: LatencyHistogram | undefined;
-  /** The histogram is its registry name's, not its own: `stats()` leaves it out. */
-  private readonly latencyShared: boolean;
+  /** @internal The histogram is its registry name's, not its own: `stats()` leaves it out. */
+  readonly latencyShared: boolean;
   /** @internal Set by a registry: sees every transition. */
   transitionSink: TransitionSink | undefined = undefined;
 
@@ -137,10 +92,11 @@ export class CircuitBreaker implements Gate, Sleeper {
   private o: ResolvedBreakerOptions;
   /** The clock this policy reads. */
   readonly clock: Clock;
-  private window: HealthWindow;
+  // The fields marked internal are read by the modules beside this one (stats.ts).
+  /** @internal */ window: HealthWindow;
   private needsNow: boolean;
-  private s = S_CLOSED;
-  private gen = 0;
+  /** @internal The state code. */ s = S_CLOSED;
+  /** @internal */ gen = 0;
   /**
    * The generation whose untimed successes take the short path of {@link releaseSuccess}:
    * `gen` while the breaker is closed, has no result predicate and no success listener, else
@@ -166,7 +122,7 @@ export class CircuitBreaker implements Gate, Sleeper {
   private halfOpenDeadline = Number.POSITIVE_INFINITY;
   private consecutiveOpens = 0;
   private probesStarted = 0;
-  private probesInFlight = 0;
+  /** @internal */ probesInFlight = 0;
   private probeSuccesses = 0;
   private probeFailures = 0;
   private isolations = 0;
@@ -175,15 +131,15 @@ export class CircuitBreaker implements Gate, Sleeper {
   private pendingError: BrokenCircuitError | undefined = undefined;
   private readonly openError: BrokenCircuitError;
   private readonly isolatedError: IsolatedCircuitError;
-  private nSuccesses = 0;
-  private nFailures = 0;
-  private nRejections = 0;
-  private nIgnored = 0;
-  private nRejectedHalfOpen = 0;
-  private nRejectedForced = 0;
-  /** Transitions by state entered; made on the first transition. */
-  private entered: number[] | undefined = undefined;
-  private enteredAt: number;
+  /** @internal */ nSuccesses = 0;
+  /** @internal */ nFailures = 0;
+  /** @internal */ nRejections = 0;
+  /** @internal */ nIgnored = 0;
+  /** @internal */ nRejectedHalfOpen = 0;
+  /** @internal */ nRejectedForced = 0;
+  /** @internal Transitions by state entered; made on the first transition. */
+  entered: number[] | undefined = undefined;
+  /** @internal */ enteredAt: number;
 
   /** @internal */ readonly stateChanged = new Listeners<StateChangeEvent>();
   /** @internal */ readonly succeeded = new Listeners<CallOutcomeEvent>();
@@ -339,40 +295,7 @@ export class CircuitBreaker implements Gate, Sleeper {
 
   /** Counters since construction, plus what the window holds now. */
   stats(): CircuitBreakerStats {
-    const state = this.state;
-    const now = this.clock.now();
-    if (this.s === S_CLOSED || this.s === S_METRICS_ONLY) this.window.judge(now);
-    const entered = this.entered;
-    const transitionsTo = {} as Record<CircuitState, number>;
-    let transitions = 0;
-    STATE_NAMES.forEach((name, i) => {
-      const n = entered === undefined ? 0 : entered[i]!;
-      transitionsTo[name] = n;
-      transitions += n;
-    });
-    const stats: CircuitBreakerStats = {
-      state,
-      generation: this.gen,
-      successes: this.nSuccesses,
-      failures: this.nFailures,
-      rejections: this.nRejections,
-      ignored: this.nIgnored,
-      callsInWindow: this.window.calls,
-      failuresInWindow: this.window.failures,
-      slowCallsInWindow: this.window.slowCalls,
-      probesInFlight: this.probesInFlight,
-      rejectionsByReason: {
-        open: this.nRejections - this.nRejectedHalfOpen - this.nRejectedForced,
-        halfOpen: this.nRejectedHalfOpen,
-        forcedOpen: this.nRejectedForced,
-      },
-      transitions,
-      transitionsTo,
-      timeInState: Math.max(0, now - this.enteredAt),
-    };
-    return this.latency === undefined || this.latencyShared
-      ? stats
-      : { ...stats, latency: this.latency.toJSON() };
+    return statsOf(this);
   }
 
   /** @internal Refusals by a half-open breaker and by a forced-open one, without a `stats()`. */
@@ -385,14 +308,7 @@ export class CircuitBreaker implements Gate, Sleeper {
    * the keys they do not list one by one, which may be millions.
    */
   addCounts(sums: BreakerCounters): void {
-    sums.successes += this.nSuccesses;
-    sums.failures += this.nFailures;
-    sums.ignored += this.nIgnored;
-    sums.rejectedOpen += this.nRejections - this.nRejectedHalfOpen - this.nRejectedForced;
-    sums.rejectedHalfOpen += this.nRejectedHalfOpen;
-    sums.rejectedForced += this.nRejectedForced;
-    const entered = this.entered;
-    if (entered !== undefined) for (let i = 0; i < 6; i++) sums.transitionsTo[i]! += entered[i]!;
+    addCountsOf(this, sums);
   }
 
   /** @internal Transitions counted so far, by state entered (index: state code). */
