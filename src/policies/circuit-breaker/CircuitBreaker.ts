@@ -18,6 +18,7 @@ import type {
   StateChangeEvent,
   TransitionReason,
 } from './events.js';
+import { readIdle, writeIdle } from './idle.js';
 import { makeWindow, retuneWindow, sameWindowShape } from './makeWindow.js';
 import {
   type CircuitBreakerOptions,
@@ -92,9 +93,9 @@ export class CircuitBreaker implements Gate, Sleeper {
   private o: ResolvedBreakerOptions;
   /** The clock this policy reads. */
   readonly clock: Clock;
-  // The fields marked internal are read by the modules beside this one (stats.ts).
+  // The fields marked internal are read by the modules beside this one (stats.ts, idle.ts).
   /** @internal */ window: HealthWindow;
-  private needsNow: boolean;
+  /** @internal */ needsNow: boolean;
   /** @internal The state code. */ s = S_CLOSED;
   /** @internal */ gen = 0;
   /**
@@ -120,7 +121,7 @@ export class CircuitBreaker implements Gate, Sleeper {
   private weakSelf: WeakRef<CircuitBreaker> | undefined = undefined;
   /** Half-open: when the probes must have decided, counted from the first; Infinity before it. */
   private halfOpenDeadline = Number.POSITIVE_INFINITY;
-  private consecutiveOpens = 0;
+  /** @internal */ consecutiveOpens = 0;
   private probesStarted = 0;
   /** @internal */ probesInFlight = 0;
   private probeSuccesses = 0;
@@ -233,42 +234,12 @@ export class CircuitBreaker implements Gate, Sleeper {
    * successes, failures, rejections, ignored] at `out[at..at+5]` and returns true.
    */
   exportIdle(out: Float64Array, at: number): boolean {
-    if (
-      this.s !== S_CLOSED ||
-      this.consecutiveOpens !== 0 ||
-      this.stateChanged.size !== 0 ||
-      this.succeeded.size !== 0 ||
-      this.failed.size !== 0 ||
-      this.rejected.size !== 0
-    ) {
-      return false;
-    }
-    const w = this.window;
-    if (this.needsNow) {
-      // Time-window outcomes need their times: only an empty one is exported.
-      w.judge(this.clock.now());
-      if (w.calls !== 0) return false;
-    } else if (w.failures !== 0 || w.slowCalls !== 0) {
-      return false;
-    }
-    out[at] = w.calls;
-    out[at + 1] = this.gen;
-    out[at + 2] = this.nSuccesses;
-    out[at + 3] = this.nFailures;
-    out[at + 4] = this.nRejections;
-    out[at + 5] = this.nIgnored;
-    return true;
+    return writeIdle(this, out, at);
   }
 
   /** @internal Restores what {@link exportIdle} wrote, into a breaker just built. */
   importIdle(from: Float64Array, at: number): void {
-    this.window.restoreCalls(from[at]!);
-    this.gen = from[at + 1]!;
-    this.refreshQuiet();
-    this.nSuccesses = from[at + 2]!;
-    this.nFailures = from[at + 3]!;
-    this.nRejections = from[at + 4]!;
-    this.nIgnored = from[at + 5]!;
+    readIdle(this, from, at);
   }
 
   /** The current state, with any transition due by now applied first. */
@@ -697,7 +668,8 @@ export class CircuitBreaker implements Gate, Sleeper {
     this.refreshQuiet();
   }
 
-  private refreshQuiet(): void {
+  /** @internal */
+  refreshQuiet(): void {
     this.quietGen =
       this.s === S_CLOSED && this.o.handleResult === undefined && this.succeeded.size === 0
         ? this.gen
