@@ -124,7 +124,7 @@ export {
   type RetryConfig,
   type TimeoutConfig,
   type WindowConfig,
-} from './registry/config.js';
+} from './registry/config/types.js';
 export { type Duration, parseDuration } from './registry/duration.js';
 export {
   defaultRegistry,

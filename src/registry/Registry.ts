@@ -23,15 +23,9 @@ import { resolveTimeoutOptions, type TimeoutOptions } from '../policies/timeout/
 import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 import { checkOptionsObject, clockOption, keyError } from '../validation/validate.js';
 import { ConfigError, type ConfigIssue } from './ConfigError.js';
-import {
-  type OptionsData,
-  optionsFor,
-  type RegistryConfig,
-  type RegistryKind,
-  SECTION_OF,
-  type ValidConfig,
-  validateConfig,
-} from './config.js';
+import { SECTION_OF } from './config/schema.js';
+import type { OptionsData, RegistryConfig, RegistryKind, ValidConfig } from './config/types.js';
+import { optionsFor, validateConfig } from './config/validate.js';
 import { KeyedInstances, type KeyedKind } from './KeyedInstances.js';
 import { BreakerKind, BulkheadKind, type Keyed, RateLimiterKind } from './kinds.js';
 import {
