@@ -6,9 +6,9 @@ import type { Disposer } from '../events/Listeners.js';
 import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
 import { type BulkheadOptions, resolveBulkheadOptions } from '../policies/bulkhead/options.js';
 import { CircuitBreaker, type TransitionSink } from '../policies/circuit-breaker/CircuitBreaker.js';
+import { sameWindowShape } from '../policies/circuit-breaker/makeWindow.js';
 import {
   type CircuitBreakerOptions,
-  type ResolvedBreakerOptions,
   resolveBreakerOptions,
 } from '../policies/circuit-breaker/options.js';
 import {
@@ -416,7 +416,7 @@ export class Registry {
           kind.o = o;
           for (const key of drop) instances.delete(key);
           for (const b of keep) b.applyOptions(o);
-          if (!sameWindow(old, o)) {
+          if (!sameWindowShape(o, old)) {
             // A window of another shape starts empty, shelved ones included.
             instances.forEach((_key, b, store, at) => {
               if (b === undefined) store[at] = 0;
@@ -574,13 +574,6 @@ function checkName(name: unknown): void {
   if (typeof name !== 'string' || name.length === 0) {
     throw new OptionsError('name', name, 'a non-empty string');
   }
-}
-
-function sameWindow(a: ResolvedBreakerOptions, b: ResolvedBreakerOptions): boolean {
-  if (a.windowKind !== b.windowKind) return false;
-  if (a.windowKind === 'count') return a.size === b.size;
-  if (a.windowKind === 'time') return a.duration === b.duration && a.buckets === b.buckets;
-  return true;
 }
 
 /**
