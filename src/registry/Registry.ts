@@ -26,16 +26,7 @@ import { optionsFor, validateConfig } from './config/validate.js';
 import { KeyedInstances } from './KeyedInstances.js';
 import { BreakerKind, BulkheadKind, type Keyed, RateLimiterKind } from './kinds.js';
 import { prepareReconfigure } from './reconfigure.js';
-import {
-  breakerEntry,
-  bulkheadEntry,
-  type RegistryInstanceSnapshot,
-  type RegistrySnapshot,
-  rateLimiterEntry,
-  retryEntry,
-  shelvedBreakerEntry,
-  timeoutEntry,
-} from './snapshot.js';
+import { type RegistrySnapshot, registrySnapshot } from './snapshot.js';
 import { type RegistryTransition, TransitionLog } from './TransitionLog.js';
 
 /** Options of a {@link Registry} itself (the policies' options come from the config). */
@@ -304,40 +295,7 @@ export class Registry {
    * first.
    */
   snapshot(): RegistrySnapshot {
-    const instances: RegistryInstanceSnapshot[] = [];
-    for (const [name, { policy }] of this.breakers)
-      instances.push(breakerEntry(name, undefined, policy));
-    for (const [name, { policy }] of this.retries) instances.push(retryEntry(name, policy));
-    for (const [name, { policy }] of this.timeouts) instances.push(timeoutEntry(name, policy));
-    for (const [name, { policy }] of this.bulkheads) {
-      instances.push(bulkheadEntry(name, undefined, policy, policy.maxConcurrent));
-    }
-    for (const [name, { policy }] of this.rateLimiters) {
-      instances.push(rateLimiterEntry(name, undefined, policy, policy.burst));
-    }
-    for (const [name, { instances: keyed }] of this.keyedBreakers) {
-      keyed.sweepAll();
-      keyed.forEach((key, breaker, store, at) => {
-        instances.push(
-          breaker === undefined
-            ? shelvedBreakerEntry(name, key, store, at)
-            : breakerEntry(name, key, breaker),
-        );
-      });
-    }
-    for (const [name, { kind, instances: keyed }] of this.keyedBulkheads) {
-      keyed.sweepAll();
-      keyed.forEach((key, bulkhead) => {
-        instances.push(bulkheadEntry(name, key, bulkhead, kind.o.maxConcurrent));
-      });
-    }
-    for (const [name, { kind, instances: keyed }] of this.keyedRateLimiters) {
-      keyed.sweepAll();
-      keyed.forEach((key, limiter) => {
-        instances.push(rateLimiterEntry(name, key, limiter, kind.o.burst));
-      });
-    }
-    return { instances };
+    return registrySnapshot(this.all());
   }
 
   /**

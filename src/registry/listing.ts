@@ -7,11 +7,10 @@ import { BreakerTotals } from './RetiredTotals.js';
 import {
   breakerEntry,
   bulkheadEntry,
+  pushNamedAfterBreakers,
   type RegistryInstanceSnapshot,
   rateLimiterEntry,
-  retryEntry,
   shelvedBreakerEntry,
-  timeoutEntry,
 } from './snapshot.js';
 
 /**
@@ -146,14 +145,7 @@ export function limitedSnapshot(
       onNotClosed?.(name, undefined, entry.state);
     }
   }
-  for (const [name, { policy }] of all.retries) instances.push(retryEntry(name, policy));
-  for (const [name, { policy }] of all.timeouts) instances.push(timeoutEntry(name, policy));
-  for (const [name, { policy }] of all.bulkheads) {
-    instances.push(bulkheadEntry(name, undefined, policy, policy.maxConcurrent));
-  }
-  for (const [name, { policy }] of all.rateLimiters) {
-    instances.push(rateLimiterEntry(name, undefined, policy, policy.burst));
-  }
+  pushNamedAfterBreakers(all, instances);
   for (const [name, group] of all.keyedBreakers) {
     const visit =
       onNotClosed === undefined
