@@ -7,21 +7,11 @@ import { type Gate, NO_TIME, Outcome, StepKind } from '../protocol/step.js';
 import { type ExecuteOptions, type ExecutionContext, SharedContext } from './context.js';
 import { buildCore, isPolicy } from './core.js';
 import { Execution, type PipelineCore, type Step, SYNC } from './Execution.js';
+import { type GateHandlers, gateHandlers, oneGateHandlers, sameTokens } from './gateHandlers.js';
 import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
 
 /** Any policy a pipeline can hold. */
 export type Policy = Step;
-
-/** Handlers for the promise of an async call through a gates-only pipeline, per token set. */
-interface GateHandlers {
-  readonly tokens: number[];
-  /** The first token: the only one of a pipeline of one gate. */
-  readonly token: number;
-  readonly ok: (value: unknown) => unknown;
-  readonly err: (error: unknown) => never;
-  readonly tryOk: (value: unknown) => ExecutionResult<unknown>;
-  readonly tryErr: (error: unknown) => Failure;
-}
 
 /**
  * Policies composed outer-to-inner in the order given, run by one flat executor. Build one with
@@ -423,37 +413,7 @@ export class Pipeline {
   }
 
   private makeHandlers(tokens: number[]): GateHandlers {
-    const gates = this.gates;
-    if (gates.length === 1) return oneGateHandlers(gates[0]!, tokens);
-    const onOk = (value: unknown): void => {
-      for (let i = gates.length - 1; i >= 0; i--) gates[i]!.releaseSuccess(tokens[i]!, value);
-    };
-    const onErr = (error: unknown): void => {
-      for (let i = gates.length - 1; i >= 0; i--) {
-        const g = gates[i]!;
-        g.release(tokens[i]!, g.classifyError(error), Number.NaN, error);
-      }
-    };
-    return {
-      tokens,
-      token: tokens[0]!,
-      ok: (value) => {
-        onOk(value);
-        return value;
-      },
-      err: (error) => {
-        onErr(error);
-        throw error;
-      },
-      tryOk: (value) => {
-        onOk(value);
-        return success(value);
-      },
-      tryErr: (error) => {
-        onErr(error);
-        return failure(error);
-      },
-    };
+    return gateHandlers(this.gates, tokens);
   }
 
   /** One resolved promise per refusing gate (per error, in debug mode), reused for every refusal. */
@@ -465,36 +425,6 @@ export class Pipeline {
     this.rejectionResults[i] = result;
     return result;
   }
-}
-
-/** The handlers of a pipeline of one gate: the common case, without the loops. */
-function oneGateHandlers(gate: Gate, tokens: number[]): GateHandlers {
-  const token = tokens[0]!;
-  return {
-    tokens,
-    token,
-    ok: (value) => {
-      gate.releaseSuccess(token, value);
-      return value;
-    },
-    err: (error) => {
-      gate.release(token, gate.classifyError(error), Number.NaN, error);
-      throw error;
-    },
-    tryOk: (value) => {
-      gate.releaseSuccess(token, value);
-      return success(value);
-    },
-    tryErr: (error) => {
-      gate.release(token, gate.classifyError(error), Number.NaN, error);
-      return failure(error);
-    },
-  };
-}
-
-function sameTokens(a: number[], b: number[]): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /**
