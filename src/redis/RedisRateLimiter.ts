@@ -462,7 +462,6 @@ export class RedisRateLimiter {
     this.keep(this.refusedUntil!, key, tat);
   }
 
-  /** Sets `key` in `map` as its most recent entry, forgetting the oldest past `maxKeys`. */
   /**
    * Sets `key`'s local TAT, forgetting the oldest key past `maxKeys`. One map operation for a
    * known key (this runs on every reply): the order is of first use, not last, and a busy key
@@ -478,6 +477,7 @@ export class RedisRateLimiter {
     }
   }
 
+  /** Sets `key` in `map` as its most recent entry, forgetting the oldest past `maxKeys`. */
   private keep<V>(map: Map<string, V>, key: string, value: V): void {
     map.delete(key);
     map.set(key, value);
