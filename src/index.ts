@@ -48,10 +48,7 @@ export {
 } from './policies/bulkhead/errors.js';
 export type { BulkheadRejectedEvent } from './policies/bulkhead/events.js';
 export { type BulkheadOptions, bulkheadDefaults } from './policies/bulkhead/options.js';
-export {
-  CircuitBreaker,
-  type CircuitBreakerStats,
-} from './policies/circuit-breaker/CircuitBreaker.js';
+export { CircuitBreaker } from './policies/circuit-breaker/CircuitBreaker.js';
 export {
   BrokenCircuitError,
   IsolatedCircuitError,
@@ -75,6 +72,7 @@ export {
 } from './policies/circuit-breaker/options.js';
 export type { CircuitBreakerSnapshot } from './policies/circuit-breaker/snapshot.js';
 export { CircuitState } from './policies/circuit-breaker/state.js';
+export type { CircuitBreakerStats } from './policies/circuit-breaker/stats.js';
 export {
   bulkhead,
   circuitBreaker,
@@ -126,7 +124,7 @@ export {
   type RetryConfig,
   type TimeoutConfig,
   type WindowConfig,
-} from './registry/config.js';
+} from './registry/config/types.js';
 export { type Duration, parseDuration } from './registry/duration.js';
 export {
   defaultRegistry,

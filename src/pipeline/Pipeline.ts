@@ -1,32 +1,17 @@
-import type { Clock } from '../clock/Clock.js';
-import { systemClock } from '../clock/systemClock.js';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
-import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
-import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
-import { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
-import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
-import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
+import type { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
+import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
+import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { brand, otherCopyNote } from '../policies/shared/brand.js';
-import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 import { type Gate, NO_TIME, Outcome, StepKind } from '../protocol/step.js';
 import { type ExecuteOptions, type ExecutionContext, SharedContext } from './context.js';
-import { Execution, NO_SLOT, type PipelineCore, type Step, SYNC } from './Execution.js';
-import { LatencySampler } from './LatencySampler.js';
+import { buildCore, isPolicy } from './core.js';
+import { Execution, type PipelineCore, type Step, SYNC } from './Execution.js';
+import { type GateHandlers, gateHandlers, oneGateHandlers, sameTokens } from './gateHandlers.js';
 import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
 
 /** Any policy a pipeline can hold. */
 export type Policy = Step;
-
-/** Handlers for the promise of an async call through a gates-only pipeline, per token set. */
-interface GateHandlers {
-  readonly tokens: number[];
-  /** The first token: the only one of a pipeline of one gate. */
-  readonly token: number;
-  readonly ok: (value: unknown) => unknown;
-  readonly err: (error: unknown) => never;
-  readonly tryOk: (value: unknown) => ExecutionResult<unknown>;
-  readonly tryErr: (error: unknown) => Failure;
-}
 
 /**
  * Policies composed outer-to-inner in the order given, run by one flat executor. Build one with
@@ -76,60 +61,14 @@ export class Pipeline {
     // A copy that is not frozen: V8 does not inline element loads from frozen arrays, and the
     // executor reads a step per policy on every call.
     const steps: readonly Step[] = [...policies];
-    let needsStartTime = false;
-    let needsEndTime = false;
-    let deferred = false;
-    let ownSignal = false;
-    let waits = false;
-    let sampleEvery = Number.POSITIVE_INFINITY;
-    let clock: Clock = systemClock;
-    for (const s of steps) {
-      if ('clock' in s && s.clock !== systemClock && clock === systemClock) clock = s.clock;
-      if (s.stepKind === StepKind.Gate && s.latencyEvery !== 0) {
-        sampleEvery = Math.min(sampleEvery, s.latencyEvery);
-      }
-      if (s instanceof CircuitBreaker) {
-        needsStartTime ||= s.needsDuration;
-        needsEndTime ||= s.needsDuration;
-      } else if (s instanceof Bulkhead) {
-        needsStartTime ||= s.needsQueueTime;
-        waits ||= s.mayWait;
-      } else if (s instanceof RateLimiter) {
-        waits ||= s.mayWait;
-      } else if (s instanceof TimeoutPolicy) {
-        needsStartTime ||= s.needsStartTime;
-        ownSignal = true;
-        deferred ||= s.aggressive;
-      } else if (s instanceof RetryPolicy) {
-        needsStartTime ||= s.needsTime;
-        waits = true;
-      }
-    }
-    // Every call is timed when the clock is cheap to read (a manual clock in tests).
-    if (clock.cheapNow === true && sampleEvery !== Number.POSITIVE_INFINITY) sampleEvery = 1;
-    const sampler =
-      needsEndTime || sampleEvery === Number.POSITIVE_INFINITY
-        ? undefined
-        : new LatencySampler(sampleEvery);
-    this.core = {
-      steps,
-      kinds: Uint8Array.from(steps, (s) => s.stepKind),
-      clock,
-      needsStartTime,
-      needsEndTime,
-      sampler,
-      pool: [],
-      ...assignSlots(steps, needsEndTime || sampler !== undefined),
-      deferred,
-      ownSignal,
-      listensToCaller: waits || ownSignal || deferred,
-    };
+    const { core, waits } = buildCore(steps);
+    this.core = core;
     this.gates = steps.filter(
       (s): s is CircuitBreaker | Bulkhead | RateLimiter => s.stepKind === StepKind.Gate,
     );
-    this.gatesOnly = this.gates.length === steps.length && !needsStartTime && !waits;
+    this.gatesOnly = this.gates.length === steps.length && !core.needsStartTime && !waits;
     this.soleGate =
-      this.gatesOnly && this.gates.length === 1 && sampler === undefined
+      this.gatesOnly && this.gates.length === 1 && core.sampler === undefined
         ? this.gates[0]
         : undefined;
     this.syncCapable = steps.every(
@@ -474,37 +413,7 @@ export class Pipeline {
   }
 
   private makeHandlers(tokens: number[]): GateHandlers {
-    const gates = this.gates;
-    if (gates.length === 1) return oneGateHandlers(gates[0]!, tokens);
-    const onOk = (value: unknown): void => {
-      for (let i = gates.length - 1; i >= 0; i--) gates[i]!.releaseSuccess(tokens[i]!, value);
-    };
-    const onErr = (error: unknown): void => {
-      for (let i = gates.length - 1; i >= 0; i--) {
-        const g = gates[i]!;
-        g.release(tokens[i]!, g.classifyError(error), Number.NaN, error);
-      }
-    };
-    return {
-      tokens,
-      token: tokens[0]!,
-      ok: (value) => {
-        onOk(value);
-        return value;
-      },
-      err: (error) => {
-        onErr(error);
-        throw error;
-      },
-      tryOk: (value) => {
-        onOk(value);
-        return success(value);
-      },
-      tryErr: (error) => {
-        onErr(error);
-        return failure(error);
-      },
-    };
+    return gateHandlers(this.gates, tokens);
   }
 
   /** One resolved promise per refusing gate (per error, in debug mode), reused for every refusal. */
@@ -516,68 +425,6 @@ export class Pipeline {
     this.rejectionResults[i] = result;
     return result;
   }
-}
-
-/** The handlers of a pipeline of one gate: the common case, without the loops. */
-function oneGateHandlers(gate: Gate, tokens: number[]): GateHandlers {
-  const token = tokens[0]!;
-  return {
-    tokens,
-    token,
-    ok: (value) => {
-      gate.releaseSuccess(token, value);
-      return value;
-    },
-    err: (error) => {
-      gate.release(token, gate.classifyError(error), Number.NaN, error);
-      throw error;
-    },
-    tryOk: (value) => {
-      gate.releaseSuccess(token, value);
-      return success(value);
-    },
-    tryErr: (error) => {
-      gate.release(token, gate.classifyError(error), Number.NaN, error);
-      return failure(error);
-    },
-  };
-}
-
-/** Gives each step that keeps a per-call number its slot in the execution record. */
-function assignSlots(
-  steps: readonly Step[],
-  timed: boolean,
-): Pick<PipelineCore, 'slotOf' | 'timeSlotOf' | 'startedSlot' | 'slotCount'> {
-  let next = 0;
-  const slotOf: number[] = [];
-  const timeSlotOf: number[] = [];
-  for (const s of steps) {
-    const keeps =
-      s instanceof CircuitBreaker ||
-      s instanceof TimeoutPolicy ||
-      s instanceof RetryPolicy ||
-      ((s instanceof Bulkhead || s instanceof RateLimiter) && s.mayWait);
-    slotOf.push(keeps ? next++ : NO_SLOT);
-    timeSlotOf.push(s instanceof RetryPolicy && s.needsTime ? next++ : NO_SLOT);
-  }
-  const startedSlot = timed ? next++ : NO_SLOT;
-  return { slotOf, timeSlotOf, startedSlot, slotCount: next };
-}
-
-function sameTokens(a: number[], b: number[]): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function isPolicy(p: unknown): p is Policy {
-  return (
-    p instanceof CircuitBreaker ||
-    p instanceof Bulkhead ||
-    p instanceof RateLimiter ||
-    p instanceof RetryPolicy ||
-    p instanceof TimeoutPolicy ||
-    p instanceof FallbackPolicy
-  );
 }
 
 /**

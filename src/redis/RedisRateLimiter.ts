@@ -7,84 +7,18 @@ import { RateLimitedError } from '../policies/rate-limiter/errors.js';
 import type { RateLimitedEvent } from '../policies/rate-limiter/events.js';
 import { gcraTake, gcraWait } from '../policies/rate-limiter/gcra.js';
 import {
-  type RateLimiterOptions,
   type ResolvedRateLimiterOptions,
   resolveRateLimiterOptions,
 } from '../policies/rate-limiter/options.js';
 import type { AcquireOptions } from '../policies/rate-limiter/RateLimiter.js';
 import { duration, integer, keyError, numberIn, oneOf } from '../validation/validate.js';
-import type { RedisClientLike } from './adapters.js';
 import { type GcraDecision, RedisGcraStore } from './RedisGcraStore.js';
-
-/**
- * What a {@link RedisRateLimiter} does while Redis does not answer:
- * - `'local'`: decides with an in-process limiter holding `localShare` of the rate, each key
- *   starting from the state Redis last gave for it;
- * - `'open'`: admits every call;
- * - `'closed'`: refuses every call.
- */
-export type StoreFailureMode = 'local' | 'open' | 'closed';
-
-/** Options of {@link RedisRateLimiter}: the rate, as for `RateLimiter`, and where it lives. */
-export interface RedisRateLimiterOptions extends Omit<RateLimiterOptions, 'permits'> {
-  /**
-   * An ioredis client, a connected node-redis client, or an adapter. Configure it to fail
-   * fast while disconnected (see the `breakwater/redis` module documentation).
-   */
-  readonly client: RedisClientLike;
-  /** Start of every Redis key. @default "breakwater:" */
-  readonly prefix?: string;
-  /**
-   * Deadline of each decision in ms, reply included; a decision without a reply by then is
-   * made by `onStoreFailure`. Far above a reply's usual time, so that a busy machine does not
-   * trip it. @default 200
-   */
-  readonly timeout?: number;
-  /**
-   * How a decision Redis does not answer is made. When decisions have failed for `timeout` ms
-   * in a row, every call is decided this way until Redis answers a probe. @default "local"
-   */
-  readonly onStoreFailure?: StoreFailureMode;
-  /**
-   * With `onStoreFailure: 'local'`: the share of the rate (and of the burst) this process
-   * admits on its own while Redis is away, in (0, 1]. Set it to 1 / the number of processes
-   * sharing the limit. @default 1
-   */
-  readonly localShare?: number;
-  /**
-   * While Redis is away: how often, in ms, one decision (the probe) is sent to Redis again; no
-   * other goes until it is answered or fails. @default 500
-   */
-  readonly probeInterval?: number;
-  /**
-   * Refuse a key locally, without a round trip, until the time its last refusal said, for the
-   * permits that cannot be free before then (it can only refuse what Redis would). @default true
-   */
-  readonly negativeCache?: boolean;
-  /** Keys remembered by the negative cache, the leases and the local fallback. @default 100000 */
-  readonly maxKeys?: number;
-  /**
-   * Lease mode for hot keys: a decision on a key with a backlog takes up to `lease` permits in
-   * one round trip and this process spends the extra ones itself, without asking Redis. It
-   * never admits more than Redis would: leased permits are spent only while the key's backlog
-   * at the lease lasts. Permits left when it ends are lost (at most `lease - 1` per round trip).
-   * 1 turns it off. @default 1
-   */
-  readonly lease?: number;
-  /** Receives client configuration warnings. @default console.warn, once per message */
-  readonly onWarning?: (message: string) => void;
-}
-
-/** Defaults of {@link RedisRateLimiterOptions} beyond those of the rate limiter. */
-export const redisRateLimiterDefaults = Object.freeze({
-  timeout: 200,
-  onStoreFailure: 'local' as StoreFailureMode,
-  localShare: 1,
-  probeInterval: 500,
-  negativeCache: true,
-  maxKeys: 100_000,
-  lease: 1,
-});
+import {
+  REDIS_LIMITER_KEYS,
+  type RedisRateLimiterOptions,
+  redisRateLimiterDefaults,
+  type StoreFailureMode,
+} from './rateLimiterOptions.js';
 
 /** Emitted when Redis stops or starts answering a limiter's decisions. */
 export interface StoreStateEvent {
@@ -109,19 +43,6 @@ export interface RedisRateLimiterStats {
   /** False from the switch to `onStoreFailure` until Redis answers again. */
   readonly storeAvailable: boolean;
 }
-
-const KEYS = [
-  'client',
-  'prefix',
-  'timeout',
-  'onStoreFailure',
-  'localShare',
-  'probeInterval',
-  'negativeCache',
-  'maxKeys',
-  'lease',
-  'onWarning',
-];
 
 /** Permits a process took ahead in one decision, to spend until `until` (ms of its clock). */
 interface Lease {
@@ -219,7 +140,7 @@ export class RedisRateLimiter {
   /** @internal */ readonly limited = new Listeners<RateLimitedEvent>();
 
   constructor(options: RedisRateLimiterOptions) {
-    const o = resolveRateLimiterOptions(options, KEYS);
+    const o = resolveRateLimiterOptions(options, REDIS_LIMITER_KEYS);
     this.o = o;
     this.name = o.name;
     this.clock = o.clock;
@@ -541,7 +462,6 @@ export class RedisRateLimiter {
     this.keep(this.refusedUntil!, key, tat);
   }
 
-  /** Sets `key` in `map` as its most recent entry, forgetting the oldest past `maxKeys`. */
   /**
    * Sets `key`'s local TAT, forgetting the oldest key past `maxKeys`. One map operation for a
    * known key (this runs on every reply): the order is of first use, not last, and a busy key
@@ -557,6 +477,7 @@ export class RedisRateLimiter {
     }
   }
 
+  /** Sets `key` in `map` as its most recent entry, forgetting the oldest past `maxKeys`. */
   private keep<V>(map: Map<string, V>, key: string, value: V): void {
     map.delete(key);
     map.set(key, value);

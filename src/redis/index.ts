@@ -47,10 +47,12 @@ export {
 } from './RedisGcraStore.js';
 export {
   RedisRateLimiter,
-  type RedisRateLimiterOptions,
   type RedisRateLimiterStats,
-  redisRateLimiterDefaults,
-  type StoreFailureMode,
   type StoreStateEvent,
 } from './RedisRateLimiter.js';
+export {
+  type RedisRateLimiterOptions,
+  redisRateLimiterDefaults,
+  type StoreFailureMode,
+} from './rateLimiterOptions.js';
 export { GCRA_SCRIPT, GCRA_SCRIPT_SHA } from './script.js';

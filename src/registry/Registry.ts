@@ -1,6 +1,5 @@
 import type { Clock } from '../clock/Clock.js';
 import { systemClock } from '../clock/systemClock.js';
-import { describeValue } from '../errors/describeValue.js';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
 import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
@@ -8,7 +7,6 @@ import { type BulkheadOptions, resolveBulkheadOptions } from '../policies/bulkhe
 import { CircuitBreaker, type TransitionSink } from '../policies/circuit-breaker/CircuitBreaker.js';
 import {
   type CircuitBreakerOptions,
-  type ResolvedBreakerOptions,
   resolveBreakerOptions,
 } from '../policies/circuit-breaker/options.js';
 import {
@@ -16,34 +14,19 @@ import {
   resolveRateLimiterOptions,
 } from '../policies/rate-limiter/options.js';
 import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
-import { type RetryOptions, resolveRetryOptions } from '../policies/retry/options.js';
+import type { RetryOptions } from '../policies/retry/options.js';
 import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
 import { brand, otherCopyNote } from '../policies/shared/brand.js';
-import { resolveTimeoutOptions, type TimeoutOptions } from '../policies/timeout/options.js';
+import type { TimeoutOptions } from '../policies/timeout/options.js';
 import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
 import { checkOptionsObject, clockOption, keyError } from '../validation/validate.js';
-import { ConfigError, type ConfigIssue } from './ConfigError.js';
-import {
-  type OptionsData,
-  optionsFor,
-  type RegistryConfig,
-  type RegistryKind,
-  SECTION_OF,
-  type ValidConfig,
-  validateConfig,
-} from './config.js';
-import { KeyedInstances, type KeyedKind } from './KeyedInstances.js';
+import type { ConfigError } from './ConfigError.js';
+import type { OptionsData, RegistryConfig, RegistryKind, ValidConfig } from './config/types.js';
+import { optionsFor, validateConfig } from './config/validate.js';
+import { KeyedInstances } from './KeyedInstances.js';
 import { BreakerKind, BulkheadKind, type Keyed, RateLimiterKind } from './kinds.js';
-import {
-  breakerEntry,
-  bulkheadEntry,
-  type RegistryInstanceSnapshot,
-  type RegistrySnapshot,
-  rateLimiterEntry,
-  retryEntry,
-  shelvedBreakerEntry,
-  timeoutEntry,
-} from './snapshot.js';
+import { prepareReconfigure } from './reconfigure.js';
+import { type RegistrySnapshot, registrySnapshot } from './snapshot.js';
 import { type RegistryTransition, TransitionLog } from './TransitionLog.js';
 
 /** Options of a {@link Registry} itself (the policies' options come from the config). */
@@ -52,13 +35,16 @@ export interface RegistryOptions {
   readonly clock?: Clock;
 }
 
-/** @internal What `collectMetrics` reads from a registry. */
+/**
+ * @internal Every instance of a registry: what `collectMetrics`, the listings and the
+ * registry's own snapshot and reconfiguration read.
+ */
 export interface RegistryInstances {
-  readonly breakers: ReadonlyMap<string, { readonly policy: CircuitBreaker }>;
-  readonly retries: ReadonlyMap<string, { readonly policy: RetryPolicy }>;
-  readonly timeouts: ReadonlyMap<string, { readonly policy: TimeoutPolicy }>;
-  readonly bulkheads: ReadonlyMap<string, { readonly policy: Bulkhead }>;
-  readonly rateLimiters: ReadonlyMap<string, { readonly policy: RateLimiter }>;
+  readonly breakers: ReadonlyMap<string, Named<CircuitBreaker>>;
+  readonly retries: ReadonlyMap<string, Named<RetryPolicy>>;
+  readonly timeouts: ReadonlyMap<string, Named<TimeoutPolicy>>;
+  readonly bulkheads: ReadonlyMap<string, Named<Bulkhead>>;
+  readonly rateLimiters: ReadonlyMap<string, Named<RateLimiter>>;
   readonly keyedBreakers: ReadonlyMap<string, Keyed<CircuitBreaker, BreakerKind>>;
   readonly keyedBulkheads: ReadonlyMap<string, Keyed<Bulkhead, BulkheadKind>>;
   readonly keyedRateLimiters: ReadonlyMap<string, Keyed<RateLimiter, RateLimiterKind>>;
@@ -67,7 +53,8 @@ export interface RegistryInstances {
 /** A policy a registry can hold. */
 export type RegistryPolicy = CircuitBreaker | RetryPolicy | TimeoutPolicy | Bulkhead | RateLimiter;
 
-interface Named<P> {
+/** @internal A named instance of a registry. */
+export interface Named<P> {
   readonly policy: P;
   /** Built in code and handed to `register`: the config never changes it. */
   readonly registered: boolean;
@@ -308,40 +295,7 @@ export class Registry {
    * first.
    */
   snapshot(): RegistrySnapshot {
-    const instances: RegistryInstanceSnapshot[] = [];
-    for (const [name, { policy }] of this.breakers)
-      instances.push(breakerEntry(name, undefined, policy));
-    for (const [name, { policy }] of this.retries) instances.push(retryEntry(name, policy));
-    for (const [name, { policy }] of this.timeouts) instances.push(timeoutEntry(name, policy));
-    for (const [name, { policy }] of this.bulkheads) {
-      instances.push(bulkheadEntry(name, undefined, policy, policy.maxConcurrent));
-    }
-    for (const [name, { policy }] of this.rateLimiters) {
-      instances.push(rateLimiterEntry(name, undefined, policy, policy.burst));
-    }
-    for (const [name, { instances: keyed }] of this.keyedBreakers) {
-      keyed.sweepAll();
-      keyed.forEach((key, breaker, store, at) => {
-        instances.push(
-          breaker === undefined
-            ? shelvedBreakerEntry(name, key, store, at)
-            : breakerEntry(name, key, breaker),
-        );
-      });
-    }
-    for (const [name, { kind, instances: keyed }] of this.keyedBulkheads) {
-      keyed.sweepAll();
-      keyed.forEach((key, bulkhead) => {
-        instances.push(bulkheadEntry(name, key, bulkhead, kind.o.maxConcurrent));
-      });
-    }
-    for (const [name, { kind, instances: keyed }] of this.keyedRateLimiters) {
-      keyed.sweepAll();
-      keyed.forEach((key, limiter) => {
-        instances.push(rateLimiterEntry(name, key, limiter, kind.o.burst));
-      });
-    }
-    return { instances };
+    return registrySnapshot(this.all());
   }
 
   /**
@@ -357,113 +311,14 @@ export class Registry {
    */
   reconfigure(config: RegistryConfig): void {
     const next = validateConfig(config);
-    const issues: ConfigIssue[] = [];
-    const steps: (() => void)[] = [];
-    const check = (kind: RegistryKind, name: string, prepare: () => () => void): void => {
-      try {
-        steps.push(prepare());
-      } catch (error) {
-        if (error instanceof ConfigError) issues.push(...error.issues);
-        else if (error instanceof OptionsError) {
-          issues.push({
-            path: `${SECTION_OF.get(kind)}.${name}.${error.option}`,
-            message: `expected ${error.expected}, got ${describeValue(error.value)}`,
-          });
-        } else throw error;
-      }
-    };
-
-    for (const [name, { policy, registered }] of this.breakers) {
-      if (registered) continue;
-      check('circuitBreaker', name, () => {
-        const o = resolveBreakerOptions(this.options(next, 'circuitBreaker', name));
-        policy.checkOptions(o);
-        return () => policy.applyOptions(o);
-      });
-    }
-    for (const [name, { policy, registered }] of this.retries) {
-      if (registered) continue;
-      check('retry', name, () => {
-        const o = resolveRetryOptions(this.options(next, 'retry', name));
-        policy.checkOptions(o);
-        return () => policy.applyOptions(o);
-      });
-    }
-    for (const [name, { policy, registered }] of this.timeouts) {
-      if (registered) continue;
-      check('timeout', name, () => {
-        const o = resolveTimeoutOptions(this.options(next, 'timeout', name) as never);
-        policy.checkOptions(o);
-        return () => policy.applyOptions(o);
-      });
-    }
-    for (const [name, { policy, registered }] of this.bulkheads) {
-      if (registered) continue;
-      check('bulkhead', name, () => {
-        const o = resolveBulkheadOptions(this.options(next, 'bulkhead', name));
-        policy.checkOptions(o);
-        return () => policy.applyOptions(o);
-      });
-    }
-    for (const [name, { policy, registered }] of this.rateLimiters) {
-      if (registered) continue;
-      check('rateLimiter', name, () => {
-        const o = resolveRateLimiterOptions(this.options(next, 'rateLimiter', name));
-        policy.checkOptions(o);
-        return () => policy.applyOptions(o);
-      });
-    }
-    for (const [name, { kind, instances }] of this.keyedBreakers) {
-      check('circuitBreaker', name, () => {
-        const o = resolveBreakerOptions(this.options(next, 'circuitBreaker', name));
-        const { keep, drop } = this.sortKeyed(instances, kind, (b) => b.checkOptions(o, b.name));
-        return () => {
-          const old = kind.o;
-          kind.o = o;
-          for (const key of drop) instances.delete(key);
-          for (const b of keep) b.applyOptions(o);
-          if (!sameWindow(old, o)) {
-            // A window of another shape starts empty, shelved ones included.
-            instances.forEach((_key, b, store, at) => {
-              if (b === undefined) store[at] = 0;
-            });
-          }
-        };
-      });
-    }
-    for (const [name, { kind, instances }] of this.keyedBulkheads) {
-      check('bulkhead', name, () => {
-        const o = resolveBulkheadOptions(this.options(next, 'bulkhead', name));
-        const { keep, drop } = this.sortKeyed(instances, kind, (b) => b.checkOptions(o, b.name));
-        return () => {
-          kind.o = o;
-          for (const key of drop) instances.delete(key);
-          for (const b of keep) b.applyOptions(o);
-        };
-      });
-    }
-    for (const [name, { kind, instances }] of this.keyedRateLimiters) {
-      check('rateLimiter', name, () => {
-        const o = resolveRateLimiterOptions(this.options(next, 'rateLimiter', name));
-        const { keep, drop } = this.sortKeyed(instances, kind, (l) => l.checkOptions(o, l.name));
-        return () => {
-          kind.o = o;
-          for (const key of drop) instances.delete(key);
-          for (const l of keep) l.applyOptions(o);
-        };
-      });
-    }
-    if (issues.length > 0) throw new ConfigError(issues);
-
+    const apply = prepareReconfigure(
+      this.all(),
+      next,
+      (kind, name) => this.options(next, kind, name),
+      this.clock,
+    );
     this.config = next;
-    for (const step of steps) step();
-    const { maxKeys, idleTimeout } = next.keys;
-    for (const { instances } of this.keyedBreakers.values())
-      instances.setLimits(maxKeys, idleTimeout);
-    for (const { instances } of this.keyedBulkheads.values())
-      instances.setLimits(maxKeys, idleTimeout);
-    for (const { instances } of this.keyedRateLimiters.values())
-      instances.setLimits(maxKeys, idleTimeout);
+    apply();
   }
 
   /**
@@ -496,6 +351,12 @@ export class Registry {
    * listings of `/health` and the dashboard.
    */
   instancesForMetrics(): RegistryInstances {
+    return this.all();
+  }
+
+  // ---- internals --------------------------------------------------------------------------------
+
+  private all(): RegistryInstances {
     return {
       breakers: this.breakers,
       retries: this.retries,
@@ -507,8 +368,6 @@ export class Registry {
       keyedRateLimiters: this.keyedRateLimiters,
     };
   }
-
-  // ---- internals --------------------------------------------------------------------------------
 
   /** Options for instance `name` of `kind` under `config`, with the name and the clock. */
   private options(config: ValidConfig, kind: RegistryKind, name: string): OptionsData {
@@ -546,47 +405,12 @@ export class Registry {
     this.keyedRateLimiters.set(name, group);
     return group;
   }
-
-  /**
-   * Splits the live keyed instances into those that take new options (`check` passes) and
-   * those to drop (it fails, but they are not protected). A protected one that cannot take
-   * them makes the whole change fail: the error is thrown on.
-   */
-  private sortKeyed<T>(
-    instances: KeyedInstances<T>,
-    kind: KeyedKind<T>,
-    check: (instance: T) => void,
-  ): { keep: T[]; drop: string[] } {
-    const keep: T[] = [];
-    const drop: string[] = [];
-    instances.forEachLive((key, instance) => {
-      try {
-        check(instance);
-        keep.push(instance);
-      } catch (error) {
-        if (
-          !(error instanceof OptionsError) ||
-          kind.isProtected(instance, this.clock.now(), Number.POSITIVE_INFINITY)
-        )
-          throw error;
-        drop.push(key);
-      }
-    });
-    return { keep, drop };
-  }
 }
 
 function checkName(name: unknown): void {
   if (typeof name !== 'string' || name.length === 0) {
     throw new OptionsError('name', name, 'a non-empty string');
   }
-}
-
-function sameWindow(a: ResolvedBreakerOptions, b: ResolvedBreakerOptions): boolean {
-  if (a.windowKind !== b.windowKind) return false;
-  if (a.windowKind === 'count') return a.size === b.size;
-  if (a.windowKind === 'time') return a.duration === b.duration && a.buckets === b.buckets;
-  return true;
 }
 
 /**

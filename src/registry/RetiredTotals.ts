@@ -1,10 +1,7 @@
 import type { BulkheadStats } from '../policies/bulkhead/Bulkhead.js';
-import type {
-  BreakerCounters,
-  CircuitBreaker,
-  CircuitBreakerStats,
-} from '../policies/circuit-breaker/CircuitBreaker.js';
+import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import { STATE_NAMES } from '../policies/circuit-breaker/state.js';
+import type { BreakerCounters, CircuitBreakerStats } from '../policies/circuit-breaker/stats.js';
 import type { RateLimiterStats } from './snapshot.js';
 
 /**

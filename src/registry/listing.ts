@@ -1,19 +1,16 @@
-import type {
-  CircuitBreaker,
-  CircuitBreakerStats,
-} from '../policies/circuit-breaker/CircuitBreaker.js';
+import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import { type CircuitState, S_CLOSED, STATE_NAMES } from '../policies/circuit-breaker/state.js';
+import type { CircuitBreakerStats } from '../policies/circuit-breaker/stats.js';
 import type { BreakerKind, Keyed } from './kinds.js';
 import type { RegistryInstances } from './Registry.js';
 import { BreakerTotals } from './RetiredTotals.js';
 import {
   breakerEntry,
   bulkheadEntry,
+  pushNamedAfterBreakers,
   type RegistryInstanceSnapshot,
   rateLimiterEntry,
-  retryEntry,
   shelvedBreakerEntry,
-  timeoutEntry,
 } from './snapshot.js';
 
 /**
@@ -148,14 +145,7 @@ export function limitedSnapshot(
       onNotClosed?.(name, undefined, entry.state);
     }
   }
-  for (const [name, { policy }] of all.retries) instances.push(retryEntry(name, policy));
-  for (const [name, { policy }] of all.timeouts) instances.push(timeoutEntry(name, policy));
-  for (const [name, { policy }] of all.bulkheads) {
-    instances.push(bulkheadEntry(name, undefined, policy, policy.maxConcurrent));
-  }
-  for (const [name, { policy }] of all.rateLimiters) {
-    instances.push(rateLimiterEntry(name, undefined, policy, policy.burst));
-  }
+  pushNamedAfterBreakers(all, instances);
   for (const [name, group] of all.keyedBreakers) {
     const visit =
       onNotClosed === undefined

@@ -1,12 +1,11 @@
 import type { Bulkhead, BulkheadStats } from '../policies/bulkhead/Bulkhead.js';
-import type {
-  CircuitBreaker,
-  CircuitBreakerStats,
-} from '../policies/circuit-breaker/CircuitBreaker.js';
+import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import { CircuitState } from '../policies/circuit-breaker/state.js';
+import type { CircuitBreakerStats } from '../policies/circuit-breaker/stats.js';
 import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import type { RetryPolicy, RetryStats } from '../policies/retry/RetryPolicy.js';
 import type { TimeoutPolicy, TimeoutStats } from '../policies/timeout/TimeoutPolicy.js';
+import type { RegistryInstances } from './Registry.js';
 
 export type { BulkheadStats, RetryStats, TimeoutStats };
 
@@ -155,4 +154,56 @@ const NO_TRANSITIONS: Readonly<Record<CircuitState, number>> = Object.freeze({
 
 function withKey<E extends RegistryInstanceSnapshot>(entry: E, key: string | undefined): E {
   return key === undefined ? entry : { ...entry, key };
+}
+
+/**
+ * @internal Pushes onto `instances` the entries of the named instances of `all` that follow
+ * the breakers, in snapshot order: retries, timeouts, bulkheads, rate limiters.
+ */
+export function pushNamedAfterBreakers(
+  all: RegistryInstances,
+  instances: RegistryInstanceSnapshot[],
+): void {
+  for (const [name, { policy }] of all.retries) instances.push(retryEntry(name, policy));
+  for (const [name, { policy }] of all.timeouts) instances.push(timeoutEntry(name, policy));
+  for (const [name, { policy }] of all.bulkheads) {
+    instances.push(bulkheadEntry(name, undefined, policy, policy.maxConcurrent));
+  }
+  for (const [name, { policy }] of all.rateLimiters) {
+    instances.push(rateLimiterEntry(name, undefined, policy, policy.burst));
+  }
+}
+
+/**
+ * @internal The snapshot of every instance of a registry (see `Registry.snapshot`). Keys past
+ * their idle timeout are dropped first.
+ */
+export function registrySnapshot(all: RegistryInstances): RegistrySnapshot {
+  const instances: RegistryInstanceSnapshot[] = [];
+  for (const [name, { policy }] of all.breakers)
+    instances.push(breakerEntry(name, undefined, policy));
+  pushNamedAfterBreakers(all, instances);
+  for (const [name, { instances: keyed }] of all.keyedBreakers) {
+    keyed.sweepAll();
+    keyed.forEach((key, breaker, store, at) => {
+      instances.push(
+        breaker === undefined
+          ? shelvedBreakerEntry(name, key, store, at)
+          : breakerEntry(name, key, breaker),
+      );
+    });
+  }
+  for (const [name, { kind, instances: keyed }] of all.keyedBulkheads) {
+    keyed.sweepAll();
+    keyed.forEach((key, bulkhead) => {
+      instances.push(bulkheadEntry(name, key, bulkhead, kind.o.maxConcurrent));
+    });
+  }
+  for (const [name, { kind, instances: keyed }] of all.keyedRateLimiters) {
+    keyed.sweepAll();
+    keyed.forEach((key, limiter) => {
+      instances.push(rateLimiterEntry(name, key, limiter, kind.o.burst));
+    });
+  }
+  return { instances };
 }

@@ -5,9 +5,8 @@ import { OptionsError } from '../../errors/OptionsError.js';
 import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
 import { type Gate, NO_TIME, Outcome, REJECTED, StepKind } from '../../protocol/step.js';
 import { rejectedChannel, stateChangeChannel } from '../../telemetry/channels.js';
-import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
+import { LatencyHistogram } from '../../telemetry/LatencyHistogram.js';
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
-import { MAX_DURATION_MS } from '../../validation/validate.js';
 import { brand } from '../shared/brand.js';
 import { isCountedError } from '../shared/classify.js';
 import { buildFromResolved, presetLatency, presetName, takePreset } from '../shared/preset.js';
@@ -19,12 +18,14 @@ import type {
   StateChangeEvent,
   TransitionReason,
 } from './events.js';
+import { readIdle, writeIdle } from './idle.js';
+import { makeWindow, retuneWindow, sameWindowShape } from './makeWindow.js';
 import {
   type CircuitBreakerOptions,
   type ResolvedBreakerOptions,
   resolveBreakerOptions,
 } from './options.js';
-import type { CircuitBreakerSnapshot } from './snapshot.js';
+import { type CircuitBreakerSnapshot, checkSnapshot, snapshotOf } from './snapshot.js';
 import {
   type CircuitState,
   S_CLOSED,
@@ -35,56 +36,8 @@ import {
   S_OPEN,
   STATE_NAMES,
 } from './state.js';
-import { ConsecutiveWindow } from './windows/ConsecutiveWindow.js';
-import { CountWindow } from './windows/CountWindow.js';
-import type { HealthWindow, Thresholds } from './windows/HealthWindow.js';
-import { TimeWindow } from './windows/TimeWindow.js';
-
-/** Counters of a breaker since it was made, for health endpoints and tests. */
-export interface CircuitBreakerStats {
-  readonly state: CircuitState;
-  readonly generation: number;
-  readonly successes: number;
-  readonly failures: number;
-  readonly rejections: number;
-  readonly ignored: number;
-  readonly callsInWindow: number;
-  readonly failuresInWindow: number;
-  readonly slowCallsInWindow: number;
-  readonly probesInFlight: number;
-  /** `rejections` by the state that refused them. */
-  readonly rejectionsByReason: {
-    readonly open: number;
-    readonly halfOpen: number;
-    readonly forcedOpen: number;
-  };
-  /** State changes since the breaker was built. */
-  readonly transitions: number;
-  /** State changes by the state entered. */
-  readonly transitionsTo: Readonly<Record<CircuitState, number>>;
-  /**
-   * ms since the breaker entered its current state (since it was built when it never changed
-   * state); absent for a keyed breaker kept as numbers while idle.
-   */
-  readonly timeInState?: number;
-  /**
-   * Latency of the calls it admitted, with `metrics: { latency }` on (left out for keyed
-   * instances of a registry, whose name keeps one histogram for all keys).
-   */
-  readonly latency?: LatencySnapshot;
-}
-
-/** @internal Sums of breaker counters that {@link CircuitBreaker.addCounts} adds to. */
-export interface BreakerCounters {
-  successes: number;
-  failures: number;
-  ignored: number;
-  rejectedOpen: number;
-  rejectedHalfOpen: number;
-  rejectedForced: number;
-  /** By state entered, in the order of `STATE_NAMES`. */
-  readonly transitionsTo: number[];
-}
+import { addCountsOf, type BreakerCounters, type CircuitBreakerStats, statsOf } from './stats.js';
+import type { HealthWindow } from './windows/HealthWindow.js';
 
 /** @internal Receives every state change of a breaker, without counting as a listener. */
 export type TransitionSink = (breaker: CircuitBreaker, event: StateChangeEvent) => void;
@@ -131,8 +84,8 @@ export class CircuitBreaker implements Gate, Sleeper {
    * one, so a million keys do not hold a million histograms.
    */
   readonly latency: LatencyHistogram | undefined;
-  /** The histogram is its registry name's, not its own: `stats()` leaves it out. */
-  private readonly latencyShared: boolean;
+  /** @internal The histogram is its registry name's, not its own: `stats()` leaves it out. */
+  readonly latencyShared: boolean;
   /** @internal Set by a registry: sees every transition. */
   transitionSink: TransitionSink | undefined = undefined;
 
@@ -140,10 +93,11 @@ export class CircuitBreaker implements Gate, Sleeper {
   private o: ResolvedBreakerOptions;
   /** The clock this policy reads. */
   readonly clock: Clock;
-  private window: HealthWindow;
-  private needsNow: boolean;
-  private s = S_CLOSED;
-  private gen = 0;
+  // The fields marked internal are read by the modules beside this one (stats.ts, idle.ts).
+  /** @internal */ window: HealthWindow;
+  /** @internal */ needsNow: boolean;
+  /** @internal The state code. */ s = S_CLOSED;
+  /** @internal */ gen = 0;
   /**
    * The generation whose untimed successes take the short path of {@link releaseSuccess}:
    * `gen` while the breaker is closed, has no result predicate and no success listener, else
@@ -167,9 +121,9 @@ export class CircuitBreaker implements Gate, Sleeper {
   private weakSelf: WeakRef<CircuitBreaker> | undefined = undefined;
   /** Half-open: when the probes must have decided, counted from the first; Infinity before it. */
   private halfOpenDeadline = Number.POSITIVE_INFINITY;
-  private consecutiveOpens = 0;
+  /** @internal */ consecutiveOpens = 0;
   private probesStarted = 0;
-  private probesInFlight = 0;
+  /** @internal */ probesInFlight = 0;
   private probeSuccesses = 0;
   private probeFailures = 0;
   private isolations = 0;
@@ -178,15 +132,15 @@ export class CircuitBreaker implements Gate, Sleeper {
   private pendingError: BrokenCircuitError | undefined = undefined;
   private readonly openError: BrokenCircuitError;
   private readonly isolatedError: IsolatedCircuitError;
-  private nSuccesses = 0;
-  private nFailures = 0;
-  private nRejections = 0;
-  private nIgnored = 0;
-  private nRejectedHalfOpen = 0;
-  private nRejectedForced = 0;
-  /** Transitions by state entered; made on the first transition. */
-  private entered: number[] | undefined = undefined;
-  private enteredAt: number;
+  /** @internal */ nSuccesses = 0;
+  /** @internal */ nFailures = 0;
+  /** @internal */ nRejections = 0;
+  /** @internal */ nIgnored = 0;
+  /** @internal */ nRejectedHalfOpen = 0;
+  /** @internal */ nRejectedForced = 0;
+  /** @internal Transitions by state entered; made on the first transition. */
+  entered: number[] | undefined = undefined;
+  /** @internal */ enteredAt: number;
 
   /** @internal */ readonly stateChanged = new Listeners<StateChangeEvent>();
   /** @internal */ readonly succeeded = new Listeners<CallOutcomeEvent>();
@@ -261,13 +215,7 @@ export class CircuitBreaker implements Gate, Sleeper {
 
   /** @internal Swaps in options that passed {@link checkOptions}. */
   applyOptions(o: ResolvedBreakerOptions): void {
-    const old = this.o;
-    const sameShape =
-      o.windowKind === old.windowKind &&
-      (o.windowKind === 'consecutive' ||
-        (o.windowKind === 'count'
-          ? o.size === old.size
-          : o.duration === old.duration && o.buckets === old.buckets));
+    const sameShape = sameWindowShape(o, this.o);
     this.o = o;
     if (sameShape) retuneWindow(this.window, o);
     else {
@@ -286,42 +234,12 @@ export class CircuitBreaker implements Gate, Sleeper {
    * successes, failures, rejections, ignored] at `out[at..at+5]` and returns true.
    */
   exportIdle(out: Float64Array, at: number): boolean {
-    if (
-      this.s !== S_CLOSED ||
-      this.consecutiveOpens !== 0 ||
-      this.stateChanged.size !== 0 ||
-      this.succeeded.size !== 0 ||
-      this.failed.size !== 0 ||
-      this.rejected.size !== 0
-    ) {
-      return false;
-    }
-    const w = this.window;
-    if (this.needsNow) {
-      // Time-window outcomes need their times: only an empty one is exported.
-      w.judge(this.clock.now());
-      if (w.calls !== 0) return false;
-    } else if (w.failures !== 0 || w.slowCalls !== 0) {
-      return false;
-    }
-    out[at] = w.calls;
-    out[at + 1] = this.gen;
-    out[at + 2] = this.nSuccesses;
-    out[at + 3] = this.nFailures;
-    out[at + 4] = this.nRejections;
-    out[at + 5] = this.nIgnored;
-    return true;
+    return writeIdle(this, out, at);
   }
 
   /** @internal Restores what {@link exportIdle} wrote, into a breaker just built. */
   importIdle(from: Float64Array, at: number): void {
-    this.window.restoreCalls(from[at]!);
-    this.gen = from[at + 1]!;
-    this.refreshQuiet();
-    this.nSuccesses = from[at + 2]!;
-    this.nFailures = from[at + 3]!;
-    this.nRejections = from[at + 4]!;
-    this.nIgnored = from[at + 5]!;
+    readIdle(this, from, at);
   }
 
   /** The current state, with any transition due by now applied first. */
@@ -348,40 +266,7 @@ export class CircuitBreaker implements Gate, Sleeper {
 
   /** Counters since construction, plus what the window holds now. */
   stats(): CircuitBreakerStats {
-    const state = this.state;
-    const now = this.clock.now();
-    if (this.s === S_CLOSED || this.s === S_METRICS_ONLY) this.window.judge(now);
-    const entered = this.entered;
-    const transitionsTo = {} as Record<CircuitState, number>;
-    let transitions = 0;
-    STATE_NAMES.forEach((name, i) => {
-      const n = entered === undefined ? 0 : entered[i]!;
-      transitionsTo[name] = n;
-      transitions += n;
-    });
-    const stats: CircuitBreakerStats = {
-      state,
-      generation: this.gen,
-      successes: this.nSuccesses,
-      failures: this.nFailures,
-      rejections: this.nRejections,
-      ignored: this.nIgnored,
-      callsInWindow: this.window.calls,
-      failuresInWindow: this.window.failures,
-      slowCallsInWindow: this.window.slowCalls,
-      probesInFlight: this.probesInFlight,
-      rejectionsByReason: {
-        open: this.nRejections - this.nRejectedHalfOpen - this.nRejectedForced,
-        halfOpen: this.nRejectedHalfOpen,
-        forcedOpen: this.nRejectedForced,
-      },
-      transitions,
-      transitionsTo,
-      timeInState: Math.max(0, now - this.enteredAt),
-    };
-    return this.latency === undefined || this.latencyShared
-      ? stats
-      : { ...stats, latency: this.latency.toJSON() };
+    return statsOf(this);
   }
 
   /** @internal Refusals by a half-open breaker and by a forced-open one, without a `stats()`. */
@@ -394,14 +279,7 @@ export class CircuitBreaker implements Gate, Sleeper {
    * the keys they do not list one by one, which may be millions.
    */
   addCounts(sums: BreakerCounters): void {
-    sums.successes += this.nSuccesses;
-    sums.failures += this.nFailures;
-    sums.ignored += this.nIgnored;
-    sums.rejectedOpen += this.nRejections - this.nRejectedHalfOpen - this.nRejectedForced;
-    sums.rejectedHalfOpen += this.nRejectedHalfOpen;
-    sums.rejectedForced += this.nRejectedForced;
-    const entered = this.entered;
-    if (entered !== undefined) for (let i = 0; i < 6; i++) sums.transitionsTo[i]! += entered[i]!;
+    addCountsOf(this, sums);
   }
 
   /** @internal Transitions counted so far, by state entered (index: state code). */
@@ -658,35 +536,11 @@ export class CircuitBreaker implements Gate, Sleeper {
   toJSON(): CircuitBreakerSnapshot {
     const now = this.clock.now();
     this.settleTime(now);
-    return {
-      version: 1,
-      state: STATE_NAMES[this.s]!,
-      openRemaining: this.s === S_OPEN ? Math.max(0, this.openUntil - now) : 0,
-      consecutiveOpens: this.consecutiveOpens,
-      window: this.window.toSnapshot(now),
-    };
+    return snapshotOf(this.s, this.openUntil, this.consecutiveOpens, this.window, now);
   }
 
   private restore(snapshot: CircuitBreakerSnapshot): void {
-    if (
-      typeof snapshot !== 'object' ||
-      snapshot === null ||
-      snapshot.version !== 1 ||
-      !STATE_NAMES.includes(snapshot.state) ||
-      typeof snapshot.openRemaining !== 'number' ||
-      !(snapshot.openRemaining >= 0 && snapshot.openRemaining <= MAX_DURATION_MS) ||
-      typeof snapshot.window !== 'object' ||
-      snapshot.window === null ||
-      snapshot.window.kind !== this.o.windowKind ||
-      !isWindowData(snapshot.window.kind, snapshot.window.data) ||
-      !isCount(snapshot.consecutiveOpens)
-    ) {
-      throw new OptionsError(
-        'initialState',
-        snapshot,
-        `a snapshot from toJSON() of a breaker with a ${this.o.windowKind} window`,
-      );
-    }
+    checkSnapshot(snapshot, this.o.windowKind);
     const now = this.clock.now();
     this.consecutiveOpens = snapshot.consecutiveOpens;
     this.window.restore(snapshot.window, now);
@@ -814,7 +668,8 @@ export class CircuitBreaker implements Gate, Sleeper {
     this.refreshQuiet();
   }
 
-  private refreshQuiet(): void {
+  /** @internal */
+  refreshQuiet(): void {
     this.quietGen =
       this.s === S_CLOSED && this.o.handleResult === undefined && this.succeeded.size === 0
         ? this.gen
@@ -874,57 +729,6 @@ export function breakerFromResolved(
   latency?: LatencyHistogram,
 ): CircuitBreaker {
   return buildFromResolved(CircuitBreaker, o, name, latency);
-}
-
-function thresholdsOf(o: ResolvedBreakerOptions): Thresholds {
-  return {
-    minimumCalls: o.minimumCalls,
-    failureRateThreshold: o.failureRateThreshold,
-    slowCallRateThreshold: o.slowCallRateThreshold,
-    trackSlow: o.slowCallDuration !== Number.POSITIVE_INFINITY,
-  };
-}
-
-function makeWindow(o: ResolvedBreakerOptions): HealthWindow {
-  const t = thresholdsOf(o);
-  return o.windowKind === 'consecutive'
-    ? new ConsecutiveWindow(o.threshold, t.trackSlow)
-    : o.windowKind === 'count'
-      ? new CountWindow(o.size, t)
-      : new TimeWindow(o.duration, o.buckets, t);
-}
-
-function retuneWindow(w: HealthWindow, o: ResolvedBreakerOptions): void {
-  const t = thresholdsOf(o);
-  if (w instanceof ConsecutiveWindow) w.retune(o.threshold, t.trackSlow);
-  else (w as CountWindow | TimeWindow).retune(t);
-}
-
-const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0;
-
-/** Snapshots are untrusted input (a cache, a file): check their shape before using them. */
-function isWindowData(kind: unknown, data: unknown): boolean {
-  if (!Array.isArray(data)) return false;
-  switch (kind) {
-    case 'consecutive':
-      return data.length <= 2 && data.every(isCount);
-    case 'count':
-      return data.every((code) => isCount(code) && (code as number) <= 3);
-    case 'time':
-      return data.every(
-        (row) =>
-          Array.isArray(row) &&
-          row.length === 4 &&
-          typeof row[0] === 'number' &&
-          row[0] >= 0 &&
-          Number.isFinite(row[0]) &&
-          row.slice(1).every(isCount) &&
-          row[2] <= row[1] &&
-          row[3] <= row[1],
-      );
-    default:
-      return false;
-  }
 }
 
 brand(CircuitBreaker, 'CircuitBreaker');

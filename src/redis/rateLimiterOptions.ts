@@ -1,0 +1,86 @@
+import type { RateLimiterOptions } from '../policies/rate-limiter/options.js';
+import type { RedisClientLike } from './adapters.js';
+
+/**
+ * What a {@link RedisRateLimiter} does while Redis does not answer:
+ * - `'local'`: decides with an in-process limiter holding `localShare` of the rate, each key
+ *   starting from the state Redis last gave for it;
+ * - `'open'`: admits every call;
+ * - `'closed'`: refuses every call.
+ */
+export type StoreFailureMode = 'local' | 'open' | 'closed';
+
+/** Options of {@link RedisRateLimiter}: the rate, as for `RateLimiter`, and where it lives. */
+export interface RedisRateLimiterOptions extends Omit<RateLimiterOptions, 'permits'> {
+  /**
+   * An ioredis client, a connected node-redis client, or an adapter. Configure it to fail
+   * fast while disconnected (see the `breakwater/redis` module documentation).
+   */
+  readonly client: RedisClientLike;
+  /** Start of every Redis key. @default "breakwater:" */
+  readonly prefix?: string;
+  /**
+   * Deadline of each decision in ms, reply included; a decision without a reply by then is
+   * made by `onStoreFailure`. Far above a reply's usual time, so that a busy machine does not
+   * trip it. @default 200
+   */
+  readonly timeout?: number;
+  /**
+   * How a decision Redis does not answer is made. When decisions have failed for `timeout` ms
+   * in a row, every call is decided this way until Redis answers a probe. @default "local"
+   */
+  readonly onStoreFailure?: StoreFailureMode;
+  /**
+   * With `onStoreFailure: 'local'`: the share of the rate (and of the burst) this process
+   * admits on its own while Redis is away, in (0, 1]. Set it to 1 / the number of processes
+   * sharing the limit. @default 1
+   */
+  readonly localShare?: number;
+  /**
+   * While Redis is away: how often, in ms, one decision (the probe) is sent to Redis again; no
+   * other goes until it is answered or fails. @default 500
+   */
+  readonly probeInterval?: number;
+  /**
+   * Refuse a key locally, without a round trip, until the time its last refusal said, for the
+   * permits that cannot be free before then (it can only refuse what Redis would). @default true
+   */
+  readonly negativeCache?: boolean;
+  /** Keys remembered by the negative cache, the leases and the local fallback. @default 100000 */
+  readonly maxKeys?: number;
+  /**
+   * Lease mode for hot keys: a decision on a key with a backlog takes up to `lease` permits in
+   * one round trip and this process spends the extra ones itself, without asking Redis. It
+   * never admits more than Redis would: leased permits are spent only while the key's backlog
+   * at the lease lasts. Permits left when it ends are lost (at most `lease - 1` per round trip).
+   * 1 turns it off. @default 1
+   */
+  readonly lease?: number;
+  /** Receives client configuration warnings. @default console.warn, once per message */
+  readonly onWarning?: (message: string) => void;
+}
+
+/** Defaults of {@link RedisRateLimiterOptions} beyond those of the rate limiter. */
+export const redisRateLimiterDefaults = Object.freeze({
+  timeout: 200,
+  onStoreFailure: 'local' as StoreFailureMode,
+  localShare: 1,
+  probeInterval: 500,
+  negativeCache: true,
+  maxKeys: 100_000,
+  lease: 1,
+});
+
+/** @internal The options of {@link RedisRateLimiterOptions} beyond those of the rate limiter. */
+export const REDIS_LIMITER_KEYS = [
+  'client',
+  'prefix',
+  'timeout',
+  'onStoreFailure',
+  'localShare',
+  'probeInterval',
+  'negativeCache',
+  'maxKeys',
+  'lease',
+  'onWarning',
+];
