@@ -5,29 +5,12 @@ import {
   type CircuitBreakerOptions,
   type CircuitBreakerSnapshot,
   OptionsError,
-  type Pipeline,
   pipeline,
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
+import { run } from '../../support/breaker.js';
 import { buildLibrary, root } from '../../support/build.js';
 import { runNodeScript } from '../../support/child.js';
-
-const boom = new Error('boom');
-
-/** Runs synchronous calls: F fails, S succeeds. */
-function run(p: Pipeline, outcomes: string): void {
-  for (const o of outcomes) {
-    if (o === 'F') {
-      expect(() =>
-        p.executeSync(() => {
-          throw boom;
-        }),
-      ).toThrow(boom);
-    } else {
-      expect(p.executeSync(() => 'ok')).toBe('ok');
-    }
-  }
-}
 
 /** The snapshot taken from `from`, passed through JSON as a store would. */
 function roundTrip(from: CircuitBreaker): CircuitBreakerSnapshot {
