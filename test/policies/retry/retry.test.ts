@@ -16,45 +16,11 @@ import {
   UsageError,
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
+import { deferred, track } from '../../support/async.js';
 
 /** Retry options with exact, jitter-free delays on `clock`. */
 function exact(clock: ManualClock, extra: RetryOptions = {}): RetryOptions {
   return { clock, backoff: 'constant', delay: 100, jitter: 'none', ...extra };
-}
-
-/** A promise settled from outside, and whether it is still pending. */
-function deferred<T = unknown>() {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
-/** Follows a promise without leaving its rejection unhandled. */
-function track<T>(promise: Promise<T>) {
-  const state = {
-    settled: false,
-    ok: undefined as boolean | undefined,
-    value: undefined as T | undefined,
-    error: undefined as unknown,
-    done: undefined as unknown as Promise<void>,
-  };
-  state.done = promise.then(
-    (value) => {
-      state.settled = true;
-      state.ok = true;
-      state.value = value;
-    },
-    (error) => {
-      state.settled = true;
-      state.ok = false;
-      state.error = error;
-    },
-  );
-  return state;
 }
 
 function record(policy: ReturnType<typeof retry>) {
