@@ -8,6 +8,7 @@ import {
   TimeoutPolicy,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
+import { deferred } from '../support/async.js';
 
 let unhandled: unknown[] = [];
 const record = (reason: unknown): void => {
@@ -25,22 +26,12 @@ async function settleProcess(): Promise<void> {
   for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
-function lateWork() {
-  let reject!: (reason: unknown) => void;
-  let resolve!: (value: unknown) => void;
-  const promise = new Promise((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, reject, resolve };
-}
-
 describe('aggressive timeout: abandoned work that rejects late is observed', () => {
   it('no unhandledRejection when the work rejects after the call timed out', async () => {
     unhandled = [];
     const clock = new ManualClock();
     const p = pipeline(new TimeoutPolicy({ timeout: 50, strategy: 'aggressive', clock }));
-    const work = lateWork();
+    const work = deferred();
     const call = p.execute(() => work.promise);
     const outcome = call.then(
       () => 'resolved',
@@ -64,7 +55,7 @@ describe('aggressive timeout: abandoned work that rejects late is observed', () 
       inner,
       pool,
     );
-    const works = [lateWork(), lateWork(), lateWork()];
+    const works = [deferred(), deferred(), deferred()];
     let n = 0;
     const outcome = p
       .execute(() => works[n++]!.promise)
@@ -87,7 +78,7 @@ describe('aggressive timeout: abandoned work that rejects late is observed', () 
     unhandled = [];
     const clock = new ManualClock();
     const p = pipeline(new TimeoutPolicy({ timeout: 50, strategy: 'aggressive', clock }));
-    const work = lateWork();
+    const work = deferred();
     const controller = new AbortController();
     const outcome = p
       .execute(() => work.promise, { signal: controller.signal })
@@ -109,7 +100,7 @@ describe('aggressive timeout: abandoned work that rejects late is observed', () 
       new RetryPolicy({ clock, delay: 1, jitter: 'none', backoff: 'constant', maxAttempts: 4 }),
       new TimeoutPolicy({ timeout: 10, strategy: 'aggressive', clock }),
     );
-    const late = lateWork();
+    const late = deferred();
     const result = p.tryExecute(({ attempt }) => {
       if (attempt === 1) throw new Error('sync failure');
       if (attempt === 2) return late.promise;

@@ -17,6 +17,7 @@ import {
   UsageError,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
+import { track } from '../support/async.js';
 
 /** The issues a config is rejected with (fails the test when it is accepted). */
 function issuesOf(config: unknown): ConfigError['issues'] {
@@ -36,16 +37,6 @@ function thrownIssues(fn: () => void): ConfigError['issues'] {
 /** The resolved options a limiter runs with (internal, read to check how config is merged). */
 function resolved(limiter: RateLimiter): Record<string, unknown> {
   return (limiter as unknown as { o: Record<string, unknown> }).o;
-}
-
-/** Settles (and observes) a promise, so a rejection is never left unhandled. */
-function settled<T>(promise: Promise<T>) {
-  const s = { done: false, ok: false, value: undefined as unknown };
-  promise.then(
-    (v) => Object.assign(s, { done: true, ok: true, value: v }),
-    (e) => Object.assign(s, { done: true, ok: false, value: e }),
-  );
-  return s;
 }
 
 type LimiterEntry = Extract<RegistryInstanceSnapshot, { kind: 'rateLimiter' }>;
@@ -522,14 +513,14 @@ describe('keyed rate limiters', () => {
     );
     const a = registry.keyedRateLimiter('clients', 'a');
     a.tryAcquire();
-    const waiting = settled(a.acquire());
+    const waiting = track(a.acquire());
     expect(a.stats().waiting).toBe(1);
     registry.keyedRateLimiter('clients', 'b');
     registry.keyedRateLimiter('clients', 'c');
     expect(keysOf(registry)).toContain('a');
     await clock.advanceAsync(1_000);
     await flushMicrotasks();
-    expect(waiting).toMatchObject({ done: true, ok: true });
+    expect(waiting).toMatchObject({ settled: true, ok: true });
     expect(registry.keyedRateLimiter('clients', 'a')).toBe(a);
   });
 
@@ -589,7 +580,7 @@ describe('keyed rate limiters', () => {
             { clock },
           );
           const held = new Map<string, RateLimiter>();
-          const outcomes: { done: boolean; ok: boolean; value: unknown }[] = [];
+          const outcomes: ReturnType<typeof track>[] = [];
           for (const step of ops) {
             let used: string | undefined;
             if (step.op === 'advance') await clock.advanceAsync(step.ms);
@@ -603,7 +594,7 @@ describe('keyed rate limiters', () => {
               }
               held.set(used, limiter);
               if (step.op === 'take') limiter.tryAcquire(step.permits);
-              else if (step.op === 'wait') outcomes.push(settled(limiter.acquire(step.permits)));
+              else if (step.op === 'wait') outcomes.push(track(limiter.acquire(step.permits)));
             }
             const entries = keyedLimiters(registry);
             const byKey = new Map(entries.map((e) => [e.key!, e]));
@@ -629,8 +620,8 @@ describe('keyed rate limiters', () => {
           await flushMicrotasks();
           // No waiter was ever dropped: each one was admitted or refused for its wait.
           for (const o of outcomes) {
-            expect(o.done).toBe(true);
-            if (!o.ok) expect(o.value).toBeInstanceOf(RateLimitedError);
+            expect(o.settled).toBe(true);
+            if (!o.ok) expect(o.error).toBeInstanceOf(RateLimitedError);
           }
         },
       ),
@@ -677,7 +668,7 @@ describe('snapshot', () => {
     api.tryAcquire();
     api.tryAcquire();
     expect(api.tryAcquire()).toBe(500);
-    const waiting = settled(api.acquire());
+    const waiting = track(api.acquire());
     registry.keyedRateLimiter('tenants', 't1');
 
     const snapshot = registry.snapshot();
@@ -700,7 +691,7 @@ describe('snapshot', () => {
     }
     await clock.advanceAsync(500);
     await flushMicrotasks();
-    expect(waiting).toMatchObject({ done: true, ok: true });
+    expect(waiting).toMatchObject({ settled: true, ok: true });
     expect(registry.snapshot().instances[0]).toMatchObject({
       stats: { waiting: 0, available: 0 },
     });
@@ -868,14 +859,14 @@ describe('dispose', () => {
       l.onRejected(() => refusals++);
       l.tryAcquire();
     }
-    const waiters = [api, own, keyed].map((l) => settled(l.acquire()));
+    const waiters = [api, own, keyed].map((l) => track(l.acquire()));
 
     registry.dispose();
     await flushMicrotasks();
 
     for (const w of waiters) {
-      expect(w.done).toBe(true);
-      expect(w.value).toBeInstanceOf(UsageError);
+      expect(w.settled).toBe(true);
+      expect(w.error).toBeInstanceOf(UsageError);
     }
     expect(api.tryAcquire(1)).toBeGreaterThan(0);
     expect(refusals).toBe(0);

@@ -9,14 +9,7 @@ import {
   type RegistryConfig,
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
-
-function deferred<T = unknown>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((res) => {
-    resolve = res;
-  });
-  return { promise, resolve };
-}
+import { deferred } from '../support/async.js';
 
 function issuesOf(fn: () => void): ConfigError['issues'] {
   try {

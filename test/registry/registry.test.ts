@@ -12,14 +12,7 @@ import {
   UsageError,
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
-
-function deferred<T = unknown>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((res) => {
-    resolve = res;
-  });
-  return { promise, resolve };
-}
+import { deferred } from '../support/async.js';
 
 describe('named instances', () => {
   it('each accessor returns the same instance for a name every time', () => {

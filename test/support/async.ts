@@ -11,13 +11,17 @@ export function deferred<T = unknown>() {
   return { promise, resolve, reject };
 }
 
-/** Records how a promise settled, so a test can check it without awaiting it. */
-export function track<T>(promise: Promise<T>) {
+/**
+ * Records how a promise settled, so a test can check it without awaiting it (and without leaving
+ * its rejection unhandled). With a `clock`, `at` is the clock's reading when it settled.
+ */
+export function track<T>(promise: Promise<T>, clock?: { now(): number }) {
   const state = {
     settled: false,
     ok: undefined as boolean | undefined,
     value: undefined as T | undefined,
     error: undefined as unknown,
+    at: undefined as number | undefined,
     done: undefined as unknown as Promise<void>,
   };
   state.done = promise.then(
@@ -25,11 +29,13 @@ export function track<T>(promise: Promise<T>) {
       state.settled = true;
       state.ok = true;
       state.value = value;
+      state.at = clock?.now();
     },
     (error) => {
       state.settled = true;
       state.ok = false;
       state.error = error;
+      state.at = clock?.now();
     },
   );
   return state;

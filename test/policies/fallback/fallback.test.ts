@@ -17,16 +17,7 @@ import {
   TimeoutPolicy,
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
-
-function deferred<T = unknown>() {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+import { deferred } from '../../support/async.js';
 
 describe('FallbackPolicy value', () => {
   it('replaces a thrown or rejected error with the value', async () => {
