@@ -12,7 +12,7 @@ import {
 } from '../../src/redis/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
 import { describeRedis, type RespReply } from '../support/redis-server.js';
-import { type ConnectedClient, clients } from './clients.js';
+import { type ConnectedClient, clients } from '../support/redis-clients.js';
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -16,7 +16,7 @@ import {
 } from '../../src/redis/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { describeRedis } from '../support/redis-server.js';
-import { type ConnectedClient, ioredisFactory } from './clients.js';
+import { type ConnectedClient, ioredisFactory } from '../support/redis-clients.js';
 
 /** A real client that never connects: these tests fail before any command is sent. */
 const client = new Redis({ lazyConnect: true, enableOfflineQueue: false });

@@ -13,7 +13,7 @@ import {
 } from '../../src/redis/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { describeRedis } from '../support/redis-server.js';
-import { type ConnectedClient, clients } from './clients.js';
+import { type ConnectedClient, clients } from '../support/redis-clients.js';
 
 /** Slack over the deadline for a loaded machine: timers fire late, not early. */
 const SLACK_MS = 20;

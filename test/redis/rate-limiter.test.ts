@@ -15,7 +15,7 @@ import {
 } from '../../src/redis/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { describeRedis } from '../support/redis-server.js';
-import { type ConnectedClient, clients } from './clients.js';
+import { type ConnectedClient, clients } from '../support/redis-clients.js';
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

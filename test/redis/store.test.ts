@@ -11,7 +11,7 @@ import {
   type RedisGcraStoreOptions,
 } from '../../src/redis/index.js';
 import { describeRedis, type RespReply } from '../support/redis-server.js';
-import { type ConnectedClient, clients } from './clients.js';
+import { type ConnectedClient, clients } from '../support/redis-clients.js';
 import { ReferenceGcra } from './gcra-reference.js';
 
 /** Parses `INFO commandstats` into { command: { calls, failed } }. */
