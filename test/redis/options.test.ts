@@ -15,8 +15,8 @@ import {
   redisRateLimiterDefaults,
 } from '../../src/redis/index.js';
 import { ManualClock } from '../../src/testing/index.js';
-import { describeRedis } from '../support/redis-server.js';
 import { type ConnectedClient, ioredisFactory } from '../support/redis-clients.js';
+import { describeRedis } from '../support/redis-server.js';
 
 /** A real client that never connects: these tests fail before any command is sent. */
 const client = new Redis({ lazyConnect: true, enableOfflineQueue: false });

@@ -47,3 +47,8 @@ export function untilAborted({ signal }: ExecutionContext): Promise<never> {
     signal.addEventListener('abort', () => reject(signal.reason));
   });
 }
+
+/** Waits `ms` of real time. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

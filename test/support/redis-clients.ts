@@ -1,10 +1,17 @@
 /**
  * The two clients the Redis store supports, created with the options breakwater/redis
- * recommends, so every store test runs against both (`describe.each(clients)`).
+ * recommends, so every store test runs against both (`describe.each(clients)`), and the
+ * per-test client and limiters of a `describe.each(clients)` block.
  */
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
-import type { RedisClientLike } from '../../src/redis/index.js';
+import { afterEach, beforeEach } from 'vitest';
+import {
+  type RedisClientLike,
+  RedisRateLimiter,
+  type RedisRateLimiterOptions,
+} from '../../src/redis/index.js';
+import type { RedisServer } from './redis-server.js';
 
 export interface ConnectedClient {
   readonly client: RedisClientLike;
@@ -65,3 +72,51 @@ export const nodeRedisFactory: ClientFactory = {
 };
 
 export const clients: readonly ClientFactory[] = [ioredisFactory, nodeRedisFactory];
+
+/**
+ * Connects a client of `factory` before each test of the calling block (restarting the server
+ * first if a test stopped it) and closes it after; returns the current test's client.
+ */
+export function clientForEachTest(
+  redis: () => RedisServer,
+  factory: ClientFactory,
+): () => RedisClientLike {
+  let connected: ConnectedClient | undefined;
+  beforeEach(async () => {
+    if (!redis().running) await redis().restart();
+    connected = await factory.connect(redis().port);
+  });
+  afterEach(async () => {
+    await connected?.close();
+  });
+  return () => connected!.client;
+}
+
+/**
+ * `clientForEachTest`, and a maker of rate limiters on that client, named
+ * `<prefix>-<client kind>-<n>`, with warnings silenced; they are disposed after each test,
+ * before the client closes.
+ */
+export function limitersForEachTest(
+  redis: () => RedisServer,
+  factory: ClientFactory,
+  prefix: string,
+) {
+  const client = clientForEachTest(redis, factory);
+  let run = 0;
+  const made: RedisRateLimiter[] = [];
+  afterEach(() => {
+    for (const l of made.splice(0)) l.dispose();
+  });
+  const limiter = (options: Omit<RedisRateLimiterOptions, 'client' | 'name'>) => {
+    const l = new RedisRateLimiter({
+      client: client(),
+      name: `${prefix}-${factory.kind}-${++run}`,
+      onWarning: () => {},
+      ...options,
+    } as RedisRateLimiterOptions);
+    made.push(l);
+    return l;
+  };
+  return { client, limiter };
+}
