@@ -14,22 +14,7 @@ import {
   TimeoutPolicy,
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
-
-/** The issues a config is rejected with (fails the test when it is accepted). */
-function issuesOf(config: unknown): ConfigError['issues'] {
-  try {
-    new Registry(config as RegistryConfig);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
-  throw new Error('the config was accepted');
-}
-
-/** The resolved options a policy runs with (internal, read to check how config is merged). */
-function resolved(policy: object): Record<string, unknown> {
-  return (policy as unknown as { o: Record<string, unknown> }).o;
-}
+import { issuesOf, resolved } from '../support/config.js';
 
 describe('named instances: defaults with per-name overrides', () => {
   const config: RegistryConfig = {

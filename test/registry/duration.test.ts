@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, ErrorCode, parseDuration, Registry } from '../../src/index.js';
+import { resolved } from '../support/config.js';
 
 describe('parseDuration', () => {
   it.each([
@@ -99,7 +100,7 @@ describe('durations in config data', () => {
     expect(retry.o.maxDelay).toBe(5_000);
     expect(retry.o.maxDuration).toBe(3_600_000);
     const breaker = registry.circuitBreaker('b');
-    const o = (breaker as unknown as { o: Record<string, number> }).o;
+    const o = resolved(breaker);
     expect(o).toMatchObject({
       duration: 10_000,
       slowCallDuration: 1_500,

@@ -18,26 +18,7 @@ import {
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
 import { track } from '../support/async.js';
-
-/** The issues a config is rejected with (fails the test when it is accepted). */
-function issuesOf(config: unknown): ConfigError['issues'] {
-  return thrownIssues(() => new Registry(config as RegistryConfig));
-}
-
-function thrownIssues(fn: () => void): ConfigError['issues'] {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
-  throw new Error('no ConfigError');
-}
-
-/** The resolved options a limiter runs with (internal, read to check how config is merged). */
-function resolved(limiter: RateLimiter): Record<string, unknown> {
-  return (limiter as unknown as { o: Record<string, unknown> }).o;
-}
+import { issuesOf, resolved, thrownIssues } from '../support/config.js';
 
 type LimiterEntry = Extract<RegistryInstanceSnapshot, { kind: 'rateLimiter' }>;
 
