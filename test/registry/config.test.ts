@@ -14,7 +14,8 @@ import {
   TimeoutPolicy,
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
-import { issuesOf, resolved } from '../support/config.js';
+import { issuesOf, issuesOrNone, resolved } from '../support/config.js';
+import { optionsErrorOrNone } from '../support/options.js';
 
 describe('named instances: defaults with per-name overrides', () => {
   const config: RegistryConfig = {
@@ -331,17 +332,6 @@ describe('ConfigError', () => {
 });
 
 describe('limits are the policies own', () => {
-  /** The policy's own verdict on `options`: undefined when accepted, else its OptionsError. */
-  function verdict(make: () => unknown): OptionsError | undefined {
-    try {
-      make();
-      return undefined;
-    } catch (error) {
-      if (error instanceof OptionsError) return error;
-      throw error;
-    }
-  }
-
   const anyNumber = fc.oneof(
     fc.double({ noNaN: false }),
     fc.integer({ min: -5, max: 2_147_483_650 }),
@@ -372,14 +362,8 @@ describe('limits are the policies own', () => {
         fc.property(
           DURATIONS.has(field) ? fc.oneof(anyNumber, fc.constantFrom(true, null)) : anyValue,
           (value) => {
-            const own = verdict(() => make(field, value));
-            let issues: ConfigError['issues'] = [];
-            try {
-              new Registry({ [section]: { x: { [field]: value } } } as RegistryConfig);
-            } catch (error) {
-              if (!(error instanceof ConfigError)) throw error;
-              issues = error.issues;
-            }
+            const own = optionsErrorOrNone(() => make(field, value));
+            const issues = issuesOrNone({ [section]: { x: { [field]: value } } });
             if (own === undefined) expect(issues).toEqual([]);
             else {
               expect(issues).toHaveLength(1);

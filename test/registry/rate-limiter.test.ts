@@ -6,7 +6,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   Bulkhead,
-  ConfigError,
   OptionsError,
   pipeline,
   RateLimitedError,
@@ -18,7 +17,8 @@ import {
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
 import { track } from '../support/async.js';
-import { issuesOf, resolved, thrownIssues } from '../support/config.js';
+import { issuesOf, issuesOrNone, resolved, thrownIssues } from '../support/config.js';
+import { optionsErrorOrNone } from '../support/options.js';
 
 type LimiterEntry = Extract<RegistryInstanceSnapshot, { kind: 'rateLimiter' }>;
 
@@ -302,17 +302,6 @@ describe('config data', () => {
 });
 
 describe('limits are the rate limiter own', () => {
-  /** The limiter's own verdict on `options`: undefined when accepted, else its OptionsError. */
-  function verdict(options: Record<string, unknown>): OptionsError | undefined {
-    try {
-      new RateLimiter(options);
-      return undefined;
-    } catch (error) {
-      if (error instanceof OptionsError) return error;
-      throw error;
-    }
-  }
-
   const anyNumber = fc.oneof(
     fc.double({ noNaN: false }),
     fc.integer({ min: -5, max: 2_147_483_650 }),
@@ -338,14 +327,8 @@ describe('limits are the rate limiter own', () => {
         fc.property(
           isDuration ? fc.oneof(anyNumber, fc.constantFrom(true, null)) : anyValue,
           (value) => {
-            const own = verdict({ ...base, [field]: value });
-            let issues: ConfigError['issues'] = [];
-            try {
-              new Registry({ rateLimiters: { x: { ...base, [field]: value } } } as RegistryConfig);
-            } catch (error) {
-              if (!(error instanceof ConfigError)) throw error;
-              issues = error.issues;
-            }
+            const own = optionsErrorOrNone(() => new RateLimiter({ ...base, [field]: value }));
+            const issues = issuesOrNone({ rateLimiters: { x: { ...base, [field]: value } } });
             if (own === undefined) expect(issues).toEqual([]);
             else {
               expect(issues).toHaveLength(1);

@@ -17,6 +17,17 @@ export function issuesOf(config: unknown): ConfigError['issues'] {
   return thrownIssues(() => new Registry(config as RegistryConfig));
 }
 
+/** The issues a registry built from `config` is rejected with; none when it is accepted. */
+export function issuesOrNone(config: unknown): ConfigError['issues'] {
+  try {
+    new Registry(config as RegistryConfig);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.issues;
+    throw error;
+  }
+  return [];
+}
+
 /** The resolved options a policy runs with (internal, read to check how config is merged). */
 export function resolved(policy: object): Record<string, unknown> {
   return (policy as unknown as { o: Record<string, unknown> }).o;
