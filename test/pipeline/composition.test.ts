@@ -118,51 +118,37 @@ describe('composition order: outer-to-inner as written', () => {
     expect(breaker.stats()).toMatchObject({ failures: 1, successes: 1, state: 'closed' });
   });
 
-  it('timeout outside retry is an overall deadline: it ends a retry delay and no retry follows', async () => {
-    const clock = new ManualClock();
-    const r = constant(clock, 100, 10);
-    const giveUps: string[] = [];
-    r.onGiveUp((e) => giveUps.push(e.reason));
-    const p = pipeline(timeout({ timeout: 250, clock }), r);
-    const starts: number[] = [];
-    const result = track(
-      p.execute(({ signal }) => {
-        starts.push(clock.now());
-        return slowFailure(clock, 60, signal);
-      }),
-      clock,
-    );
-    await clock.runAll();
-    // Attempts at 0 and 160; the deadline at 250 falls in the delay before the third (320).
-    expect(starts).toEqual([0, 160]);
-    expect(result).toMatchObject({ ok: false, at: 250 });
-    expect(result.error).toBeInstanceOf(TimeoutError);
-    // The retry gives up on the attempt whose delay the deadline cut.
-    expect(giveUps).toEqual(['aborted']);
-    expect(clock.pendingTimers).toBe(0);
-  });
-
-  it('timeout outside retry aborts the attempt in flight at the deadline and retrying stops', async () => {
-    const clock = new ManualClock();
-    const r = constant(clock, 10, 10);
-    const giveUps: string[] = [];
-    r.onGiveUp((e) => giveUps.push(e.reason));
-    const p = pipeline(timeout({ timeout: 250, clock }), r);
-    const starts: number[] = [];
-    const result = track(
-      p.execute(({ signal }) => {
-        starts.push(clock.now());
-        return slowFailure(clock, 200, signal);
-      }),
-      clock,
-    );
-    await clock.runAll();
-    expect(starts).toEqual([0, 210]);
-    expect(result).toMatchObject({ ok: false, at: 250 });
-    expect(result.error).toBeInstanceOf(TimeoutError);
-    expect(giveUps).toEqual(['aborted']);
-    expect(clock.pendingTimers).toBe(0);
-  });
+  // Attempts of `attemptMs` with a `delayMs` delay between them, under a 250 ms deadline.
+  it.each([
+    // Attempts at 0 and 160; the deadline falls in the delay before the third (320).
+    ['ends a retry delay, and no retry follows', 100, 60, [0, 160]],
+    // Attempts at 0 and 210; the deadline falls in the second.
+    ['aborts the attempt in flight, and retrying stops', 10, 200, [0, 210]],
+  ])(
+    'timeout outside retry is an overall deadline: it %s',
+    async (_, delayMs, attemptMs, expectedStarts) => {
+      const clock = new ManualClock();
+      const r = constant(clock, delayMs, 10);
+      const giveUps: string[] = [];
+      r.onGiveUp((e) => giveUps.push(e.reason));
+      const p = pipeline(timeout({ timeout: 250, clock }), r);
+      const starts: number[] = [];
+      const result = track(
+        p.execute(({ signal }) => {
+          starts.push(clock.now());
+          return slowFailure(clock, attemptMs, signal);
+        }),
+        clock,
+      );
+      await clock.runAll();
+      expect(starts).toEqual(expectedStarts);
+      expect(result).toMatchObject({ ok: false, at: 250 });
+      expect(result.error).toBeInstanceOf(TimeoutError);
+      // The retry gives up on the attempt the deadline cut.
+      expect(giveUps).toEqual(['aborted']);
+      expect(clock.pendingTimers).toBe(0);
+    },
+  );
 
   it('timeout inside retry limits each attempt: every attempt gets the full time and a fresh signal', async () => {
     const clock = new ManualClock();
