@@ -33,6 +33,19 @@ export function decoratorSuite(variant: Variant): void {
   const kinds = (policies: readonly unknown[]) =>
     policies.map((p) => (p as object).constructor.name);
 
+  /** A breaker (10 failures in a row open it) on a fresh clock, its outcomes listed in `seen`. */
+  const breakerRecordingOutcomes = () => {
+    const clock = new ManualClock();
+    const breaker = new lib.CircuitBreaker({
+      window: { kind: 'consecutive', threshold: 10 },
+      clock,
+    });
+    const seen: string[] = [];
+    breaker.onFailure(() => seen.push('failure'));
+    breaker.onSuccess(() => seen.push('success'));
+    return { clock, breaker, seen };
+  };
+
   describe(describeVariant(variant), () => {
     it('type checks the fixtures and emits the decorators of this mode', async () => {
       expect(compiled.version).toMatch(
@@ -50,14 +63,7 @@ export function decoratorSuite(variant: Variant): void {
 
     describe('stacked decorators make one pipeline, outermost written first', () => {
       it('a retry above a breaker sends every attempt through the breaker', async () => {
-        const clock = new ManualClock();
-        const breaker = new lib.CircuitBreaker({
-          window: { kind: 'consecutive', threshold: 10 },
-          clock,
-        });
-        const seen: string[] = [];
-        breaker.onFailure(() => seen.push('failure'));
-        breaker.onSuccess(() => seen.push('success'));
+        const { clock, breaker, seen } = breakerRecordingOutcomes();
         const service = new (f.stacked(clock, breaker))();
 
         const call = service.retryOutside(2);
@@ -71,14 +77,7 @@ export function decoratorSuite(variant: Variant): void {
       });
 
       it('a breaker above a retry sees one outcome per call, after the retries', async () => {
-        const clock = new ManualClock();
-        const breaker = new lib.CircuitBreaker({
-          window: { kind: 'consecutive', threshold: 10 },
-          clock,
-        });
-        const seen: string[] = [];
-        breaker.onFailure(() => seen.push('failure'));
-        breaker.onSuccess(() => seen.push('success'));
+        const { clock, breaker, seen } = breakerRecordingOutcomes();
         const Service = f.stacked(clock, breaker);
 
         const ok = new Service().breakerOutside(2);
