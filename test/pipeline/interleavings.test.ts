@@ -10,7 +10,7 @@
  */
 import { getEventListeners } from 'node:events';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   BrokenCircuitError,
   Bulkhead,
@@ -25,21 +25,12 @@ import {
   TimeoutPolicy,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
+import { macrotask } from '../support/async.js';
+import { recordUnhandledRejections } from '../support/rejections.js';
 
 const RUNS = 200;
 
-let unhandled = 0;
-const countUnhandled = (): void => {
-  unhandled++;
-};
-beforeAll(() => {
-  process.on('unhandledRejection', countUnhandled);
-});
-afterAll(() => {
-  process.off('unhandledRejection', countUnhandled);
-});
-
-const macrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const unhandled = recordUnhandledRejections();
 
 type Method = 'execute' | 'tryExecute';
 
@@ -210,7 +201,7 @@ async function expectCleanEnd(h: Harness, calls: readonly Call[]): Promise<void>
     );
   }
   expect(h.clock.pendingTimers).toBe(0);
-  expect(unhandled).toBe(0);
+  expect(unhandled).toEqual([]);
 }
 
 const ticksArb = fc.array(fc.integer({ min: 1, max: 40 }), { maxLength: 10 });

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { OptionsError } from '../../src/index.js';
 import type { StoreStateEvent } from '../../src/redis/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
-import { sleep } from '../support/async.js';
+import { macrotask, sleep } from '../support/async.js';
 import { clients, limitersForEachTest } from '../support/redis-clients.js';
 import { describeRedis, type RespReply } from '../support/redis-server.js';
 
@@ -34,7 +34,7 @@ describeRedis('RedisRateLimiter when Redis is late or hung', (redis) => {
       const callers = Array.from({ length: 10 }, async () => {
         while (!stop) {
           if ((await l.tryAcquire('k')) === 0) admitted++;
-          await new Promise((resolve) => setImmediate(resolve));
+          await macrotask();
         }
       });
       await sleep(1_000);

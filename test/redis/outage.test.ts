@@ -12,7 +12,7 @@ import {
   StoreUnavailableError,
 } from '../../src/redis/index.js';
 import { ManualClock } from '../../src/testing/index.js';
-import { sleep } from '../support/async.js';
+import { macrotask, sleep } from '../support/async.js';
 import { clientForEachTest, clients } from '../support/redis-clients.js';
 import { describeRedis } from '../support/redis-server.js';
 
@@ -207,7 +207,7 @@ describeRedis('RedisGcraStore when Redis fails', (redis) => {
       );
       // Let the client write the commands (node-redis writes in setImmediate), then block
       // for four times the timeout while Redis answers.
-      await new Promise((resolve) => setImmediate(resolve));
+      await macrotask();
       block(40);
       for (const outcome of await Promise.all(outcomes)) {
         expect(outcome.error).toBeUndefined();

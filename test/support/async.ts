@@ -48,6 +48,11 @@ export function untilAborted({ signal }: ExecutionContext): Promise<never> {
   });
 }
 
+/** One turn of the event loop (setImmediate): what is left after the microtasks runs first. */
+export function macrotask(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Waits `ms` of real time. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
