@@ -1,6 +1,6 @@
 import { DataPointType } from '@opentelemetry/sdk-metrics';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { collectMetrics, OptionsError, pipeline, Registry } from '../../src/index.js';
+import { collectMetrics, pipeline, Registry } from '../../src/index.js';
 import {
   observeBreakwaterMetrics,
   otelAttributeNames,
@@ -9,6 +9,7 @@ import {
 import { ManualClock } from '../../src/testing/index.js';
 import { SCENARIO_SERIES } from '../prometheus/expected.js';
 import { useScenario } from '../prometheus/scenario.js';
+import { optionsError } from '../support/options.js';
 import { type Metrics, pointCount, pointValue, startMetrics } from './reader.js';
 
 let metrics: Metrics;
@@ -220,12 +221,7 @@ describe('observeBreakwaterMetrics', () => {
       [() => observeBreakwaterMetrics(metrics.meter, registry, { keys: 1 } as never), 'keys'],
     ];
     for (const [observe, option] of cases) {
-      expect(observe).toThrow(OptionsError);
-      try {
-        observe();
-      } catch (error) {
-        expect((error as OptionsError).option).toBe(option);
-      }
+      expect(optionsError(observe).option).toBe(option);
     }
   });
 

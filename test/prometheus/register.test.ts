@@ -6,16 +6,10 @@ import {
 } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
 import { KNOWN_FAMILIES } from '../../src/exporters/knownFamilies.js';
-import {
-  collectMetrics,
-  OptionsError,
-  pipeline,
-  prometheusText,
-  Registry,
-  UsageError,
-} from '../../src/index.js';
+import { collectMetrics, pipeline, prometheusText, Registry, UsageError } from '../../src/index.js';
 import { registerBreakwaterMetrics } from '../../src/prometheus/index.js';
 import { ManualClock } from '../../src/testing/index.js';
+import { optionsError } from '../support/options.js';
 import { DEFAULT_BOUNDS, PAYMENTS_BUCKETS, SCENARIO_SERIES } from './expected.js';
 import { type ParsedFamily, parsePrometheusText, sampleValue } from './parse.js';
 import { useScenario } from './scenario.js';
@@ -341,12 +335,7 @@ describe('registerBreakwaterMetrics', () => {
       [() => registerBreakwaterMetrics(prom, registry, { maxKeys: 5 } as never), 'maxKeys'],
     ];
     for (const [register, option] of cases) {
-      expect(register).toThrow(OptionsError);
-      try {
-        register();
-      } catch (error) {
-        expect((error as OptionsError).option).toBe(option);
-      }
+      expect(optionsError(register).option).toBe(option);
     }
     expect(prom.getMetricsAsArray()).toHaveLength(0);
   });
