@@ -18,6 +18,7 @@ import {
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { deferred } from '../../support/async.js';
+import { optionsError } from '../../support/options.js';
 
 describe('FallbackPolicy value', () => {
   it('replaces a thrown or rejected error with the value', async () => {
@@ -333,14 +334,9 @@ describe('FallbackPolicy options', () => {
   it('needs exactly one of value and action', () => {
     expect(() => fallback({} as never)).toThrow(OptionsError);
     expect(() => fallback({ value: 1, action: () => 2 })).toThrow(OptionsError);
-    try {
-      fallback({ value: 1, action: () => 2 });
-    } catch (e) {
-      expect((e as OptionsError).option).toBe('value');
-      expect((e as OptionsError).message).toMatch(
-        /^Expected `value` to be set when `action` is not/,
-      );
-    }
+    const error = optionsError(() => fallback({ value: 1, action: () => 2 }));
+    expect(error.option).toBe('value');
+    expect(error.message).toMatch(/^Expected `value` to be set when `action` is not/);
   });
 
   it('rejects an action that is not a function', () => {
