@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, type OptionsError } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
-import { optionsRejection } from '../support/options.js';
+import { optionsRejection } from '../support/errors.js';
 
 /** The OptionsError `make` throws (or rejects with), for its fields. */
 async function optionsErrorOf(make: () => unknown): Promise<OptionsError> {

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorOf } from '../support/errors.js';
 import { type Compiled, compile, describeVariant, type Fixtures, type Variant } from './compile.js';
 import type { Behaviour } from './fixtures/classes.js';
 
@@ -274,15 +275,9 @@ export function decoratorSuite(variant: Variant): void {
         ['klass', '`Decorated` is a class'],
         ['generator', '`values` is a generator method'],
       ] as const)('%s', (member, message) => {
-        let error: unknown;
-        try {
-          f.notMethods[member]();
-        } catch (e) {
-          error = e;
-        }
-        expect(error).toBeInstanceOf(lib.UsageError);
-        expect((error as Error).message).toContain('decorates methods only');
-        expect((error as Error).message).toContain(message);
+        const error = errorOf(lib.UsageError, () => f.notMethods[member]());
+        expect(error.message).toContain('decorates methods only');
+        expect(error.message).toContain(message);
       });
     });
 

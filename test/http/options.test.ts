@@ -5,7 +5,7 @@ import {
   observabilityHandlerDefaults,
 } from '../../src/http/index.js';
 import { OptionsError, Registry } from '../../src/index.js';
-import { optionsError } from '../support/options.js';
+import { optionsError } from '../support/errors.js';
 
 const registry = new Registry();
 afterEach(() => registry.dispose());

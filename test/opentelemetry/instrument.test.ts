@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { circuitBreaker, diagnosticsChannels, pipeline, Registry } from '../../src/index.js';
 import { instrumentBreakwater } from '../../src/opentelemetry/index.js';
 import { ManualClock } from '../../src/testing/index.js';
-import { optionsError } from '../support/options.js';
+import { optionsError } from '../support/errors.js';
 import { type Metrics, pointValue, startMetrics } from './reader.js';
 import { startTracing, type Tracing } from './tracing.js';
 

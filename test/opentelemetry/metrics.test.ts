@@ -9,7 +9,7 @@ import {
 import { ManualClock } from '../../src/testing/index.js';
 import { SCENARIO_SERIES } from '../prometheus/expected.js';
 import { useScenario } from '../prometheus/scenario.js';
-import { optionsError } from '../support/options.js';
+import { optionsError } from '../support/errors.js';
 import { type Metrics, pointCount, pointValue, startMetrics } from './reader.js';
 
 let metrics: Metrics;

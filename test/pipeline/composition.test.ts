@@ -23,6 +23,7 @@ import {
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
 import { deferred, track } from '../support/async.js';
+import { errorOf } from '../support/errors.js';
 
 /** Rejects (with the signal's reason) once `ms` pass on `clock`, or at once when aborted. */
 function slowFailure(clock: ManualClock, ms: number, signal: AbortSignal): Promise<never> {
@@ -438,13 +439,7 @@ describe('executeSync', () => {
   ])('throws UsageError synchronously for a pipeline with %s, without calling fn', (_, make) => {
     const p = make();
     let calls = 0;
-    let thrown: unknown;
-    try {
-      p.executeSync(() => ++calls);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(UsageError);
+    const thrown = errorOf(UsageError, () => p.executeSync(() => ++calls));
     expect(thrown).toMatchObject({ code: 'ERR_BREAKWATER_USAGE' });
     expect(calls).toBe(0);
   });

@@ -9,7 +9,7 @@ import { KNOWN_FAMILIES } from '../../src/exporters/knownFamilies.js';
 import { collectMetrics, pipeline, prometheusText, Registry, UsageError } from '../../src/index.js';
 import { registerBreakwaterMetrics } from '../../src/prometheus/index.js';
 import { ManualClock } from '../../src/testing/index.js';
-import { optionsError } from '../support/options.js';
+import { optionsError } from '../support/errors.js';
 import { DEFAULT_BOUNDS, PAYMENTS_BUCKETS, SCENARIO_SERIES } from './expected.js';
 import { type ParsedFamily, parsePrometheusText, sampleValue } from './parse.js';
 import { useScenario } from './scenario.js';

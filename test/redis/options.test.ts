@@ -15,7 +15,7 @@ import {
   redisRateLimiterDefaults,
 } from '../../src/redis/index.js';
 import { ManualClock } from '../../src/testing/index.js';
-import { optionsError } from '../support/options.js';
+import { optionsError } from '../support/errors.js';
 import { type ConnectedClient, ioredisFactory } from '../support/redis-clients.js';
 import { describeRedis } from '../support/redis-server.js';
 

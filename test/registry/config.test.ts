@@ -15,7 +15,7 @@ import {
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { issuesOf, issuesOrNone, resolved } from '../support/config.js';
-import { optionsErrorOrNone } from '../support/options.js';
+import { errorOf, optionsErrorOrNone } from '../support/errors.js';
 
 describe('named instances: defaults with per-name overrides', () => {
   const config: RegistryConfig = {
@@ -106,14 +106,8 @@ describe('named instances: defaults with per-name overrides', () => {
   it('a timeout name with no timeout in its entry or the defaults is a ConfigError naming it', () => {
     const registry = new Registry({ timeouts: { known: { timeout: 100 } } });
     expect(registry.timeout('known').timeout).toBe(100);
-    let error: unknown;
-    try {
-      registry.timeout('unknown');
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).issues).toEqual([
+    const error = errorOf(ConfigError, () => registry.timeout('unknown'));
+    expect(error.issues).toEqual([
       { path: 'timeouts.unknown.timeout', message: expect.stringMatching(/is required/) },
     ]);
     // With a default timeout every name works.
@@ -192,14 +186,7 @@ describe('ConfigError', () => {
   });
 
   it('has the invalid-config code, and a message with one line per issue', () => {
-    let error: unknown;
-    try {
-      new Registry(bad as unknown as RegistryConfig);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    const e = error as ConfigError;
+    const e = errorOf(ConfigError, () => new Registry(bad as unknown as RegistryConfig));
     expect(e.code).toBe(ErrorCode.InvalidConfig);
     expect(e.name).toBe('ConfigError');
     expect(e.message.split('\n')[0]).toBe('Invalid registry config (17 issues):');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, ErrorCode, parseDuration, Registry } from '../../src/index.js';
 import { resolved } from '../support/config.js';
+import { errorOf } from '../support/errors.js';
 
 describe('parseDuration', () => {
   it.each([
@@ -54,14 +55,7 @@ describe('parseDuration', () => {
   });
 
   it('names the path it was given in the error, with the value and the accepted forms', () => {
-    let error: unknown;
-    try {
-      parseDuration('30 seconds', 'retries.api.delay');
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    const e = error as ConfigError;
+    const e = errorOf(ConfigError, () => parseDuration('30 seconds', 'retries.api.delay'));
     expect(e.code).toBe(ErrorCode.InvalidConfig);
     expect(e.issues).toEqual([
       {

@@ -18,7 +18,7 @@ import {
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
 import { track } from '../support/async.js';
 import { issuesOf, issuesOrNone, resolved, thrownIssues } from '../support/config.js';
-import { optionsErrorOrNone } from '../support/options.js';
+import { optionsErrorOrNone } from '../support/errors.js';
 
 type LimiterEntry = Extract<RegistryInstanceSnapshot, { kind: 'rateLimiter' }>;
 

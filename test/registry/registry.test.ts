@@ -13,7 +13,7 @@ import {
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { deferred } from '../support/async.js';
-import { optionsError } from '../support/options.js';
+import { optionsError } from '../support/errors.js';
 
 describe('named instances', () => {
   it('each accessor returns the same instance for a name every time', () => {

@@ -12,7 +12,7 @@ import {
   TimeoutPolicy,
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
-import { optionsError } from '../support/options.js';
+import { optionsError } from '../support/errors.js';
 
 // ---- what each options object accepts -------------------------------------------------------
 

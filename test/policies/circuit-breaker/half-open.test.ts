@@ -86,12 +86,7 @@ describe('probes', () => {
     breaker.onRejected((e) => rejected.push(e));
     clock.advance(1000);
     pending(p);
-    let error: unknown;
-    try {
-      p.executeSync(() => 'ok');
-    } catch (e) {
-      error = e;
-    }
+    const error = refusal(p);
     expect(error).toBeInstanceOf(BrokenCircuitError);
     expect((error as BrokenCircuitError).retryAfter).toBe(0);
     expect(rejected).toEqual([{ error, state: 'half-open' }]);

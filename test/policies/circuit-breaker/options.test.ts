@@ -10,7 +10,7 @@ import {
   pipeline,
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
-import { optionsError } from '../../support/options.js';
+import { optionsError } from '../../support/errors.js';
 
 const MAX_MS = 2_147_483_647;
 

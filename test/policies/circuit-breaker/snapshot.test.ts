@@ -11,7 +11,7 @@ import { ManualClock } from '../../../src/testing/index.js';
 import { run } from '../../support/breaker.js';
 import { buildLibrary, root } from '../../support/build.js';
 import { runNodeScript } from '../../support/child.js';
-import { optionsError } from '../../support/options.js';
+import { optionsError } from '../../support/errors.js';
 
 /** The snapshot taken from `from`, passed through JSON as a store would. */
 function roundTrip(from: CircuitBreaker): CircuitBreakerSnapshot {

@@ -18,7 +18,7 @@ import {
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { deferred } from '../../support/async.js';
-import { optionsError } from '../../support/options.js';
+import { optionsError } from '../../support/errors.js';
 
 describe('FallbackPolicy value', () => {
   it('replaces a thrown or rejected error with the value', async () => {

@@ -9,7 +9,7 @@ import {
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { track } from '../../support/async.js';
-import { optionsRejection } from '../../support/options.js';
+import { optionsRejection } from '../../support/errors.js';
 
 describe('KeyedRateLimiter', () => {
   it('property: each key decides exactly like a limiter of its own while the cap is not reached', () => {

@@ -13,7 +13,7 @@ import {
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { track } from '../../support/async.js';
-import { optionsError } from '../../support/options.js';
+import { optionsError } from '../../support/errors.js';
 
 /** The GCRA decision, written out plainly: the reference the limiter must match. */
 function referenceDecide(
