@@ -1,15 +1,10 @@
 /** Helpers of the registry's config tests: the issues a config is rejected with, resolved options. */
 import { ConfigError, Registry, type RegistryConfig } from '../../src/index.js';
+import { errorOf } from './errors.js';
 
 /** The issues of the ConfigError `fn` throws (fails the test when it throws none). */
 export function thrownIssues(fn: () => void): ConfigError['issues'] {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
-  throw new Error('no ConfigError');
+  return errorOf(ConfigError, fn).issues;
 }
 
 /** The issues a registry built from `config` is rejected with (fails the test when accepted). */
