@@ -1,18 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ErrorCode, OptionsError } from '../../src/index.js';
+import { ErrorCode, type OptionsError } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
+import { optionsRejection } from '../support/errors.js';
 
 /** The OptionsError `make` throws (or rejects with), for its fields. */
 async function optionsErrorOf(make: () => unknown): Promise<OptionsError> {
-  let error: unknown;
-  try {
-    await make();
-  } catch (e) {
-    error = e;
-  }
-  expect(error).toBeInstanceOf(OptionsError);
-  expect((error as OptionsError).code).toBe(ErrorCode.InvalidOption);
-  return error as OptionsError;
+  const error = await optionsRejection(make);
+  expect(error.code).toBe(ErrorCode.InvalidOption);
+  return error;
 }
 
 describe('ManualClock.runAll', () => {

@@ -22,6 +22,7 @@ import {
   RetryPolicy,
   UsageError,
 } from '../../src/index.js';
+import { errorOf } from '../support/errors.js';
 
 type Fn = (...args: unknown[]) => unknown;
 
@@ -48,73 +49,68 @@ function legacy(decorator: unknown, descriptor: PropertyDescriptor | undefined, 
   return (result ?? descriptor) as PropertyDescriptor;
 }
 
-function thrown(run: () => unknown): Error {
-  try {
-    run();
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected an error');
-}
-
 const failing = () => {
   throw new Error('down');
 };
 
 describe('options are checked where the decorator is written', () => {
   it('bad policy options throw OptionsError at once, naming the option', () => {
-    const error = thrown(() => circuitBreaker({ breakDuratoin: 5 } as never));
+    const error = errorOf(Error, () => circuitBreaker({ breakDuratoin: 5 } as never));
     expect(error).toBeInstanceOf(OptionsError);
     expect(error.message).toContain('did you mean `breakDuration`?');
-    expect(thrown(() => timeout(-1))).toBeInstanceOf(OptionsError);
-    expect((thrown(() => retry({ maxAttempts: 0 })) as OptionsError).option).toBe('maxAttempts');
+    expect(errorOf(Error, () => timeout(-1))).toBeInstanceOf(OptionsError);
+    expect((errorOf(Error, () => retry({ maxAttempts: 0 })) as OptionsError).option).toBe(
+      'maxAttempts',
+    );
   });
 
   it.each([[-1], [1.5], ['first'], [true]])('signal: %s is refused', (signal) => {
-    const error = thrown(() => retry({}, { signal: signal as never }));
+    const error = errorOf(Error, () => retry({}, { signal: signal as never }));
     expect(error).toBeInstanceOf(OptionsError);
     expect((error as OptionsError).option).toBe('signal');
   });
 
   it('perInstance must be a boolean and only goes with options', () => {
-    expect((thrown(() => retry({}, { perInstance: 1 as never })) as OptionsError).option).toBe(
-      'perInstance',
-    );
-    const named = thrown(() => circuitBreaker('payments', { perInstance: true } as never));
+    expect(
+      (errorOf(Error, () => retry({}, { perInstance: 1 as never })) as OptionsError).option,
+    ).toBe('perInstance');
+    const named = errorOf(Error, () => circuitBreaker('payments', { perInstance: true } as never));
     expect(named).toBeInstanceOf(UsageError);
     expect(named.message).toContain('registry name stands for one shared instance');
-    const object = thrown(() => bulkhead(circuitBreaker as never));
+    const object = errorOf(Error, () => bulkhead(circuitBreaker as never));
     expect(object).toBeInstanceOf(OptionsError);
-    const policy = thrown(() =>
+    const policy = errorOf(Error, () =>
       circuitBreaker(new CircuitBreaker(), { perInstance: true } as never),
     );
     expect(policy).toBeInstanceOf(UsageError);
   });
 
   it('key goes with a registry name of a breaker or bulkhead only, and must be a function', () => {
-    const withOptions = thrown(() => circuitBreaker({}, { key: () => 'k' } as never));
+    const withOptions = errorOf(Error, () => circuitBreaker({}, { key: () => 'k' } as never));
     expect(withOptions).toBeInstanceOf(OptionsError);
     expect((withOptions as OptionsError).option).toBe('key');
-    const onRetry = thrown(() => retry('standard', { key: () => 'k' } as never));
+    const onRetry = errorOf(Error, () => retry('standard', { key: () => 'k' } as never));
     expect((onRetry as OptionsError).option).toBe('key');
-    const notFunction = thrown(() => bulkhead('pools', { key: 'tenant' as never }));
+    const notFunction = errorOf(Error, () => bulkhead('pools', { key: 'tenant' as never }));
     expect((notFunction as OptionsError).option).toBe('key');
   });
 
   it('registry must be a registry, and a name must not be empty', () => {
-    const error = thrown(() => circuitBreaker('payments', { registry: {} as never }));
+    const error = errorOf(Error, () => circuitBreaker('payments', { registry: {} as never }));
     expect((error as OptionsError).option).toBe('registry');
-    expect((thrown(() => retry('')) as OptionsError).option).toBe('name');
+    expect((errorOf(Error, () => retry('')) as OptionsError).option).toBe('name');
   });
 
   it('usePipeline needs a Pipeline; fallbacks have no registry names', () => {
-    expect((thrown(() => usePipeline([] as never)) as OptionsError).option).toBe('pipeline');
-    expect(thrown(() => fallback('cached' as never))).toBeInstanceOf(OptionsError);
+    expect((errorOf(Error, () => usePipeline([] as never)) as OptionsError).option).toBe(
+      'pipeline',
+    );
+    expect(errorOf(Error, () => fallback('cached' as never))).toBeInstanceOf(OptionsError);
   });
 
   it('stacked decorators that disagree on the signal argument are refused', () => {
     const inner = tc39(retry({}, { signal: 0 }), async () => 1);
-    const error = thrown(() => tc39(circuitBreaker({}, { signal: 1 }), inner));
+    const error = errorOf(Error, () => tc39(circuitBreaker({}, { signal: 1 }), inner));
     expect((error as OptionsError).option).toBe('signal');
     // Agreeing (or leaving it unset) is fine.
     expect(() => tc39(circuitBreaker({}, { signal: 0 }), inner)).not.toThrow();
@@ -123,11 +119,11 @@ describe('options are checked where the decorator is written', () => {
 
   it('a decorator called with arguments no decorator mode gives is refused', () => {
     const decorator = circuitBreaker() as unknown as (...args: unknown[]) => unknown;
-    expect(thrown(() => decorator())).toBeInstanceOf(UsageError);
-    expect(thrown(() => decorator({}, 'method', 0)).message).toContain('is a parameter');
-    expect(thrown(() => decorator(() => 1, { kind: 'accessor', name: 'x' })).message).toContain(
-      '`x` is an accessor',
-    );
+    expect(errorOf(Error, () => decorator())).toBeInstanceOf(UsageError);
+    expect(errorOf(Error, () => decorator({}, 'method', 0)).message).toContain('is a parameter');
+    expect(
+      errorOf(Error, () => decorator(() => 1, { kind: 'accessor', name: 'x' })).message,
+    ).toContain('`x` is an accessor');
   });
 });
 
@@ -207,16 +203,18 @@ describe('calling conventions', () => {
   });
 
   it('legacy accessors and fields are refused, naming what they are', () => {
-    expect(thrown(() => legacy(retry(), { get: () => 1 }, 'g')).message).toContain(
+    expect(errorOf(Error, () => legacy(retry(), { get: () => 1 }, 'g')).message).toContain(
       '`g` is a getter',
     );
-    expect(thrown(() => legacy(retry(), { set: () => {} }, 's')).message).toContain(
+    expect(errorOf(Error, () => legacy(retry(), { set: () => {} }, 's')).message).toContain(
       '`s` is a setter',
     );
-    expect(thrown(() => legacy(retry(), { get: () => 1, set: () => {} }, 'a')).message).toContain(
-      '`a` is an accessor',
+    expect(
+      errorOf(Error, () => legacy(retry(), { get: () => 1, set: () => {} }, 'a')).message,
+    ).toContain('`a` is an accessor');
+    expect(errorOf(Error, () => legacy(retry(), undefined, 'f')).message).toContain(
+      '`f` is a field',
     );
-    expect(thrown(() => legacy(retry(), undefined, 'f')).message).toContain('`f` is a field');
   });
 
   it('stacked hand-applied decorators give one pipeline, outermost applied last', () => {
@@ -246,7 +244,7 @@ describe('calling conventions', () => {
 
   it('a perInstance method called without an object fails: thrown when sync, rejected when async', async () => {
     const sync = tc39(circuitBreaker({}, { perInstance: true }), () => 1, 'sync');
-    const error = thrown(() => sync.call(undefined));
+    const error = errorOf(Error, () => sync.call(undefined));
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toContain('`sync` has per-instance policies');
     const asyncFn = tc39(circuitBreaker({}, { perInstance: true }), async () => 1, 'later');
@@ -254,7 +252,7 @@ describe('calling conventions', () => {
   });
 
   it('pipelineOf refuses a method without decorators', () => {
-    expect(thrown(() => pipelineOf({ plain() {} }, 'plain'))).toBeInstanceOf(UsageError);
+    expect(errorOf(Error, () => pipelineOf({ plain() {} }, 'plain'))).toBeInstanceOf(UsageError);
   });
 
   it('a usePipeline method shares the pipeline’s breaker with direct calls', async () => {
@@ -335,6 +333,8 @@ describe('per-key instances', () => {
       circuitBreaker('hosts', { registry: new Registry(), key: () => 'k' }),
       () => 1,
     );
-    expect(thrown(() => pipelineOf({ method }, 'method')).message).toContain('per-key policies');
+    expect(errorOf(Error, () => pipelineOf({ method }, 'method')).message).toContain(
+      'per-key policies',
+    );
   });
 });

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorOf } from '../support/errors.js';
 import { type Compiled, compile, describeVariant, type Fixtures, type Variant } from './compile.js';
 import type { Behaviour } from './fixtures/classes.js';
 
@@ -33,6 +34,19 @@ export function decoratorSuite(variant: Variant): void {
   const kinds = (policies: readonly unknown[]) =>
     policies.map((p) => (p as object).constructor.name);
 
+  /** A breaker (10 failures in a row open it) on a fresh clock, its outcomes listed in `seen`. */
+  const breakerRecordingOutcomes = () => {
+    const clock = new ManualClock();
+    const breaker = new lib.CircuitBreaker({
+      window: { kind: 'consecutive', threshold: 10 },
+      clock,
+    });
+    const seen: string[] = [];
+    breaker.onFailure(() => seen.push('failure'));
+    breaker.onSuccess(() => seen.push('success'));
+    return { clock, breaker, seen };
+  };
+
   describe(describeVariant(variant), () => {
     it('type checks the fixtures and emits the decorators of this mode', async () => {
       expect(compiled.version).toMatch(
@@ -50,14 +64,7 @@ export function decoratorSuite(variant: Variant): void {
 
     describe('stacked decorators make one pipeline, outermost written first', () => {
       it('a retry above a breaker sends every attempt through the breaker', async () => {
-        const clock = new ManualClock();
-        const breaker = new lib.CircuitBreaker({
-          window: { kind: 'consecutive', threshold: 10 },
-          clock,
-        });
-        const seen: string[] = [];
-        breaker.onFailure(() => seen.push('failure'));
-        breaker.onSuccess(() => seen.push('success'));
+        const { clock, breaker, seen } = breakerRecordingOutcomes();
         const service = new (f.stacked(clock, breaker))();
 
         const call = service.retryOutside(2);
@@ -71,14 +78,7 @@ export function decoratorSuite(variant: Variant): void {
       });
 
       it('a breaker above a retry sees one outcome per call, after the retries', async () => {
-        const clock = new ManualClock();
-        const breaker = new lib.CircuitBreaker({
-          window: { kind: 'consecutive', threshold: 10 },
-          clock,
-        });
-        const seen: string[] = [];
-        breaker.onFailure(() => seen.push('failure'));
-        breaker.onSuccess(() => seen.push('success'));
+        const { clock, breaker, seen } = breakerRecordingOutcomes();
         const Service = f.stacked(clock, breaker);
 
         const ok = new Service().breakerOutside(2);
@@ -275,15 +275,9 @@ export function decoratorSuite(variant: Variant): void {
         ['klass', '`Decorated` is a class'],
         ['generator', '`values` is a generator method'],
       ] as const)('%s', (member, message) => {
-        let error: unknown;
-        try {
-          f.notMethods[member]();
-        } catch (e) {
-          error = e;
-        }
-        expect(error).toBeInstanceOf(lib.UsageError);
-        expect((error as Error).message).toContain('decorates methods only');
-        expect((error as Error).message).toContain(message);
+        const error = errorOf(lib.UsageError, () => f.notMethods[member]());
+        expect(error.message).toContain('decorates methods only');
+        expect(error.message).toContain(message);
       });
     });
 

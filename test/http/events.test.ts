@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createObservabilityHandler, type ObservabilityHandler } from '../../src/http/index.js';
 import { Registry, type RegistryConfig } from '../../src/index.js';
-import { deferred } from '../support/async.js';
+import { deferred, macrotask } from '../support/async.js';
 import { fail, openStream, type Served, type Stream, serve, succeed, until } from './support.js';
 
 const CONFIG: RegistryConfig = {
@@ -297,7 +297,7 @@ describe('clients that leave before the handler runs', () => {
     // The server has seen the client go before the gate lets the request on.
     await gone;
     request.open();
-    await new Promise((resolve) => setImmediate(resolve));
+    await macrotask();
   }
 
   it('counts none of them, still serves a dashboard after maxClients of them, and starts no timer', async () => {

@@ -5,19 +5,16 @@ import {
   observabilityHandlerDefaults,
 } from '../../src/http/index.js';
 import { OptionsError, Registry } from '../../src/index.js';
+import { optionsError } from '../support/errors.js';
 
 const registry = new Registry();
 afterEach(() => registry.dispose());
 
-function optionsError(options: unknown): OptionsError {
-  try {
-    createObservabilityHandler(registry, options as ObservabilityHandlerOptions).close();
-  } catch (error) {
-    expect(error).toBeInstanceOf(OptionsError);
-    return error as OptionsError;
-  }
-  throw new Error(`No error for ${JSON.stringify(options)}`);
-}
+/** The OptionsError a handler built with `options` throws. */
+const handlerOptionsError = (options: unknown) =>
+  optionsError(() =>
+    createObservabilityHandler(registry, options as ObservabilityHandlerOptions).close(),
+  );
 
 describe('observabilityHandlerDefaults', () => {
   it('pins every default', () => {
@@ -52,7 +49,7 @@ describe('createObservabilityHandler options', () => {
     [{ collect: { durationBuckets: [1, 0.5] } }, 'collect.durationBuckets', 'ascending'],
     [{ collect: { maxKeys: 5 } }, 'collect.maxKeys', 'not set: it is not a known option'],
   ])('refuses %j naming the option, the value and the valid range', (options, option, expected) => {
-    const error = optionsError(options);
+    const error = handlerOptionsError(options);
     expect(error.option).toBe(option);
     expect(error.expected).toContain(expected);
     const given = Object.values(options)[0] as Record<string, unknown>;
@@ -67,13 +64,13 @@ describe('createObservabilityHandler options', () => {
   });
 
   it('names the value it refused', () => {
-    expect(optionsError({ interval: 99 }).message).toBe(
+    expect(handlerOptionsError({ interval: 99 }).message).toBe(
       'Expected `interval` to be an integer in [100, 60000], got 99',
     );
   });
 
   it('refuses an unknown option and suggests the one meant', () => {
-    const error = optionsError({ intervall: 500 });
+    const error = handlerOptionsError({ intervall: 500 });
     expect(error.option).toBe('intervall');
     expect(error.message).toContain('did you mean `interval`?');
   });

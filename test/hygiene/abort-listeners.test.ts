@@ -9,6 +9,7 @@ import {
   TimeoutPolicy,
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
+import { macrotask } from '../support/async.js';
 
 const N = 100_000;
 
@@ -179,11 +180,11 @@ describe('a pipeline with no timeout and no caller signal gives each call a sign
           ),
         ),
       );
-      await new Promise((resolve) => setImmediate(resolve));
+      await macrotask();
       release();
       expect(await Promise.all(calls)).toEqual(Array.from({ length: 20 }, (_, i) => i));
       // Node reports the warning on a later tick.
-      await new Promise((resolve) => setImmediate(resolve));
+      await macrotask();
     } finally {
       process.off('warning', onWarning);
     }

@@ -8,31 +8,7 @@ import {
   UsageError,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
-
-function track<T>(promise: Promise<T>) {
-  const box: { status: 'pending' | 'fulfilled' | 'rejected'; value?: T; reason?: unknown } = {
-    status: 'pending',
-  };
-  promise.then(
-    (value) => {
-      box.status = 'fulfilled';
-      box.value = value;
-    },
-    (reason) => {
-      box.status = 'rejected';
-      box.reason = reason;
-    },
-  );
-  return box;
-}
-
-function deferred<T>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((res) => {
-    resolve = res;
-  });
-  return { promise, resolve };
-}
+import { deferred, track } from '../support/async.js';
 
 describe('pipeline.dispose() leaves no timer behind', () => {
   it('calls waiting in a retry delay reject with UsageError and their timers are cancelled', async () => {
@@ -45,8 +21,8 @@ describe('pipeline.dispose() leaves no timer behind', () => {
     expect(clock.pendingTimers).toBe(0);
     await flushMicrotasks();
     for (const w of waiting) {
-      expect(w.status).toBe('rejected');
-      expect(w.reason).toBeInstanceOf(UsageError);
+      expect(w.ok).toBe(false);
+      expect(w.error).toBeInstanceOf(UsageError);
     }
     expect(clock.pendingTimers).toBe(0);
   });
@@ -62,11 +38,11 @@ describe('pipeline.dispose() leaves no timer behind', () => {
     p.dispose();
     expect(clock.pendingTimers).toBe(0);
     await flushMicrotasks();
-    for (const q of queued) expect(q.reason).toBeInstanceOf(UsageError);
+    for (const q of queued) expect(q.error).toBeInstanceOf(UsageError);
     expect(pool.queueLength).toBe(0);
     work.resolve('done');
     await flushMicrotasks();
-    expect(running).toMatchObject({ status: 'fulfilled', value: 'done' });
+    expect(running).toMatchObject({ ok: true, value: 'done' });
     expect(pool.inFlight).toBe(0);
     expect(clock.pendingTimers).toBe(0);
   });
@@ -83,10 +59,10 @@ describe('pipeline.dispose() leaves no timer behind', () => {
     expect(policy.pending).toBe(0);
     clock.advance(1_000);
     await flushMicrotasks();
-    expect(running.status).toBe('pending');
+    expect(running.settled).toBe(false);
     work.resolve('late but fine');
     await flushMicrotasks();
-    expect(running).toMatchObject({ status: 'fulfilled', value: 'late but fine' });
+    expect(running).toMatchObject({ ok: true, value: 'late but fine' });
   });
 
   // The UsageError a disposed bulkhead gives its queued calls must not be retried by the retry
@@ -115,12 +91,12 @@ describe('pipeline.dispose() leaves no timer behind', () => {
     expect(clock.pendingTimers).toBe(0);
     await flushMicrotasks();
     expect(clock.pendingTimers).toBe(0);
-    expect(sleeping.reason).toBeInstanceOf(UsageError);
-    expect(queued.reason).toBeInstanceOf(UsageError);
+    expect(sleeping.error).toBeInstanceOf(UsageError);
+    expect(queued.error).toBeInstanceOf(UsageError);
 
     work.resolve('done');
     await flushMicrotasks();
-    expect(running).toMatchObject({ status: 'fulfilled', value: 'done' });
+    expect(running).toMatchObject({ ok: true, value: 'done' });
     expect(pool.inFlight).toBe(0);
     expect(pool.queueLength).toBe(0);
     expect(clock.pendingTimers).toBe(0);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Bulkhead,
   CircuitBreaker,
@@ -8,39 +8,22 @@ import {
   TimeoutPolicy,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
+import { deferred, macrotask } from '../support/async.js';
+import { recordUnhandledRejections } from '../support/rejections.js';
 
-let unhandled: unknown[] = [];
-const record = (reason: unknown): void => {
-  unhandled.push(reason);
-};
-beforeAll(() => {
-  process.on('unhandledRejection', record);
-});
-afterAll(() => {
-  process.off('unhandledRejection', record);
-});
+const unhandled = recordUnhandledRejections();
 
 /** Two macrotask turns: Node reports unhandled rejections after the microtask queue drains. */
 async function settleProcess(): Promise<void> {
-  for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
-}
-
-function lateWork() {
-  let reject!: (reason: unknown) => void;
-  let resolve!: (value: unknown) => void;
-  const promise = new Promise((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, reject, resolve };
+  for (let i = 0; i < 2; i++) await macrotask();
 }
 
 describe('aggressive timeout: abandoned work that rejects late is observed', () => {
   it('no unhandledRejection when the work rejects after the call timed out', async () => {
-    unhandled = [];
+    unhandled.length = 0;
     const clock = new ManualClock();
     const p = pipeline(new TimeoutPolicy({ timeout: 50, strategy: 'aggressive', clock }));
-    const work = lateWork();
+    const work = deferred();
     const call = p.execute(() => work.promise);
     const outcome = call.then(
       () => 'resolved',
@@ -54,7 +37,7 @@ describe('aggressive timeout: abandoned work that rejects late is observed', () 
   });
 
   it('no unhandledRejection for every abandoned attempt of a retried call, with inner permits returned', async () => {
-    unhandled = [];
+    unhandled.length = 0;
     const clock = new ManualClock();
     const pool = new Bulkhead({ maxConcurrent: 3, clock });
     const inner = new CircuitBreaker({ clock, window: { kind: 'consecutive', threshold: 10 } });
@@ -64,7 +47,7 @@ describe('aggressive timeout: abandoned work that rejects late is observed', () 
       inner,
       pool,
     );
-    const works = [lateWork(), lateWork(), lateWork()];
+    const works = [deferred(), deferred(), deferred()];
     let n = 0;
     const outcome = p
       .execute(() => works[n++]!.promise)
@@ -84,10 +67,10 @@ describe('aggressive timeout: abandoned work that rejects late is observed', () 
   });
 
   it('no unhandledRejection when the caller aborted the call and the work rejects later', async () => {
-    unhandled = [];
+    unhandled.length = 0;
     const clock = new ManualClock();
     const p = pipeline(new TimeoutPolicy({ timeout: 50, strategy: 'aggressive', clock }));
-    const work = lateWork();
+    const work = deferred();
     const controller = new AbortController();
     const outcome = p
       .execute(() => work.promise, { signal: controller.signal })
@@ -103,13 +86,13 @@ describe('aggressive timeout: abandoned work that rejects late is observed', () 
   });
 
   it('no unhandledRejection with tryExecute and a synchronous-then-late mix of attempts', async () => {
-    unhandled = [];
+    unhandled.length = 0;
     const clock = new ManualClock();
     const p = pipeline(
       new RetryPolicy({ clock, delay: 1, jitter: 'none', backoff: 'constant', maxAttempts: 4 }),
       new TimeoutPolicy({ timeout: 10, strategy: 'aggressive', clock }),
     );
-    const late = lateWork();
+    const late = deferred();
     const result = p.tryExecute(({ attempt }) => {
       if (attempt === 1) throw new Error('sync failure');
       if (attempt === 2) return late.promise;

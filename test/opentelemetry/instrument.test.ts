@@ -1,14 +1,9 @@
 import { channel } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  circuitBreaker,
-  diagnosticsChannels,
-  OptionsError,
-  pipeline,
-  Registry,
-} from '../../src/index.js';
+import { circuitBreaker, diagnosticsChannels, pipeline, Registry } from '../../src/index.js';
 import { instrumentBreakwater } from '../../src/opentelemetry/index.js';
 import { ManualClock } from '../../src/testing/index.js';
+import { optionsError } from '../support/errors.js';
 import { type Metrics, pointValue, startMetrics } from './reader.js';
 import { startTracing, type Tracing } from './tracing.js';
 
@@ -103,12 +98,7 @@ describe('instrumentBreakwater', () => {
       ],
     ];
     for (const [instrument, option] of cases) {
-      expect(instrument).toThrow(OptionsError);
-      try {
-        instrument();
-      } catch (error) {
-        expect((error as OptionsError).option).toBe(option);
-      }
+      expect(optionsError(instrument).option).toBe(option);
     }
     expect(subscribed()).toEqual([false, false, false]);
   });

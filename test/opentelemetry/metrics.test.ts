@@ -1,6 +1,6 @@
 import { DataPointType } from '@opentelemetry/sdk-metrics';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { collectMetrics, OptionsError, pipeline, Registry } from '../../src/index.js';
+import { collectMetrics, pipeline, Registry } from '../../src/index.js';
 import {
   observeBreakwaterMetrics,
   otelAttributeNames,
@@ -8,22 +8,22 @@ import {
 } from '../../src/opentelemetry/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { SCENARIO_SERIES } from '../prometheus/expected.js';
-import { runScenario, type Scenario } from '../prometheus/scenario.js';
+import { useScenario } from '../prometheus/scenario.js';
+import { optionsError } from '../support/errors.js';
 import { type Metrics, pointCount, pointValue, startMetrics } from './reader.js';
 
 let metrics: Metrics;
-let scenario: Scenario | undefined;
 
 beforeEach(() => {
   metrics = startMetrics();
 });
 
 afterEach(async () => {
-  await scenario?.finish();
-  scenario?.registry.dispose();
-  scenario = undefined;
   await metrics.close();
 });
+
+// Registered after the hook above, so it runs before it: the scenario ends, then the metrics.
+const runScenario = useScenario();
 
 /** The OpenTelemetry attributes of a Prometheus label set (an empty key is left out). */
 function otelAttributes(labels: Record<string, string>): Record<string, string> {
@@ -42,7 +42,7 @@ function nearMs(value: number, ms: number): void {
 
 describe('observeBreakwaterMetrics', () => {
   it('reports the exact value of every counter and gauge per attribute set', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     observeBreakwaterMetrics(metrics.meter, scenario.registry);
     const collected = await metrics.collect();
     for (const [family, labels, value] of SCENARIO_SERIES) {
@@ -60,7 +60,7 @@ describe('observeBreakwaterMetrics', () => {
   });
 
   it('makes counters monotonic sums, current amounts up-down sums, durations a gauge', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     observeBreakwaterMetrics(metrics.meter, scenario.registry);
     const collected = await metrics.collect();
     for (const [family, spec] of Object.entries(otelInstruments)) {
@@ -86,7 +86,7 @@ describe('observeBreakwaterMetrics', () => {
   });
 
   it('reports duration percentiles in seconds with a quantile attribute', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     observeBreakwaterMetrics(metrics.meter, scenario.registry);
     let collected = await metrics.collect();
     const payments = {
@@ -172,7 +172,7 @@ describe('observeBreakwaterMetrics', () => {
   });
 
   it('reports cumulative counts that grow between collections', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     observeBreakwaterMetrics(metrics.meter, scenario.registry);
     const limiter = { 'breakwater.policy.name': 'search', result: 'rejected' };
     expect(pointValue(await metrics.collect(), 'breakwater.rate_limiter.permits', limiter)).toBe(1);
@@ -181,7 +181,7 @@ describe('observeBreakwaterMetrics', () => {
   });
 
   it('reads the registry a fixed number of times per collection, not once per instrument', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     observeBreakwaterMetrics(metrics.meter, scenario.registry);
     const reads = vi.spyOn(scenario.registry, 'instancesForMetrics');
     await metrics.collect();
@@ -193,7 +193,7 @@ describe('observeBreakwaterMetrics', () => {
   });
 
   it('stops reading the registry once disposed', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     const dispose = observeBreakwaterMetrics(metrics.meter, scenario.registry);
     const limiter = { 'breakwater.policy.name': 'search', result: 'rejected' };
     expect(pointValue(await metrics.collect(), 'breakwater.rate_limiter.permits', limiter)).toBe(1);
@@ -221,17 +221,12 @@ describe('observeBreakwaterMetrics', () => {
       [() => observeBreakwaterMetrics(metrics.meter, registry, { keys: 1 } as never), 'keys'],
     ];
     for (const [observe, option] of cases) {
-      expect(observe).toThrow(OptionsError);
-      try {
-        observe();
-      } catch (error) {
-        expect((error as OptionsError).option).toBe(option);
-      }
+      expect(optionsError(observe).option).toBe(option);
     }
   });
 
   it('has an instrument for every family collectMetrics reports', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     const keyed = new Registry({ rateLimiters: { c: { limit: 5 } } }, { clock: scenario.clock });
     pipeline(keyed.keyedCircuitBreaker('a', 'k')).executeSync(() => 1);
     pipeline(keyed.keyedBulkhead('b', 'k')).executeSync(() => 1);

@@ -9,24 +9,7 @@ import {
   timeout,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
-import { untilAborted } from '../support/async.js';
-
-function track<T>(promise: Promise<T>) {
-  const box: { status: 'pending' | 'fulfilled' | 'rejected'; value?: T; reason?: unknown } = {
-    status: 'pending',
-  };
-  promise.then(
-    (value) => {
-      box.status = 'fulfilled';
-      box.value = value;
-    },
-    (reason) => {
-      box.status = 'rejected';
-      box.reason = reason;
-    },
-  );
-  return box;
-}
+import { track, untilAborted } from '../support/async.js';
 
 const consecutive = (clock: ManualClock, threshold = 1) =>
   new CircuitBreaker({ clock, window: { kind: 'consecutive', threshold } });
@@ -51,7 +34,7 @@ describe('caller abort while waiting', () => {
     const reason = new Error('caller gone');
     controller.abort(reason);
     await flushMicrotasks();
-    expect(r).toMatchObject({ status: 'rejected', reason });
+    expect(r).toMatchObject({ ok: false, error: reason });
     expect(calls).toBe(1);
     expect(clock.pendingTimers).toBe(0);
     // The breaker outside saw a cancellation, not a failure of the dependency.
@@ -70,12 +53,12 @@ describe('caller abort while waiting', () => {
     expect(pool.queueLength).toBe(2);
     controller.abort(new Error('leave'));
     await flushMicrotasks();
-    expect(leaving).toMatchObject({ status: 'rejected', reason: { message: 'leave' } });
+    expect(leaving).toMatchObject({ ok: false, error: { message: 'leave' } });
     expect(pool.queueLength).toBe(1);
     release();
     await flushMicrotasks();
-    expect(holder).toMatchObject({ status: 'fulfilled', value: 'a' });
-    expect(staying).toMatchObject({ status: 'fulfilled', value: 'c' });
+    expect(holder).toMatchObject({ ok: true, value: 'a' });
+    expect(staying).toMatchObject({ ok: true, value: 'c' });
     expect(pool.inFlight).toBe(0);
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
@@ -101,12 +84,12 @@ describe('caller abort while the function runs', () => {
     controller.abort(reason);
     await flushMicrotasks();
     expect(seen!.reason).toBe(reason);
-    expect(r).toMatchObject({ status: 'rejected', reason });
+    expect(r).toMatchObject({ ok: false, error: reason });
     // A rejection with the caller's own reason is the caller's doing: not counted.
     expect(breaker.stats()).toMatchObject({ failures: 0, ignored: 1, state: 'closed' });
     // The deadline no longer applies to a cancelled call.
     clock.advance(1_000);
-    expect(r.reason).toBe(reason);
+    expect(r.error).toBe(reason);
   });
 
   it('aggressive: rejects at once with the reason while inner permits stay held until the work ends', async () => {
@@ -120,7 +103,7 @@ describe('caller abort while the function runs', () => {
     );
     controller.abort(new Error('stop'));
     await flushMicrotasks();
-    expect(r).toMatchObject({ status: 'rejected', reason: { message: 'stop' } });
+    expect(r).toMatchObject({ ok: false, error: { message: 'stop' } });
     expect(pool.inFlight).toBe(1);
     finish();
     await flushMicrotasks();
@@ -138,7 +121,7 @@ describe('caller abort while the function runs', () => {
     const r = track(p.execute(untilAborted, { signal: controller.signal }));
     controller.abort(new Error('stop'));
     await flushMicrotasks();
-    expect(r).toMatchObject({ status: 'rejected', reason: { message: 'stop' } });
+    expect(r).toMatchObject({ ok: false, error: { message: 'stop' } });
     expect(breaker.stats()).toMatchObject({ failures: 0, state: 'closed' });
   });
 
@@ -151,7 +134,7 @@ describe('caller abort while the function runs', () => {
     const r = track(p.execute(untilAborted, { signal: controller.signal }));
     controller.abort(new Error('stop'));
     await flushMicrotasks();
-    expect(r).toMatchObject({ status: 'rejected', reason: { message: 'stop' } });
+    expect(r).toMatchObject({ ok: false, error: { message: 'stop' } });
     expect(breaker.stats()).toMatchObject({ failures: 0, state: 'closed' });
   });
 });
@@ -181,7 +164,7 @@ describe('cancellation that lands between the end of a wait and the next attempt
     controller.abort(reason);
     await flushMicrotasks();
     expect(signals).toEqual([false]);
-    expect(r).toMatchObject({ status: 'rejected', reason });
+    expect(r).toMatchObject({ ok: false, error: reason });
   });
 
   it('an aggressive deadline passing right after the retry delay fired still ends the call', async () => {
@@ -204,8 +187,8 @@ describe('cancellation that lands between the end of a wait and the next attempt
     clock.advance(100);
     await clock.runAll();
     await flushMicrotasks();
-    expect(r.status).toBe('rejected');
-    expect(r.reason).toBeInstanceOf(TimeoutError);
+    expect(r.ok).toBe(false);
+    expect(r.error).toBeInstanceOf(TimeoutError);
     expect(calls).toBe(1);
   });
 });

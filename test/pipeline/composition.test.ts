@@ -22,35 +22,8 @@ import {
   UsageError,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
-
-type Settled<T> =
-  | { status: 'pending' }
-  | { status: 'fulfilled'; value: T; at: number }
-  | { status: 'rejected'; reason: unknown; at: number };
-
-/** Tracks a promise without leaving its rejection unhandled; `at` is the clock reading then. */
-function track<T>(promise: Promise<T>, clock?: ManualClock): { readonly current: Settled<T> } {
-  const box: { current: Settled<T> } = { current: { status: 'pending' } };
-  promise.then(
-    (value) => {
-      box.current = { status: 'fulfilled', value, at: clock?.now() ?? 0 };
-    },
-    (reason) => {
-      box.current = { status: 'rejected', reason, at: clock?.now() ?? 0 };
-    },
-  );
-  return box;
-}
-
-function deferred<T = unknown>() {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+import { deferred, track } from '../support/async.js';
+import { errorOf } from '../support/errors.js';
 
 /** Rejects (with the signal's reason) once `ms` pass on `clock`, or at once when aborted. */
 function slowFailure(clock: ManualClock, ms: number, signal: AbortSignal): Promise<never> {
@@ -103,7 +76,7 @@ describe('composition order: outer-to-inner as written', () => {
     );
     await clock.runAll();
     expect(calls).toBe(3);
-    expect(r.current).toMatchObject({ status: 'rejected', reason: { message: 'down 3' } });
+    expect(r).toMatchObject({ ok: false, error: { message: 'down 3' } });
     expect(breaker.stats()).toMatchObject({ failures: 3, successes: 0, state: 'closed' });
   });
 
@@ -120,8 +93,8 @@ describe('composition order: outer-to-inner as written', () => {
     );
     await clock.runAll();
     expect(calls).toBe(2);
-    expect(r.current.status).toBe('rejected');
-    expect((r.current as { reason: unknown }).reason).toBeInstanceOf(BrokenCircuitError);
+    expect(r.ok).toBe(false);
+    expect(r.error).toBeInstanceOf(BrokenCircuitError);
     expect(breaker.stats()).toMatchObject({ failures: 2, rejections: 1, state: 'open' });
   });
 
@@ -133,7 +106,7 @@ describe('composition order: outer-to-inner as written', () => {
     const failed = track(p.execute(() => Promise.reject(new Error(`down ${++calls}`))));
     await clock.runAll();
     expect(calls).toBe(3);
-    expect(failed.current).toMatchObject({ status: 'rejected', reason: { message: 'down 3' } });
+    expect(failed).toMatchObject({ ok: false, error: { message: 'down 3' } });
     expect(breaker.stats()).toMatchObject({ failures: 1, successes: 0, state: 'closed' });
 
     calls = 0;
@@ -142,55 +115,41 @@ describe('composition order: outer-to-inner as written', () => {
     );
     await clock.runAll();
     expect(calls).toBe(3);
-    expect(recovered.current).toMatchObject({ status: 'fulfilled', value: 'ok' });
+    expect(recovered).toMatchObject({ ok: true, value: 'ok' });
     expect(breaker.stats()).toMatchObject({ failures: 1, successes: 1, state: 'closed' });
   });
 
-  it('timeout outside retry is an overall deadline: it ends a retry delay and no retry follows', async () => {
-    const clock = new ManualClock();
-    const r = constant(clock, 100, 10);
-    const giveUps: string[] = [];
-    r.onGiveUp((e) => giveUps.push(e.reason));
-    const p = pipeline(timeout({ timeout: 250, clock }), r);
-    const starts: number[] = [];
-    const result = track(
-      p.execute(({ signal }) => {
-        starts.push(clock.now());
-        return slowFailure(clock, 60, signal);
-      }),
-      clock,
-    );
-    await clock.runAll();
-    // Attempts at 0 and 160; the deadline at 250 falls in the delay before the third (320).
-    expect(starts).toEqual([0, 160]);
-    expect(result.current).toMatchObject({ status: 'rejected', at: 250 });
-    expect((result.current as { reason: unknown }).reason).toBeInstanceOf(TimeoutError);
-    // The retry gives up on the attempt whose delay the deadline cut.
-    expect(giveUps).toEqual(['aborted']);
-    expect(clock.pendingTimers).toBe(0);
-  });
-
-  it('timeout outside retry aborts the attempt in flight at the deadline and retrying stops', async () => {
-    const clock = new ManualClock();
-    const r = constant(clock, 10, 10);
-    const giveUps: string[] = [];
-    r.onGiveUp((e) => giveUps.push(e.reason));
-    const p = pipeline(timeout({ timeout: 250, clock }), r);
-    const starts: number[] = [];
-    const result = track(
-      p.execute(({ signal }) => {
-        starts.push(clock.now());
-        return slowFailure(clock, 200, signal);
-      }),
-      clock,
-    );
-    await clock.runAll();
-    expect(starts).toEqual([0, 210]);
-    expect(result.current).toMatchObject({ status: 'rejected', at: 250 });
-    expect((result.current as { reason: unknown }).reason).toBeInstanceOf(TimeoutError);
-    expect(giveUps).toEqual(['aborted']);
-    expect(clock.pendingTimers).toBe(0);
-  });
+  // Attempts of `attemptMs` with a `delayMs` delay between them, under a 250 ms deadline.
+  it.each([
+    // Attempts at 0 and 160; the deadline falls in the delay before the third (320).
+    ['ends a retry delay, and no retry follows', 100, 60, [0, 160]],
+    // Attempts at 0 and 210; the deadline falls in the second.
+    ['aborts the attempt in flight, and retrying stops', 10, 200, [0, 210]],
+  ])(
+    'timeout outside retry is an overall deadline: it %s',
+    async (_, delayMs, attemptMs, expectedStarts) => {
+      const clock = new ManualClock();
+      const r = constant(clock, delayMs, 10);
+      const giveUps: string[] = [];
+      r.onGiveUp((e) => giveUps.push(e.reason));
+      const p = pipeline(timeout({ timeout: 250, clock }), r);
+      const starts: number[] = [];
+      const result = track(
+        p.execute(({ signal }) => {
+          starts.push(clock.now());
+          return slowFailure(clock, attemptMs, signal);
+        }),
+        clock,
+      );
+      await clock.runAll();
+      expect(starts).toEqual(expectedStarts);
+      expect(result).toMatchObject({ ok: false, at: 250 });
+      expect(result.error).toBeInstanceOf(TimeoutError);
+      // The retry gives up on the attempt the deadline cut.
+      expect(giveUps).toEqual(['aborted']);
+      expect(clock.pendingTimers).toBe(0);
+    },
+  );
 
   it('timeout inside retry limits each attempt: every attempt gets the full time and a fresh signal', async () => {
     const clock = new ManualClock();
@@ -211,8 +170,8 @@ describe('composition order: outer-to-inner as written', () => {
     expect(starts).toEqual([0, 60, 120]);
     expect(new Set(signals).size).toBe(3);
     for (const s of signals) expect(s.reason).toBeInstanceOf(TimeoutError);
-    expect(result.current).toMatchObject({ status: 'rejected', at: 170 });
-    expect((result.current as { reason: unknown }).reason).toBeInstanceOf(TimeoutError);
+    expect(result).toMatchObject({ ok: false, at: 170 });
+    expect(result.error).toBeInstanceOf(TimeoutError);
   });
 
   it('timeout inside retry: an attempt that answers in time after timed-out ones succeeds', async () => {
@@ -225,7 +184,7 @@ describe('composition order: outer-to-inner as written', () => {
       clock,
     );
     await clock.runAll();
-    expect(result.current).toMatchObject({ status: 'fulfilled', value: 'attempt 3', at: 120 });
+    expect(result).toMatchObject({ ok: true, value: 'attempt 3', at: 120 });
   });
 
   it('aggressive timeout inside retry: abandoned attempts keep the inner bulkhead permits', async () => {
@@ -244,7 +203,7 @@ describe('composition order: outer-to-inner as written', () => {
     );
     await clock.runAll();
     expect(calls).toBe(3);
-    expect(result.current).toMatchObject({ status: 'rejected', at: 170 });
+    expect(result).toMatchObject({ ok: false, at: 170 });
     expect(inner.inFlight).toBe(3);
     works[0]!.resolve('late');
     works[1]!.reject(new Error('late'));
@@ -269,8 +228,8 @@ describe('composition order: outer-to-inner as written', () => {
     const refused = track(innerRetry.execute(() => 'other'));
     await clock.runAll();
     expect(seen).toEqual([1, 1, 1]);
-    expect(r1.current).toMatchObject({ status: 'fulfilled', value: 'done' });
-    expect((refused.current as { reason: unknown }).reason).toBeInstanceOf(BulkheadRejectedError);
+    expect(r1).toMatchObject({ ok: true, value: 'done' });
+    expect(refused.error).toBeInstanceOf(BulkheadRejectedError);
 
     const inner = new Bulkhead({ maxConcurrent: 1, clock });
     const outerRetry = pipeline(constant(clock, 10, 3), inner);
@@ -282,8 +241,8 @@ describe('composition order: outer-to-inner as written', () => {
     // The permit is free during the delay: another call gets it.
     const second = track(outerRetry.execute(() => 'b'));
     await clock.runAll();
-    expect(first.current).toMatchObject({ status: 'fulfilled', value: 'a' });
-    expect(second.current).toMatchObject({ status: 'fulfilled', value: 'b' });
+    expect(first).toMatchObject({ ok: true, value: 'a' });
+    expect(second).toMatchObject({ ok: true, value: 'b' });
   });
 
   it('a fallback outermost replaces refusals and timeouts of the policies inside it', async () => {
@@ -298,7 +257,7 @@ describe('composition order: outer-to-inner as written', () => {
     const q = pipeline(fallback({ value: 'late' }), timeout({ timeout: 10, clock }));
     const r = track(q.execute(({ signal }) => slowFailure(clock, 100, signal)));
     await clock.runAll();
-    expect(r.current).toMatchObject({ status: 'fulfilled', value: 'late' });
+    expect(r).toMatchObject({ ok: true, value: 'late' });
   });
 });
 
@@ -328,7 +287,7 @@ describe('one breaker shared by two pipelines', () => {
     await expect(b.execute(() => ++bCalls)).rejects.toBeInstanceOf(BrokenCircuitError);
     probe.resolve('healthy');
     await flushMicrotasks();
-    expect(aProbe.current).toMatchObject({ status: 'fulfilled', value: 'healthy' });
+    expect(aProbe).toMatchObject({ ok: true, value: 'healthy' });
     expect(breaker.state).toBe('closed');
     await expect(b.execute(() => ++bCalls)).resolves.toBe(1);
     expect(breaker.stats()).toMatchObject({ failures: 2, successes: 2, rejections: 3 });
@@ -456,11 +415,10 @@ describe('execute, tryExecute and executeSync give the same outcomes', () => {
               }),
             );
             await clock.runAll();
-            const c = result.current;
             outcomes.push(
-              c.status === 'fulfilled'
-                ? { ok: true, value: c.value }
-                : { ok: false, error: describeError((c as { reason: unknown }).reason) },
+              result.ok
+                ? { ok: true, value: result.value }
+                : { ok: false, error: describeError(result.error) },
             );
           }
           return { outcomes, retries, stats: breaker.stats() };
@@ -481,13 +439,7 @@ describe('executeSync', () => {
   ])('throws UsageError synchronously for a pipeline with %s, without calling fn', (_, make) => {
     const p = make();
     let calls = 0;
-    let thrown: unknown;
-    try {
-      p.executeSync(() => ++calls);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(UsageError);
+    const thrown = errorOf(UsageError, () => p.executeSync(() => ++calls));
     expect(thrown).toMatchObject({ code: 'ERR_BREAKWATER_USAGE' });
     expect(calls).toBe(0);
   });
@@ -585,7 +537,7 @@ describe('executeSync', () => {
     expect(breaker.state).toBe('closed');
     bad.reject(new Error('late'));
     await flushMicrotasks();
-    expect(settled.current).toMatchObject({ status: 'rejected', reason: { message: 'late' } });
+    expect(settled).toMatchObject({ ok: false, error: { message: 'late' } });
     expect(breaker.stats()).toMatchObject({ failures: 1, state: 'open' });
     expect(pool.inFlight).toBe(0);
   });
@@ -642,7 +594,7 @@ describe('synchronous targets through execute', () => {
       }),
     );
     await clock.runAll();
-    expect(r.current).toMatchObject({ status: 'fulfilled', value: 'replaced' });
+    expect(r).toMatchObject({ ok: true, value: 'replaced' });
     expect(events).toEqual(['attempt 1', 'attempt 2', 'attempt 3', 'fallback sync 3']);
     expect(breaker.stats().failures).toBe(3);
     expect(pool.inFlight).toBe(0);
@@ -693,7 +645,7 @@ describe('synchronous targets through execute', () => {
     );
     await clock.runAll();
     expect(seen).toEqual([1, 2, 3, 4]);
-    expect(r.current).toMatchObject({ status: 'fulfilled', value: 'fourth' });
+    expect(r).toMatchObject({ ok: true, value: 'fourth' });
   });
 });
 
@@ -721,6 +673,6 @@ describe('nested retries around a per-attempt timeout', () => {
     // Outer attempt 1: one inner call, cut at 50 (the call ends at 60). Outer attempt 2 starts
     // at 61 with a fresh deadline (111): the inner retry gets all 5 of its attempts.
     expect(starts).toEqual([0, 61, 62, 63, 64, 65]);
-    expect(result.current).toMatchObject({ status: 'rejected', reason: { message: 'fast 6' } });
+    expect(result).toMatchObject({ ok: false, error: { message: 'fast 6' } });
   });
 });

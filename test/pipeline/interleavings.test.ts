@@ -10,7 +10,7 @@
  */
 import { getEventListeners } from 'node:events';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   BrokenCircuitError,
   Bulkhead,
@@ -25,21 +25,12 @@ import {
   TimeoutPolicy,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
+import { macrotask } from '../support/async.js';
+import { recordUnhandledRejections } from '../support/rejections.js';
 
 const RUNS = 200;
 
-let unhandled = 0;
-const countUnhandled = (): void => {
-  unhandled++;
-};
-beforeAll(() => {
-  process.on('unhandledRejection', countUnhandled);
-});
-afterAll(() => {
-  process.off('unhandledRejection', countUnhandled);
-});
-
-const macrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const unhandled = recordUnhandledRejections();
 
 type Method = 'execute' | 'tryExecute';
 
@@ -162,6 +153,28 @@ class Harness {
     if (!ok) this.violations.push(message);
   }
 
+  /**
+   * Starts each call with `start` (when the scheduler releases it, for a delayed one), has the
+   * scheduler abort those that abort (by `abort`), ticks the clock by `ticks`, runs everything
+   * to its end and checks that it ended cleanly.
+   */
+  async play(
+    calls: readonly Call[],
+    specs: readonly { delayed: boolean; abort?: boolean }[],
+    start: (i: number) => void,
+    ticks: readonly number[] = [],
+    abort: (i: number) => void = (i) => calls[i]!.abort(),
+  ): Promise<void> {
+    specs.forEach((spec, i) => {
+      if (spec.delayed) this.later(`start c${i}`, () => start(i));
+      else start(i);
+      if (spec.abort) this.later(`abort c${i}`, () => abort(i));
+    });
+    this.ticks(ticks);
+    await this.drain();
+    await expectCleanEnd(this, calls);
+  }
+
   /** Releases every task and fires every timer until neither is left. */
   async drain(): Promise<void> {
     for (let round = 0; round < 500; round++) {
@@ -188,10 +201,17 @@ async function expectCleanEnd(h: Harness, calls: readonly Call[]): Promise<void>
     );
   }
   expect(h.clock.pendingTimers).toBe(0);
-  expect(unhandled).toBe(0);
+  expect(unhandled).toEqual([]);
 }
 
 const ticksArb = fc.array(fc.integer({ min: 1, max: 40 }), { maxLength: 10 });
+
+/** 1 to `maxLength` calls: how their attempts fail, whether each starts late and is aborted. */
+const callsArb = <F>(fails: fc.Arbitrary<F>, maxLength: number) =>
+  fc.array(fc.record({ fails, delayed: fc.boolean(), abort: fc.boolean() }), {
+    minLength: 1,
+    maxLength,
+  });
 const methodArb = fc.constantFrom<Method>('execute', 'tryExecute');
 
 describe('bulkhead without a queue', () => {
@@ -226,12 +246,7 @@ describe('bulkhead without a queue', () => {
               withSignal,
             );
           };
-          specs.forEach((spec, i) => {
-            if (spec.delayed) h.later(`start c${i}`, () => start(i));
-            else start(i);
-          });
-          await h.drain();
-          await expectCleanEnd(h, calls);
+          await h.play(calls, specs, start);
           expect(h.peakRunning).toBeLessThanOrEqual(max);
           expect(pool.inFlight).toBe(0);
           calls.forEach((call, i) => {
@@ -264,10 +279,7 @@ describe('bulkhead with a queue', () => {
         fc.integer({ min: 1, max: 3 }),
         fc.integer({ min: 1, max: 3 }),
         fc.option(fc.integer({ min: 5, max: 60 }), { nil: undefined }),
-        fc.array(fc.record({ fails: fc.boolean(), delayed: fc.boolean(), abort: fc.boolean() }), {
-          minLength: 1,
-          maxLength: 10,
-        }),
+        callsArb(fc.boolean(), 10),
         ticksArb,
         async (s, method, max, maxQueue, queueTimeout, specs, ticks) => {
           const h = new Harness(s);
@@ -307,14 +319,7 @@ describe('bulkhead with a queue', () => {
             );
             h.check(pool.queueLength <= maxQueue, `queueLength ${pool.queueLength}`);
           };
-          specs.forEach((spec, i) => {
-            if (spec.delayed) h.later(`start c${i}`, () => start(i));
-            else start(i);
-            if (spec.abort) h.later(`abort c${i}`, () => calls[i]!.abort());
-          });
-          h.ticks(ticks);
-          await h.drain();
-          await expectCleanEnd(h, calls);
+          await h.play(calls, specs, start, ticks);
           expect(h.peakRunning).toBeLessThanOrEqual(max);
           expect(pool.inFlight).toBe(0);
           expect(pool.queueLength).toBe(0);
@@ -381,14 +386,7 @@ describe('retry', () => {
           delay: fc.integer({ min: 0, max: 20 }),
           random: fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
         }),
-        fc.array(
-          fc.record({
-            fails: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
-            delayed: fc.boolean(),
-            abort: fc.boolean(),
-          }),
-          { minLength: 1, maxLength: 6 },
-        ),
+        callsArb(fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }), 6),
         ticksArb,
         async (s, method, o, specs, ticks) => {
           const h = new Harness(s);
@@ -421,14 +419,7 @@ describe('retry', () => {
               true,
             );
           };
-          specs.forEach((spec, i) => {
-            if (spec.delayed) h.later(`start c${i}`, () => start(i));
-            else start(i);
-            if (spec.abort) h.later(`abort c${i}`, () => calls[i]!.abort());
-          });
-          h.ticks(ticks);
-          await h.drain();
-          await expectCleanEnd(h, calls);
+          await h.play(calls, specs, start, ticks);
           let minRetries = 0;
           let maxRetries = 0;
           calls.forEach((call, i) => {
@@ -476,10 +467,7 @@ describe('timeout', () => {
           fc.scheduler(),
           methodArb,
           fc.integer({ min: 5, max: 60 }),
-          fc.array(fc.record({ fails: fc.boolean(), delayed: fc.boolean(), abort: fc.boolean() }), {
-            minLength: 1,
-            maxLength: 8,
-          }),
+          callsArb(fc.boolean(), 8),
           ticksArb,
           async (s, method, ms, specs, ticks) => {
             const h = new Harness(s);
@@ -514,21 +502,12 @@ describe('timeout', () => {
                 true,
               );
             };
-            specs.forEach((spec, i) => {
-              if (spec.delayed) h.later(`start c${i}`, () => start(i));
-              else start(i);
-              if (spec.abort) {
-                h.later(`abort c${i}`, () => {
-                  const w = seen[i]!;
-                  w.abortAt = h.clock.now();
-                  w.abortWhileRunning = w.start !== undefined && w.settledAt === undefined;
-                  calls[i]!.abort();
-                });
-              }
+            await h.play(calls, specs, start, ticks, (i) => {
+              const w = seen[i]!;
+              w.abortAt = h.clock.now();
+              w.abortWhileRunning = w.start !== undefined && w.settledAt === undefined;
+              calls[i]!.abort();
             });
-            h.ticks(ticks);
-            await h.drain();
-            await expectCleanEnd(h, calls);
             expect(policy.pending).toBe(0);
             calls.forEach((call, i) => {
               const w = seen[i]!;
@@ -602,14 +581,7 @@ describe('retry + breaker + timeout + bulkhead', () => {
             max: fc.integer({ min: 1, max: 3 }),
             maxQueue: fc.integer({ min: 0, max: 2 }),
           }),
-          fc.array(
-            fc.record({
-              fails: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
-              delayed: fc.boolean(),
-              abort: fc.boolean(),
-            }),
-            { minLength: 1, maxLength: 8 },
-          ),
+          callsArb(fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }), 8),
           ticksArb,
           async (s, method, o, specs, ticks) => {
             const h = new Harness(s);
@@ -660,14 +632,7 @@ describe('retry + breaker + timeout + bulkhead', () => {
                 true,
               );
             };
-            specs.forEach((spec, i) => {
-              if (spec.delayed) h.later(`start c${i}`, () => start(i));
-              else start(i);
-              if (spec.abort) h.later(`abort c${i}`, () => calls[i]!.abort());
-            });
-            h.ticks(ticks);
-            await h.drain();
-            await expectCleanEnd(h, calls);
+            await h.play(calls, specs, start, ticks);
             expect(h.peakRunning).toBeLessThanOrEqual(o.max);
             expect(pool.inFlight).toBe(0);
             expect(pool.queueLength).toBe(0);

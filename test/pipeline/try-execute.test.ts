@@ -18,20 +18,7 @@ import {
   UsageError,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
-
-/** Follows a tryExecute promise; `rejected` records a rejection, which must never happen. */
-function follow<T>(promise: Promise<ExecutionResult<T>>) {
-  const box: { result?: ExecutionResult<T>; rejected: boolean } = { rejected: false };
-  promise.then(
-    (result) => {
-      box.result = result;
-    },
-    () => {
-      box.rejected = true;
-    },
-  );
-  return box;
-}
+import { track } from '../support/async.js';
 
 describe('tryExecute never rejects', () => {
   it.each<[string, () => unknown]>([
@@ -86,7 +73,7 @@ describe('tryExecute never rejects', () => {
     expect(pre).toEqual({ ok: false, error: reason, rejected: false });
 
     const inDelay = new AbortController();
-    const delayed = follow(
+    const delayed = track(
       pipeline(retry({ clock, delay: 100, jitter: 'none' })).tryExecute(
         () => Promise.reject(new Error('x')),
         { signal: inDelay.signal },
@@ -96,9 +83,9 @@ describe('tryExecute never rejects', () => {
     const pooled = pipeline(pool);
     void pooled.tryExecute(() => new Promise(() => {}));
     const inQueue = new AbortController();
-    const queued = follow(pooled.tryExecute(() => 1, { signal: inQueue.signal }));
+    const queued = track(pooled.tryExecute(() => 1, { signal: inQueue.signal }));
     const inFlight = new AbortController();
-    const running = follow(
+    const running = track(
       pipeline(timeout({ timeout: 1_000, strategy: 'aggressive', clock })).tryExecute(
         () => new Promise(() => {}),
         { signal: inFlight.signal },
@@ -107,22 +94,22 @@ describe('tryExecute never rejects', () => {
     await flushMicrotasks();
     for (const c of [inDelay, inQueue, inFlight]) c.abort(reason);
     await flushMicrotasks();
-    for (const box of [delayed, queued, running]) {
-      expect(box.rejected).toBe(false);
-      expect(box.result).toEqual({ ok: false, error: reason, rejected: false });
+    for (const call of [delayed, queued, running]) {
+      expect(call.ok).toBe(true);
+      expect(call.value).toEqual({ ok: false, error: reason, rejected: false });
     }
   });
 
   it('a disposed policy ending a wait gives a UsageError with rejected: false', async () => {
     const clock = new ManualClock();
     const r = new RetryPolicy({ clock, delay: 100, jitter: 'none' });
-    const box = follow(pipeline(r).tryExecute(() => Promise.reject(new Error('x'))));
+    const call = track(pipeline(r).tryExecute(() => Promise.reject(new Error('x'))));
     await flushMicrotasks();
     r.dispose();
     await flushMicrotasks();
-    expect(box.rejected).toBe(false);
-    expect(box.result).toMatchObject({ ok: false, rejected: false });
-    expect(box.result!.ok === false && box.result!.error).toBeInstanceOf(UsageError);
+    expect(call.ok).toBe(true);
+    expect(call.value).toMatchObject({ ok: false, rejected: false });
+    expect(call.value!.ok === false && call.value!.error).toBeInstanceOf(UsageError);
   });
 
   // A user predicate that throws must not escape the executor: the promise would reject and
@@ -139,10 +126,10 @@ describe('tryExecute never rejects', () => {
         },
       }),
     );
-    const box = follow(p.tryExecute(() => Promise.reject(new Error('x'))));
+    const call = track(p.tryExecute(() => Promise.reject(new Error('x'))));
     await flushMicrotasks();
-    expect(box.rejected).toBe(false);
-    expect(box.result).toMatchObject({ ok: false, rejected: false });
+    expect(call.ok).toBe(true);
+    expect(call.value).toMatchObject({ ok: false, rejected: false });
     expect(pool.inFlight).toBe(0);
   });
   // A thenable whose `then` throws must fail the call, not escape synchronously with the
@@ -167,15 +154,15 @@ describe('tryExecute never rejects', () => {
         },
       };
       let thrown: unknown;
-      let box: ReturnType<typeof follow> | undefined;
+      let call: ReturnType<typeof track<ExecutionResult<unknown>>> | undefined;
       try {
-        box = follow(make(pool).tryExecute(() => thenable));
+        call = track(make(pool).tryExecute(() => thenable));
       } catch (e) {
         thrown = e;
       }
       await flushMicrotasks();
       expect(thrown).toBeUndefined();
-      expect(box?.result).toEqual({ ok: false, error, rejected: false });
+      expect(call?.value).toEqual({ ok: false, error, rejected: false });
       expect(pool.inFlight).toBe(0);
     },
   );
@@ -262,24 +249,24 @@ describe('tryExecute: rejected is true only for policy refusals', () => {
     expect(refused).toMatchObject({ ok: false, rejected: true, error: { reason: 'full' } });
 
     void pipeline(waiting).tryExecute(never);
-    const queued = follow(pipeline(waiting).tryExecute(() => 1));
-    const timedOut = follow(
+    const queued = track(pipeline(waiting).tryExecute(() => 1));
+    const timedOut = track(
       pipeline(timeout({ timeout: 10, clock })).tryExecute(({ signal }) => {
         return new Promise((_, reject) =>
           signal.addEventListener('abort', () => reject(signal.reason)),
         );
       }),
     );
-    const aggressive = follow(
+    const aggressive = track(
       pipeline(timeout({ timeout: 10, clock, strategy: 'aggressive' })).tryExecute(never),
     );
     await clock.advanceAsync(10);
-    expect(queued.result).toMatchObject({ ok: false, rejected: true });
-    expect((queued.result as { error: unknown }).error).toBeInstanceOf(BulkheadRejectedError);
-    expect((queued.result as { error: unknown }).error).toMatchObject({ reason: 'queue-timeout' });
-    for (const box of [timedOut, aggressive]) {
-      expect(box.result).toMatchObject({ ok: false, rejected: true });
-      expect((box.result as { error: unknown }).error).toBeInstanceOf(TimeoutError);
+    expect(queued.value).toMatchObject({ ok: false, rejected: true });
+    expect((queued.value as { error: unknown }).error).toBeInstanceOf(BulkheadRejectedError);
+    expect((queued.value as { error: unknown }).error).toMatchObject({ reason: 'queue-timeout' });
+    for (const call of [timedOut, aggressive]) {
+      expect(call.value).toMatchObject({ ok: false, rejected: true });
+      expect((call.value as { error: unknown }).error).toBeInstanceOf(TimeoutError);
     }
   });
 
@@ -335,24 +322,21 @@ describe('tryExecute: rejected is true only for policy refusals', () => {
               };
               let outcome: unknown;
               if (mode === 'execute') {
-                const box = { v: undefined as unknown };
-                p.execute(fn).then(
-                  (value) => {
-                    box.v = { ok: true, value };
-                  },
-                  (error) => {
-                    box.v = { ok: false, error };
-                  },
-                );
+                const call = track(p.execute(fn));
                 await clock.runAll();
                 await flushMicrotasks();
-                outcome = box.v;
+                if (call.settled) {
+                  outcome = call.ok
+                    ? { ok: true, value: call.value }
+                    : { ok: false, error: call.error };
+                }
               } else {
-                const box = follow(p.tryExecute(fn));
+                const call = track(p.tryExecute(fn));
                 await clock.runAll();
                 await flushMicrotasks();
-                expect(box.rejected).toBe(false);
-                const r = box.result;
+                // tryExecute never rejects.
+                expect(call.ok).not.toBe(false);
+                const r = call.value;
                 outcome =
                   r === undefined
                     ? undefined

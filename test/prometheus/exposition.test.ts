@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   collectMetrics,
   type MetricFamily,
@@ -9,20 +9,15 @@ import {
 import { ManualClock } from '../../src/testing/index.js';
 import { DEFAULT_BOUNDS, PAYMENTS_BUCKETS, SCENARIO_SERIES } from './expected.js';
 import { parsePrometheusText, sampleValue } from './parse.js';
-import { runScenario, type Scenario } from './scenario.js';
+import { useScenario } from './scenario.js';
 
 const DURATION = 'breakwater_call_duration_seconds';
-let scenario: Scenario | undefined;
 
-afterEach(async () => {
-  await scenario?.finish();
-  scenario?.registry.dispose();
-  scenario = undefined;
-});
+const runScenario = useScenario();
 
 describe('prometheusText', () => {
   it('renders every counter and gauge of a known call sequence with its exact value', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     const families = parsePrometheusText(prometheusText(collectMetrics(scenario.registry)));
     for (const [family, labels, value] of SCENARIO_SERIES) {
       expect(sampleValue(families, family, labels), `${family}${JSON.stringify(labels)}`).toBe(
@@ -38,7 +33,7 @@ describe('prometheusText', () => {
   });
 
   it('renders the duration histogram as cumulative buckets ending at +Inf, sum and count', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     const text = prometheusText(collectMetrics(scenario.registry));
     const families = parsePrometheusText(text);
     expect(families.get(DURATION)?.type).toBe('histogram');

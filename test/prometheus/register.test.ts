@@ -4,30 +4,19 @@ import {
   type OpenMetricsContentType,
   Registry as PromRegistry,
 } from 'prom-client';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { METRIC_FAMILIES } from '../../src/exporters/metricFamilies.js';
-import {
-  collectMetrics,
-  OptionsError,
-  pipeline,
-  prometheusText,
-  Registry,
-  UsageError,
-} from '../../src/index.js';
+import { collectMetrics, pipeline, prometheusText, Registry, UsageError } from '../../src/index.js';
 import { registerBreakwaterMetrics } from '../../src/prometheus/index.js';
 import { ManualClock } from '../../src/testing/index.js';
+import { optionsError } from '../support/errors.js';
 import { DEFAULT_BOUNDS, PAYMENTS_BUCKETS, SCENARIO_SERIES } from './expected.js';
 import { type ParsedFamily, parsePrometheusText, sampleValue } from './parse.js';
-import { runScenario, type Scenario } from './scenario.js';
+import { useScenario } from './scenario.js';
 
 const DURATION = 'breakwater_call_duration_seconds';
-let scenario: Scenario | undefined;
 
-afterEach(async () => {
-  await scenario?.finish();
-  scenario?.registry.dispose();
-  scenario = undefined;
-});
+const runScenario = useScenario();
 
 async function scrape(prom: PromRegistry): Promise<Map<string, ParsedFamily>> {
   return parsePrometheusText(await prom.metrics());
@@ -55,7 +44,7 @@ function expectHistogram(
 
 describe('registerBreakwaterMetrics', () => {
   it('exposes the exact value of every counter and gauge of a known call sequence', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     const prom = new PromRegistry();
     registerBreakwaterMetrics(prom, scenario.registry);
     const families = await scrape(prom);
@@ -72,7 +61,7 @@ describe('registerBreakwaterMetrics', () => {
   });
 
   it('types counters as counters, state and sizes as gauges, durations as a histogram', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     const prom = new PromRegistry();
     registerBreakwaterMetrics(prom, scenario.registry);
     const families = await scrape(prom);
@@ -86,7 +75,7 @@ describe('registerBreakwaterMetrics', () => {
   });
 
   it('exposes the duration histogram with the same buckets, sum and count', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     const prom = new PromRegistry();
     registerBreakwaterMetrics(prom, scenario.registry);
     let families = await scrape(prom);
@@ -103,7 +92,7 @@ describe('registerBreakwaterMetrics', () => {
   });
 
   it('shows the same series as the core prometheusText output of the same registry', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     const prom = new PromRegistry();
     registerBreakwaterMetrics(prom, scenario.registry);
     const viaProm = await scrape(prom);
@@ -115,7 +104,7 @@ describe('registerBreakwaterMetrics', () => {
   });
 
   it('uses the buckets given as durationBuckets', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     const prom = new PromRegistry();
     registerBreakwaterMetrics(prom, scenario.registry, { durationBuckets: [0.01, 0.1] });
     const families = await scrape(prom);
@@ -180,7 +169,7 @@ describe('registerBreakwaterMetrics', () => {
   });
 
   it('returns prom-client JSON with labels, values, metric names and the sum aggregator', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     const prom = new PromRegistry();
     registerBreakwaterMetrics(prom, scenario.registry);
     const json = await prom.getMetricsAsJSON();
@@ -212,7 +201,7 @@ describe('registerBreakwaterMetrics', () => {
   });
 
   it('sums the values of cluster workers in an AggregatorRegistry', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     const prom = new PromRegistry();
     registerBreakwaterMetrics(prom, scenario.registry);
     const worker = await prom.getMetricsAsJSON();
@@ -225,7 +214,7 @@ describe('registerBreakwaterMetrics', () => {
   });
 
   it('names counters for OpenMetrics as prom-client does', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     const prom = new PromRegistry<OpenMetricsContentType>();
     prom.setContentType(PromRegistry.OPENMETRICS_CONTENT_TYPE);
     registerBreakwaterMetrics(prom, scenario.registry);
@@ -240,7 +229,7 @@ describe('registerBreakwaterMetrics', () => {
   });
 
   it('collects the registry once per scrape for all families, and afresh on each scrape', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     const prom = new PromRegistry();
     registerBreakwaterMetrics(prom, scenario.registry);
     const reads = vi.spyOn(scenario.registry, 'instancesForMetrics');
@@ -279,7 +268,7 @@ describe('registerBreakwaterMetrics', () => {
   });
 
   it('adds the prom-client registry default labels to every series', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     const prom = new PromRegistry();
     prom.setDefaultLabels({ service: 'shop' });
     registerBreakwaterMetrics(prom, scenario.registry);
@@ -291,7 +280,7 @@ describe('registerBreakwaterMetrics', () => {
   });
 
   it('keeps its values through resetMetrics, which cannot reset the policies', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     const prom = new PromRegistry();
     registerBreakwaterMetrics(prom, scenario.registry);
     prom.resetMetrics();
@@ -302,7 +291,7 @@ describe('registerBreakwaterMetrics', () => {
   });
 
   it('unregisters its metrics on dispose and leaves the others', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     const prom = new PromRegistry();
     const mine = new Counter({ name: 'app_requests_total', help: 'Requests.', registers: [prom] });
     mine.inc();
@@ -346,18 +335,13 @@ describe('registerBreakwaterMetrics', () => {
       [() => registerBreakwaterMetrics(prom, registry, { maxKeys: 5 } as never), 'maxKeys'],
     ];
     for (const [register, option] of cases) {
-      expect(register).toThrow(OptionsError);
-      try {
-        register();
-      } catch (error) {
-        expect((error as OptionsError).option).toBe(option);
-      }
+      expect(optionsError(register).option).toBe(option);
     }
     expect(prom.getMetricsAsArray()).toHaveLength(0);
   });
 
   it('knows every family collectMetrics reports, with the same type and help', async () => {
-    scenario = await runScenario();
+    const scenario = await runScenario();
     const clock = scenario.clock;
     const keyed = new Registry({ rateLimiters: { c: { limit: 5 } } }, { clock });
     pipeline(keyed.keyedCircuitBreaker('a', 'k')).executeSync(() => 1);

@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 import {
   bulkhead,
   circuitBreaker,
@@ -15,6 +16,23 @@ export interface Scenario {
   readonly registry: Registry;
   /** Ends the two bulkhead calls still in flight (150 ms after they started). */
   finish(): Promise<void>;
+}
+
+/**
+ * `runScenario` for the tests of the calling file: after each test, the scenario it ran is
+ * finished and its registry disposed.
+ */
+export function useScenario(): () => Promise<Scenario> {
+  let current: Scenario | undefined;
+  afterEach(async () => {
+    await current?.finish();
+    current?.registry.dispose();
+    current = undefined;
+  });
+  return async () => {
+    current = await runScenario();
+    return current;
+  };
 }
 
 /**

@@ -13,8 +13,8 @@ import {
   RedisGcraStore,
   StoreUnavailableError,
 } from '../../src/redis/index.js';
+import { ioredisFactory, nodeRedisFactory } from '../support/redis-clients.js';
 import { describeRedis } from '../support/redis-server.js';
-import { ioredisFactory, nodeRedisFactory } from './clients.js';
 
 /** Real, unconnected clients: recognition only looks at their shape and options. */
 const ioredisClient = (options: RedisOptions = {}) => new Redis({ lazyConnect: true, ...options });

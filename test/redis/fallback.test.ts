@@ -3,20 +3,13 @@
  * reply does not switch the limiter to its fallback, the local fallback starts each key from
  * what Redis last said about it, and while Redis hangs one probe at a time goes to it.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { OptionsError } from '../../src/index.js';
-import {
-  RedisRateLimiter,
-  type RedisRateLimiterOptions,
-  type StoreStateEvent,
-} from '../../src/redis/index.js';
+import type { StoreStateEvent } from '../../src/redis/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
+import { macrotask, sleep } from '../support/async.js';
+import { clients, limitersForEachTest } from '../support/redis-clients.js';
 import { describeRedis, type RespReply } from '../support/redis-server.js';
-import { type ConnectedClient, clients } from './clients.js';
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 /** Calls of `EVALSHA` the server has run, by `INFO commandstats`. */
 function evalshaCalls(info: RespReply): number {
@@ -26,29 +19,9 @@ function evalshaCalls(info: RespReply): number {
 
 describeRedis('RedisRateLimiter when Redis is late or hung', (redis) => {
   describe.each(clients)('with $kind', (factory) => {
-    let connected: ConnectedClient;
-    let run = 0;
-    const made: RedisRateLimiter[] = [];
-    const limiter = (options: Omit<RedisRateLimiterOptions, 'client' | 'name'>) => {
-      const l = new RedisRateLimiter({
-        client: connected.client,
-        name: `fallback-${factory.kind}-${++run}`,
-        onWarning: () => {},
-        ...options,
-      } as RedisRateLimiterOptions);
-      made.push(l);
-      return l;
-    };
-
-    beforeEach(async () => {
-      if (!redis().running) await redis().restart();
-      connected = await factory.connect(redis().port);
-    });
-    afterEach(async () => {
-      redis().resume();
-      for (const l of made.splice(0)) l.dispose();
-      await connected?.close();
-    });
+    const { limiter } = limitersForEachTest(redis, factory, 'fallback');
+    // Registered last, so it runs first: the limiters and the client close on a running server.
+    afterEach(() => redis().resume());
 
     it('one late reply (the server stopped for 30 ms) switches nothing: with the defaults a key at its limit gets no more than the rate', async () => {
       const l = limiter({ limit: 100 });
@@ -61,7 +34,7 @@ describeRedis('RedisRateLimiter when Redis is late or hung', (redis) => {
       const callers = Array.from({ length: 10 }, async () => {
         while (!stop) {
           if ((await l.tryAcquire('k')) === 0) admitted++;
-          await new Promise((resolve) => setImmediate(resolve));
+          await macrotask();
         }
       });
       await sleep(1_000);

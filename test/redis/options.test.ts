@@ -15,21 +15,12 @@ import {
   redisRateLimiterDefaults,
 } from '../../src/redis/index.js';
 import { ManualClock } from '../../src/testing/index.js';
+import { optionsError } from '../support/errors.js';
+import { type ConnectedClient, ioredisFactory } from '../support/redis-clients.js';
 import { describeRedis } from '../support/redis-server.js';
-import { type ConnectedClient, ioredisFactory } from './clients.js';
 
 /** A real client that never connects: these tests fail before any command is sent. */
 const client = new Redis({ lazyConnect: true, enableOfflineQueue: false });
-
-function optionsError(make: () => unknown): OptionsError {
-  try {
-    make();
-  } catch (error) {
-    expect(error).toBeInstanceOf(OptionsError);
-    return error as OptionsError;
-  }
-  throw new Error('no error thrown');
-}
 
 describe('RedisGcraStore options', () => {
   it('has documented defaults', () => {

@@ -4,7 +4,7 @@
  * with a store error, never hang, never leave an unhandled rejection, and work again once
  * Redis is back.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   RedisGcraStore,
   StoreError,
@@ -12,8 +12,9 @@ import {
   StoreUnavailableError,
 } from '../../src/redis/index.js';
 import { ManualClock } from '../../src/testing/index.js';
+import { macrotask, sleep } from '../support/async.js';
+import { clientForEachTest, clients } from '../support/redis-clients.js';
 import { describeRedis } from '../support/redis-server.js';
-import { type ConnectedClient, clients } from './clients.js';
 
 /** Slack over the deadline for a loaded machine: timers fire late, not early. */
 const SLACK_MS = 20;
@@ -56,10 +57,6 @@ function timed(start: () => Promise<unknown>, timeout: number): Promise<Outcome>
   );
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** Blocks the event loop (the whole thread) for `ms`. */
 function block(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -67,21 +64,13 @@ function block(ms: number): void {
 
 describeRedis('RedisGcraStore when Redis fails', (redis) => {
   describe.each(clients)('with $kind', (factory) => {
-    let connected: ConnectedClient;
+    const client = clientForEachTest(redis, factory);
     let run = 0;
-
-    beforeEach(async () => {
-      if (!redis().running) await redis().restart();
-      connected = await factory.connect(redis().port);
-    });
-    afterEach(async () => {
-      await connected?.close();
-    });
 
     it('killed and restarted empty: decisions meanwhile reject with a store error by their deadline, then succeed again within 2 s', async () => {
       const timeout = 50;
       const store = new RedisGcraStore({
-        client: connected.client,
+        client: client(),
         name: `outage-${factory.kind}-${++run}`,
         timeout,
         onWarning: () => {},
@@ -145,7 +134,7 @@ describeRedis('RedisGcraStore when Redis fails', (redis) => {
     it('CLIENT PAUSE 200 ms: decisions reject with StoreTimeoutError at their deadline, not when the pause ends', async () => {
       const timeout = 30;
       const store = new RedisGcraStore({
-        client: connected.client,
+        client: client(),
         name: `pause-${factory.kind}-${++run}`,
         timeout,
         onWarning: () => {},
@@ -174,7 +163,7 @@ describeRedis('RedisGcraStore when Redis fails', (redis) => {
     it('serves any number of in-flight decisions with one timer, and ignores their late replies', async () => {
       const clock = new ManualClock();
       const store = new RedisGcraStore({
-        client: connected.client,
+        client: client(),
         name: `timer-${factory.kind}-${++run}`,
         timeout: 30,
         clock,
@@ -207,7 +196,7 @@ describeRedis('RedisGcraStore when Redis fails', (redis) => {
 
     it('a blocked event loop does not time out decisions whose replies arrived during the block', async () => {
       const store = new RedisGcraStore({
-        client: connected.client,
+        client: client(),
         name: `stall-${factory.kind}-${++run}`,
         timeout: 10,
         onWarning: () => {},
@@ -218,7 +207,7 @@ describeRedis('RedisGcraStore when Redis fails', (redis) => {
       );
       // Let the client write the commands (node-redis writes in setImmediate), then block
       // for four times the timeout while Redis answers.
-      await new Promise((resolve) => setImmediate(resolve));
+      await macrotask();
       block(40);
       for (const outcome of await Promise.all(outcomes)) {
         expect(outcome.error).toBeUndefined();
@@ -228,7 +217,7 @@ describeRedis('RedisGcraStore when Redis fails', (redis) => {
 
     it('a decision made while disconnected fails at once with StoreUnavailableError', async () => {
       const store = new RedisGcraStore({
-        client: connected.client,
+        client: client(),
         name: `closed-${factory.kind}-${++run}`,
         timeout: 1_000,
         onWarning: () => {},

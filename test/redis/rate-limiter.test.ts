@@ -4,47 +4,22 @@
  * than the rate, and the fallback while Redis is away.
  */
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KeyedRateLimiter } from '../../src/index.js';
 import {
   RedisGcraStore,
-  RedisRateLimiter,
-  type RedisRateLimiterOptions,
   type StoreFailureMode,
   type StoreStateEvent,
 } from '../../src/redis/index.js';
 import { ManualClock } from '../../src/testing/index.js';
+import { sleep } from '../support/async.js';
+import { clients, limitersForEachTest } from '../support/redis-clients.js';
 import { describeRedis } from '../support/redis-server.js';
-import { type ConnectedClient, clients } from './clients.js';
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 describeRedis('RedisRateLimiter', (redis) => {
   describe.each(clients)('with $kind', (factory) => {
-    let connected: ConnectedClient;
-    let run = 0;
-    const made: RedisRateLimiter[] = [];
-    const limiter = (options: Omit<RedisRateLimiterOptions, 'client' | 'name'>) => {
-      const l = new RedisRateLimiter({
-        client: connected.client,
-        name: `rl-${factory.kind}-${++run}`,
-        onWarning: () => {},
-        ...options,
-      } as RedisRateLimiterOptions);
-      made.push(l);
-      return l;
-    };
-
-    beforeEach(async () => {
-      if (!redis().running) await redis().restart();
-      connected = await factory.connect(redis().port);
-    });
-    afterEach(async () => {
-      for (const l of made.splice(0)) l.dispose();
-      await connected?.close();
-    });
+    const { client, limiter } = limitersForEachTest(redis, factory, 'rl');
+    let traces = 0;
 
     it('property: the in-memory keyed limiter and the Redis script decide identically on a trace', async () => {
       await fc.assert(
@@ -67,8 +42,8 @@ describeRedis('RedisRateLimiter', (redis) => {
             const clock = new ManualClock(1_700_000_000_000);
             const memory = new KeyedRateLimiter({ limit, period, burst, clock });
             const store = new RedisGcraStore({
-              client: connected.client,
-              name: `trace-${factory.kind}-${++run}`,
+              client: client(),
+              name: `trace-${factory.kind}-${++traces}`,
               onWarning: () => {},
             });
             const intervalUs = Math.round((period * 1_000) / limit);

@@ -10,8 +10,8 @@ import {
   RedisGcraStore,
   type RedisGcraStoreOptions,
 } from '../../src/redis/index.js';
+import { type ConnectedClient, clients } from '../support/redis-clients.js';
 import { describeRedis, type RespReply } from '../support/redis-server.js';
-import { type ConnectedClient, clients } from './clients.js';
 import { ReferenceGcra } from './gcra-reference.js';
 
 /** Parses `INFO commandstats` into { command: { calls, failed } }. */

@@ -14,22 +14,8 @@ import {
   TimeoutPolicy,
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
-
-/** The issues a config is rejected with (fails the test when it is accepted). */
-function issuesOf(config: unknown): ConfigError['issues'] {
-  try {
-    new Registry(config as RegistryConfig);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
-  throw new Error('the config was accepted');
-}
-
-/** The resolved options a policy runs with (internal, read to check how config is merged). */
-function resolved(policy: object): Record<string, unknown> {
-  return (policy as unknown as { o: Record<string, unknown> }).o;
-}
+import { issuesOf, issuesOrNone, resolved } from '../support/config.js';
+import { errorOf, optionsErrorOrNone } from '../support/errors.js';
 
 describe('named instances: defaults with per-name overrides', () => {
   const config: RegistryConfig = {
@@ -120,14 +106,8 @@ describe('named instances: defaults with per-name overrides', () => {
   it('a timeout name with no timeout in its entry or the defaults is a ConfigError naming it', () => {
     const registry = new Registry({ timeouts: { known: { timeout: 100 } } });
     expect(registry.timeout('known').timeout).toBe(100);
-    let error: unknown;
-    try {
-      registry.timeout('unknown');
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).issues).toEqual([
+    const error = errorOf(ConfigError, () => registry.timeout('unknown'));
+    expect(error.issues).toEqual([
       { path: 'timeouts.unknown.timeout', message: expect.stringMatching(/is required/) },
     ]);
     // With a default timeout every name works.
@@ -206,14 +186,7 @@ describe('ConfigError', () => {
   });
 
   it('has the invalid-config code, and a message with one line per issue', () => {
-    let error: unknown;
-    try {
-      new Registry(bad as unknown as RegistryConfig);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    const e = error as ConfigError;
+    const e = errorOf(ConfigError, () => new Registry(bad as unknown as RegistryConfig));
     expect(e.code).toBe(ErrorCode.InvalidConfig);
     expect(e.name).toBe('ConfigError');
     expect(e.message.split('\n')[0]).toBe('Invalid registry config (17 issues):');
@@ -346,17 +319,6 @@ describe('ConfigError', () => {
 });
 
 describe('limits are the policies own', () => {
-  /** The policy's own verdict on `options`: undefined when accepted, else its OptionsError. */
-  function verdict(make: () => unknown): OptionsError | undefined {
-    try {
-      make();
-      return undefined;
-    } catch (error) {
-      if (error instanceof OptionsError) return error;
-      throw error;
-    }
-  }
-
   const anyNumber = fc.oneof(
     fc.double({ noNaN: false }),
     fc.integer({ min: -5, max: 2_147_483_650 }),
@@ -387,14 +349,8 @@ describe('limits are the policies own', () => {
         fc.property(
           DURATIONS.has(field) ? fc.oneof(anyNumber, fc.constantFrom(true, null)) : anyValue,
           (value) => {
-            const own = verdict(() => make(field, value));
-            let issues: ConfigError['issues'] = [];
-            try {
-              new Registry({ [section]: { x: { [field]: value } } } as RegistryConfig);
-            } catch (error) {
-              if (!(error instanceof ConfigError)) throw error;
-              issues = error.issues;
-            }
+            const own = optionsErrorOrNone(() => make(field, value));
+            const issues = issuesOrNone({ [section]: { x: { [field]: value } } });
             if (own === undefined) expect(issues).toEqual([]);
             else {
               expect(issues).toHaveLength(1);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, ErrorCode, parseDuration, Registry } from '../../src/index.js';
+import { resolved } from '../support/config.js';
+import { errorOf } from '../support/errors.js';
 
 describe('parseDuration', () => {
   it.each([
@@ -53,14 +55,7 @@ describe('parseDuration', () => {
   });
 
   it('names the path it was given in the error, with the value and the accepted forms', () => {
-    let error: unknown;
-    try {
-      parseDuration('30 seconds', 'retries.api.delay');
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    const e = error as ConfigError;
+    const e = errorOf(ConfigError, () => parseDuration('30 seconds', 'retries.api.delay'));
     expect(e.code).toBe(ErrorCode.InvalidConfig);
     expect(e.issues).toEqual([
       {
@@ -99,7 +94,7 @@ describe('durations in config data', () => {
     expect(retry.o.maxDelay).toBe(5_000);
     expect(retry.o.maxDuration).toBe(3_600_000);
     const breaker = registry.circuitBreaker('b');
-    const o = (breaker as unknown as { o: Record<string, number> }).o;
+    const o = resolved(breaker);
     expect(o).toMatchObject({
       duration: 10_000,
       slowCallDuration: 1_500,

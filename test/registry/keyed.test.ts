@@ -9,16 +9,7 @@ import {
   type RegistryInstanceSnapshot,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
-
-function deferred<T = unknown>() {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+import { deferred } from '../support/async.js';
 
 /** One synchronous call through `breaker`. */
 function run(breaker: CircuitBreaker, ok: boolean): void {

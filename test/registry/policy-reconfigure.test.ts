@@ -15,25 +15,7 @@ import {
   TimeoutPolicy,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
-
-function deferred<T = unknown>() {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
-function settled<T>(promise: Promise<T>) {
-  const s = { done: false, ok: false, value: undefined as unknown };
-  promise.then(
-    (v) => Object.assign(s, { done: true, ok: true, value: v }),
-    (e) => Object.assign(s, { done: true, ok: false, value: e }),
-  );
-  return s;
-}
+import { deferred, track, untilAborted } from '../support/async.js';
 
 const fail = () => {
   throw new Error('down');
@@ -115,11 +97,11 @@ describe('CircuitBreaker.reconfigure', () => {
   it('a call admitted before the change is recorded after it', async () => {
     const breaker = new CircuitBreaker({ window: { kind: 'consecutive', threshold: 3 } });
     const gate = deferred();
-    const running = settled(pipeline(breaker).execute(() => gate.promise));
+    const running = track(pipeline(breaker).execute(() => gate.promise));
     breaker.reconfigure({ window: { kind: 'consecutive', threshold: 1 } });
     gate.reject(new Error('down'));
     await flushMicrotasks();
-    expect(running.done).toBe(true);
+    expect(running.settled).toBe(true);
     expect(breaker.state).toBe('open');
   });
 
@@ -236,16 +218,16 @@ describe('Bulkhead.reconfigure', () => {
     const p = pipeline(bulkhead);
     const gate = deferred();
     void p.execute(() => gate.promise);
-    const early = settled(p.execute(() => 'early'));
+    const early = track(p.execute(() => 'early'));
     clock.advance(1_000);
     bulkhead.reconfigure({ maxConcurrent: 1, maxQueue: 5, queueTimeout: 500 });
-    const late = settled(p.execute(() => 'late'));
+    const late = track(p.execute(() => 'late'));
     await clock.advanceAsync(499);
-    expect(early.done).toBe(false);
+    expect(early.settled).toBe(false);
     await clock.advanceAsync(1);
-    expect(early.done).toBe(true);
-    expect((early.value as BulkheadRejectedError).reason).toBe('queue-timeout');
-    expect(late.done).toBe(true);
+    expect(early.settled).toBe(true);
+    expect((early.error as BulkheadRejectedError).reason).toBe('queue-timeout');
+    expect(late.settled).toBe(true);
     expect(clock.pendingTimers).toBe(0);
     gate.resolve(1);
   });
@@ -256,14 +238,14 @@ describe('Bulkhead.reconfigure', () => {
     const p = pipeline(bulkhead);
     const gate = deferred();
     void p.execute(() => gate.promise);
-    const before = settled(p.execute(() => 1));
+    const before = track(p.execute(() => 1));
     bulkhead.reconfigure({ maxConcurrent: 1, maxQueue: 5, queueTimeout: 1_000 });
-    const after = settled(p.execute(() => 2));
+    const after = track(p.execute(() => 2));
     await clock.advanceAsync(100);
-    expect(before.done).toBe(true);
-    expect(after.done).toBe(false);
+    expect(before.settled).toBe(true);
+    expect(after.settled).toBe(false);
     await clock.advanceAsync(900);
-    expect(after.done).toBe(true);
+    expect(after.settled).toBe(true);
     gate.resolve(1);
   });
 
@@ -274,13 +256,13 @@ describe('Bulkhead.reconfigure', () => {
     const gate = deferred();
     void p.execute(() => gate.promise);
     bulkhead.reconfigure({ maxConcurrent: 1, maxQueue: 5, queueTimeout: Number.POSITIVE_INFINITY });
-    const waiting = settled(p.execute(() => 1));
+    const waiting = track(p.execute(() => 1));
     await clock.advanceAsync(10_000);
-    expect(waiting.done).toBe(false);
+    expect(waiting.settled).toBe(false);
     bulkhead.reconfigure({ maxConcurrent: 1, maxQueue: 5, queueTimeout: 50 });
     await clock.advanceAsync(50);
-    expect(waiting.done).toBe(true);
-    expect((waiting.value as BulkheadRejectedError).reason).toBe('queue-timeout');
+    expect(waiting.settled).toBe(true);
+    expect((waiting.error as BulkheadRejectedError).reason).toBe('queue-timeout');
     gate.resolve(1);
   });
 
@@ -297,27 +279,24 @@ describe('Bulkhead.reconfigure', () => {
 });
 
 describe('TimeoutPolicy.reconfigure', () => {
-  const untilAborted = ({ signal }: { signal: AbortSignal }) =>
-    new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
-
   it('a shorter timeout applies to new calls; calls in flight keep their deadline', async () => {
     const clock = new ManualClock();
     const policy = new TimeoutPolicy({ timeout: 1_000, clock });
     const p = pipeline(policy);
-    const old = settled(p.execute(untilAborted));
+    const old = track(p.execute(untilAborted));
     clock.advance(100);
     policy.reconfigure(200);
     expect(policy.timeout).toBe(200);
-    const fresh = settled(p.execute(untilAborted));
+    const fresh = track(p.execute(untilAborted));
     await clock.advanceAsync(200);
-    expect(fresh.done).toBe(true);
-    expect((fresh.value as TimeoutError).timeout).toBe(200);
-    expect(old.done).toBe(false);
+    expect(fresh.settled).toBe(true);
+    expect((fresh.error as TimeoutError).timeout).toBe(200);
+    expect(old.settled).toBe(false);
     await clock.advanceAsync(699);
-    expect(old.done).toBe(false);
+    expect(old.settled).toBe(false);
     await clock.advanceAsync(1);
-    expect(old.done).toBe(true);
-    expect(old.value).toBeInstanceOf(TimeoutError);
+    expect(old.settled).toBe(true);
+    expect(old.error).toBeInstanceOf(TimeoutError);
     expect(clock.pendingTimers).toBe(0);
     expect(policy.pending).toBe(0);
   });
@@ -326,14 +305,14 @@ describe('TimeoutPolicy.reconfigure', () => {
     const clock = new ManualClock();
     const policy = new TimeoutPolicy({ timeout: 100, clock });
     const p = pipeline(policy);
-    const old = settled(p.execute(untilAborted));
+    const old = track(p.execute(untilAborted));
     policy.reconfigure({ timeout: 1_000 });
-    const fresh = settled(p.execute(untilAborted));
+    const fresh = track(p.execute(untilAborted));
     await clock.advanceAsync(100);
-    expect(old.done).toBe(true);
-    expect(fresh.done).toBe(false);
+    expect(old.settled).toBe(true);
+    expect(fresh.settled).toBe(false);
     await clock.advanceAsync(900);
-    expect(fresh.done).toBe(true);
+    expect(fresh.settled).toBe(true);
     expect(clock.pendingTimers).toBe(0);
   });
 
@@ -385,7 +364,7 @@ describe('RetryPolicy.reconfigure', () => {
       clock,
     });
     let attempts = 0;
-    const running = settled(
+    const running = track(
       pipeline(retry).execute(() => {
         attempts++;
         throw new Error('down');
@@ -396,7 +375,7 @@ describe('RetryPolicy.reconfigure', () => {
     retry.reconfigure({ maxAttempts: 2, delay: 100, jitter: 'none', backoff: 'constant' });
     await clock.advanceAsync(100);
     expect(attempts).toBe(2);
-    expect(running.done).toBe(true);
+    expect(running.settled).toBe(true);
   });
 
   it('cannot be given a maxDuration when built without one, and then changes nothing', () => {

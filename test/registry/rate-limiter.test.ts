@@ -6,7 +6,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   Bulkhead,
-  ConfigError,
   OptionsError,
   pipeline,
   RateLimitedError,
@@ -17,36 +16,9 @@ import {
   UsageError,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
-
-/** The issues a config is rejected with (fails the test when it is accepted). */
-function issuesOf(config: unknown): ConfigError['issues'] {
-  return thrownIssues(() => new Registry(config as RegistryConfig));
-}
-
-function thrownIssues(fn: () => void): ConfigError['issues'] {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
-  throw new Error('no ConfigError');
-}
-
-/** The resolved options a limiter runs with (internal, read to check how config is merged). */
-function resolved(limiter: RateLimiter): Record<string, unknown> {
-  return (limiter as unknown as { o: Record<string, unknown> }).o;
-}
-
-/** Settles (and observes) a promise, so a rejection is never left unhandled. */
-function settled<T>(promise: Promise<T>) {
-  const s = { done: false, ok: false, value: undefined as unknown };
-  promise.then(
-    (v) => Object.assign(s, { done: true, ok: true, value: v }),
-    (e) => Object.assign(s, { done: true, ok: false, value: e }),
-  );
-  return s;
-}
+import { track } from '../support/async.js';
+import { issuesOf, issuesOrNone, resolved, thrownIssues } from '../support/config.js';
+import { optionsErrorOrNone } from '../support/errors.js';
 
 type LimiterEntry = Extract<RegistryInstanceSnapshot, { kind: 'rateLimiter' }>;
 
@@ -330,17 +302,6 @@ describe('config data', () => {
 });
 
 describe('limits are the rate limiter own', () => {
-  /** The limiter's own verdict on `options`: undefined when accepted, else its OptionsError. */
-  function verdict(options: Record<string, unknown>): OptionsError | undefined {
-    try {
-      new RateLimiter(options);
-      return undefined;
-    } catch (error) {
-      if (error instanceof OptionsError) return error;
-      throw error;
-    }
-  }
-
   const anyNumber = fc.oneof(
     fc.double({ noNaN: false }),
     fc.integer({ min: -5, max: 2_147_483_650 }),
@@ -366,14 +327,8 @@ describe('limits are the rate limiter own', () => {
         fc.property(
           isDuration ? fc.oneof(anyNumber, fc.constantFrom(true, null)) : anyValue,
           (value) => {
-            const own = verdict({ ...base, [field]: value });
-            let issues: ConfigError['issues'] = [];
-            try {
-              new Registry({ rateLimiters: { x: { ...base, [field]: value } } } as RegistryConfig);
-            } catch (error) {
-              if (!(error instanceof ConfigError)) throw error;
-              issues = error.issues;
-            }
+            const own = optionsErrorOrNone(() => new RateLimiter({ ...base, [field]: value }));
+            const issues = issuesOrNone({ rateLimiters: { x: { ...base, [field]: value } } });
             if (own === undefined) expect(issues).toEqual([]);
             else {
               expect(issues).toHaveLength(1);
@@ -522,14 +477,14 @@ describe('keyed rate limiters', () => {
     );
     const a = registry.keyedRateLimiter('clients', 'a');
     a.tryAcquire();
-    const waiting = settled(a.acquire());
+    const waiting = track(a.acquire());
     expect(a.stats().waiting).toBe(1);
     registry.keyedRateLimiter('clients', 'b');
     registry.keyedRateLimiter('clients', 'c');
     expect(keysOf(registry)).toContain('a');
     await clock.advanceAsync(1_000);
     await flushMicrotasks();
-    expect(waiting).toMatchObject({ done: true, ok: true });
+    expect(waiting).toMatchObject({ settled: true, ok: true });
     expect(registry.keyedRateLimiter('clients', 'a')).toBe(a);
   });
 
@@ -589,7 +544,7 @@ describe('keyed rate limiters', () => {
             { clock },
           );
           const held = new Map<string, RateLimiter>();
-          const outcomes: { done: boolean; ok: boolean; value: unknown }[] = [];
+          const outcomes: ReturnType<typeof track>[] = [];
           for (const step of ops) {
             let used: string | undefined;
             if (step.op === 'advance') await clock.advanceAsync(step.ms);
@@ -603,7 +558,7 @@ describe('keyed rate limiters', () => {
               }
               held.set(used, limiter);
               if (step.op === 'take') limiter.tryAcquire(step.permits);
-              else if (step.op === 'wait') outcomes.push(settled(limiter.acquire(step.permits)));
+              else if (step.op === 'wait') outcomes.push(track(limiter.acquire(step.permits)));
             }
             const entries = keyedLimiters(registry);
             const byKey = new Map(entries.map((e) => [e.key!, e]));
@@ -629,8 +584,8 @@ describe('keyed rate limiters', () => {
           await flushMicrotasks();
           // No waiter was ever dropped: each one was admitted or refused for its wait.
           for (const o of outcomes) {
-            expect(o.done).toBe(true);
-            if (!o.ok) expect(o.value).toBeInstanceOf(RateLimitedError);
+            expect(o.settled).toBe(true);
+            if (!o.ok) expect(o.error).toBeInstanceOf(RateLimitedError);
           }
         },
       ),
@@ -677,7 +632,7 @@ describe('snapshot', () => {
     api.tryAcquire();
     api.tryAcquire();
     expect(api.tryAcquire()).toBe(500);
-    const waiting = settled(api.acquire());
+    const waiting = track(api.acquire());
     registry.keyedRateLimiter('tenants', 't1');
 
     const snapshot = registry.snapshot();
@@ -700,7 +655,7 @@ describe('snapshot', () => {
     }
     await clock.advanceAsync(500);
     await flushMicrotasks();
-    expect(waiting).toMatchObject({ done: true, ok: true });
+    expect(waiting).toMatchObject({ settled: true, ok: true });
     expect(registry.snapshot().instances[0]).toMatchObject({
       stats: { waiting: 0, available: 0 },
     });
@@ -868,14 +823,14 @@ describe('dispose', () => {
       l.onRejected(() => refusals++);
       l.tryAcquire();
     }
-    const waiters = [api, own, keyed].map((l) => settled(l.acquire()));
+    const waiters = [api, own, keyed].map((l) => track(l.acquire()));
 
     registry.dispose();
     await flushMicrotasks();
 
     for (const w of waiters) {
-      expect(w.done).toBe(true);
-      expect(w.value).toBeInstanceOf(UsageError);
+      expect(w.settled).toBe(true);
+      expect(w.error).toBeInstanceOf(UsageError);
     }
     expect(api.tryAcquire(1)).toBeGreaterThan(0);
     expect(refusals).toBe(0);

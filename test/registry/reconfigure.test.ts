@@ -3,30 +3,13 @@ import {
   BrokenCircuitError,
   BulkheadRejectedError,
   CircuitBreaker,
-  ConfigError,
   pipeline,
   Registry,
   type RegistryConfig,
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
-
-function deferred<T = unknown>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((res) => {
-    resolve = res;
-  });
-  return { promise, resolve };
-}
-
-function issuesOf(fn: () => void): ConfigError['issues'] {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
-  throw new Error('no ConfigError');
-}
+import { deferred } from '../support/async.js';
+import { thrownIssues } from '../support/config.js';
 
 const consecutive = (threshold: number) => ({ kind: 'consecutive' as const, threshold });
 
@@ -98,7 +81,7 @@ describe('Registry.reconfigure', () => {
     const pool = registry.bulkhead('pool');
     registry.keyedCircuitBreaker('hosts', 'a');
 
-    const issues = issuesOf(() =>
+    const issues = thrownIssues(() =>
       registry.reconfigure({
         circuitBreakers: { api: { breakDuration: '9s' } },
         retries: { api: { maxAttempts: 0 } },
@@ -131,7 +114,7 @@ describe('Registry.reconfigure', () => {
     const pool = registry.bulkhead('pool');
     registry.timeout('t');
     registry.retry('r');
-    const issues = issuesOf(() =>
+    const issues = thrownIssues(() =>
       registry.reconfigure({
         circuitBreakers: { api: { slowCallDuration: '2s', breakDuration: 5 } },
         bulkheads: { pool: { maxConcurrent: 4, maxQueue: 10 } },
@@ -170,7 +153,7 @@ describe('Registry.reconfigure', () => {
       rateLimiters: { users: { limit: 1, period: 1_000, maxWait: 100 } },
       circuitBreakers: { hosts: { window: consecutive(1), slowCallDuration: '1s' } },
     };
-    expect(issuesOf(() => registry.reconfigure(next)).map((i) => i.path)).toEqual([
+    expect(thrownIssues(() => registry.reconfigure(next)).map((i) => i.path)).toEqual([
       'circuitBreakers.hosts.slowCallDuration',
       'bulkheads.pools.maxQueue',
       'rateLimiters.users.maxWait',
@@ -192,7 +175,7 @@ describe('Registry.reconfigure', () => {
     const pool = registry.bulkhead('pool');
     const t = registry.timeout('t');
     expect(
-      issuesOf(() => registry.reconfigure({ defaults: { bulkhead: { maxConcurrent: 3 } } })),
+      thrownIssues(() => registry.reconfigure({ defaults: { bulkhead: { maxConcurrent: 3 } } })),
     ).toEqual([{ path: 'timeouts.t.timeout', message: expect.stringMatching(/is required/) }]);
     expect(pool.maxConcurrent).toBe(9);
     registry.reconfigure({
@@ -241,7 +224,7 @@ describe('Registry.reconfigure', () => {
     const open = registry.keyedCircuitBreaker('hosts', 'open');
     failOnce(open);
     const next = { circuitBreakers: { hosts: { window: consecutive(1), slowCallDuration: 100 } } };
-    expect(issuesOf(() => registry.reconfigure(next)).map((i) => i.path)).toEqual([
+    expect(thrownIssues(() => registry.reconfigure(next)).map((i) => i.path)).toEqual([
       'circuitBreakers.hosts.slowCallDuration',
     ]);
     expect(registry.keyedCircuitBreaker('hosts', 'closed')).toBe(closed);

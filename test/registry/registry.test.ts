@@ -12,14 +12,8 @@ import {
   UsageError,
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
-
-function deferred<T = unknown>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((res) => {
-    resolve = res;
-  });
-  return { promise, resolve };
-}
+import { deferred } from '../support/async.js';
+import { optionsError } from '../support/errors.js';
 
 describe('named instances', () => {
   it('each accessor returns the same instance for a name every time', () => {
@@ -97,15 +91,9 @@ describe('named instances', () => {
     ];
     for (const get of accessors) {
       expect(() => get(longest)).not.toThrow();
-      let error: unknown;
-      try {
-        get(`${longest}x`);
-      } catch (e) {
-        error = e;
-      }
-      expect(error).toBeInstanceOf(OptionsError);
+      const error = optionsError(() => get(`${longest}x`));
       expect(error).toMatchObject({ option: 'key' });
-      expect((error as Error).message).toBe(
+      expect(error.message).toBe(
         `Expected \`key\` to be a string of at most 1024 characters, got a string of 1025 characters starting ${JSON.stringify('k'.repeat(40))}`,
       );
       expect(() => get(huge)).toThrow(/got a string of 1048576 characters/);

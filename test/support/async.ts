@@ -11,13 +11,17 @@ export function deferred<T = unknown>() {
   return { promise, resolve, reject };
 }
 
-/** Records how a promise settled, so a test can check it without awaiting it. */
-export function track<T>(promise: Promise<T>) {
+/**
+ * Records how a promise settled, so a test can check it without awaiting it (and without leaving
+ * its rejection unhandled). With a `clock`, `at` is the clock's reading when it settled.
+ */
+export function track<T>(promise: Promise<T>, clock?: { now(): number }) {
   const state = {
     settled: false,
     ok: undefined as boolean | undefined,
     value: undefined as T | undefined,
     error: undefined as unknown,
+    at: undefined as number | undefined,
     done: undefined as unknown as Promise<void>,
   };
   state.done = promise.then(
@@ -25,11 +29,13 @@ export function track<T>(promise: Promise<T>) {
       state.settled = true;
       state.ok = true;
       state.value = value;
+      state.at = clock?.now();
     },
     (error) => {
       state.settled = true;
       state.ok = false;
       state.error = error;
+      state.at = clock?.now();
     },
   );
   return state;
@@ -40,4 +46,14 @@ export function untilAborted({ signal }: ExecutionContext): Promise<never> {
   return new Promise((_, reject) => {
     signal.addEventListener('abort', () => reject(signal.reason));
   });
+}
+
+/** One turn of the event loop (setImmediate): what is left after the microtasks runs first. */
+export function macrotask(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Waits `ms` of real time. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -12,6 +12,7 @@ import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { sleep } from './async.js';
 import {
   describeWithRedis,
   exited,
@@ -20,7 +21,6 @@ import {
   RespError,
   type RespReply,
   sendCommand,
-  sleep,
   spawnRedis,
 } from './redis-server.js';
 

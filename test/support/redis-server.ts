@@ -20,6 +20,7 @@ import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { sleep } from './async.js';
 
 /** A reply of the RESP2 protocol: a string, an integer, null, an array, or an error reply. */
 export type RespReply = string | number | null | RespError | RespReply[];
@@ -97,10 +98,6 @@ function freePort(): Promise<number> {
 export function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Encodes a command as a RESP array of bulk strings. */

@@ -12,6 +12,7 @@ import {
   TimeoutPolicy,
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
+import { optionsError } from '../support/errors.js';
 
 // ---- what each options object accepts -------------------------------------------------------
 
@@ -1223,14 +1224,8 @@ describe('options validation table', () => {
   // With `buckets` left at its default (10), a time window shorter than 10 ms is a problem of
   // the duration, the option the caller set.
   it('blames window.duration (the option given) when a short time window leaves buckets under 1 ms', () => {
-    let error: unknown;
-    try {
-      new CircuitBreaker({ window: { kind: 'time', duration: 5 } });
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(OptionsError);
-    expect((error as OptionsError).option).toBe('window.duration');
+    const error = optionsError(() => new CircuitBreaker({ window: { kind: 'time', duration: 5 } }));
+    expect(error.option).toBe('window.duration');
   });
 
   // A malformed snapshot must be refused with an OptionsError, not a TypeError from inside

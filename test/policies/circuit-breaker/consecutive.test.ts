@@ -1,55 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CircuitBreaker,
-  type CircuitBreakerOptions,
-  type Pipeline,
-  pipeline,
-  type StateChangeEvent,
-} from '../../../src/index.js';
-import { ManualClock } from '../../../src/testing/index.js';
+import type { CircuitBreakerOptions } from '../../../src/index.js';
+import { run, timed, watchedBreaker } from '../../support/breaker.js';
 
-const boom = new Error('boom');
-
-function make(threshold: number, options: CircuitBreakerOptions = {}) {
-  const clock = new ManualClock();
-  const breaker = new CircuitBreaker({
-    clock,
-    window: { kind: 'consecutive', threshold },
-    breakDuration: 1000,
-    ...options,
-  });
-  const events: StateChangeEvent[] = [];
-  breaker.onStateChange((e) => events.push(e));
-  return { clock, breaker, p: pipeline(breaker), events };
-}
-
-/** Runs synchronous calls: F fails, S succeeds. */
-function run(p: Pipeline, outcomes: string): void {
-  for (const o of outcomes) {
-    if (o === 'F') {
-      expect(() =>
-        p.executeSync(() => {
-          throw boom;
-        }),
-      ).toThrow(boom);
-    } else {
-      expect(p.executeSync(() => 'ok')).toBe('ok');
-    }
-  }
-}
-
-/** A call that takes `ms` on the clock, then succeeds (or fails with `boom`). */
-async function timed(p: Pipeline, clock: ManualClock, ms: number, ok = true): Promise<void> {
-  const done = p.execute(
-    () =>
-      new Promise((resolve, reject) =>
-        clock.setTimer(() => (ok ? resolve('ok') : reject(boom)), ms),
-      ),
-  );
-  clock.advance(ms);
-  if (ok) await expect(done).resolves.toBe('ok');
-  else await expect(done).rejects.toBe(boom);
-}
+const make = (threshold: number, options: CircuitBreakerOptions = {}) =>
+  watchedBreaker({ window: { kind: 'consecutive', threshold }, breakDuration: 1000, ...options });
 
 describe('consecutive window', () => {
   it('opens at `threshold` failures in a row, with reason consecutive-failures', () => {

@@ -1,52 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CircuitBreaker,
-  type CircuitBreakerOptions,
-  type Pipeline,
-  pipeline,
-  type StateChangeEvent,
-} from '../../../src/index.js';
-import { ManualClock } from '../../../src/testing/index.js';
+import type { CircuitBreakerOptions } from '../../../src/index.js';
+import { run, timed, watchedBreaker } from '../../support/breaker.js';
 
-const boom = new Error('boom');
-
-function make(
+const make = (
   window: { size: number; minimumCalls?: number },
   options: CircuitBreakerOptions = {},
-) {
-  const clock = new ManualClock();
-  const breaker = new CircuitBreaker({
-    clock,
-    window: { kind: 'count', ...window },
-    breakDuration: 1000,
-    ...options,
-  });
-  const events: StateChangeEvent[] = [];
-  breaker.onStateChange((e) => events.push(e));
-  return { clock, breaker, p: pipeline(breaker), events };
-}
-
-/** Runs synchronous calls: F fails, S succeeds. */
-function run(p: Pipeline, outcomes: string): void {
-  for (const o of outcomes) {
-    if (o === 'F') {
-      expect(() =>
-        p.executeSync(() => {
-          throw boom;
-        }),
-      ).toThrow(boom);
-    } else {
-      expect(p.executeSync(() => 'ok')).toBe('ok');
-    }
-  }
-}
-
-/** A call that takes `ms` on the clock, then succeeds. */
-async function timed(p: Pipeline, clock: ManualClock, ms: number): Promise<void> {
-  const done = p.execute(() => new Promise((resolve) => clock.setTimer(() => resolve('ok'), ms)));
-  clock.advance(ms);
-  await expect(done).resolves.toBe('ok');
-}
+) => watchedBreaker({ window: { kind: 'count', ...window }, breakDuration: 1000, ...options });
 
 describe('count window', () => {
   it('judges when the window fills, even on a success', () => {
@@ -172,11 +131,7 @@ describe('count window with slow calls', () => {
 
   it('reports the failure rate first when both rates are over their thresholds', async () => {
     const { clock, breaker, p, events } = make({ size: 2 }, slowOptions);
-    const failSlow = p.execute(
-      () => new Promise((_, reject) => clock.setTimer(() => reject(boom), 100)),
-    );
-    clock.advance(100);
-    await expect(failSlow).rejects.toBe(boom);
+    await timed(p, clock, 100, false);
     await timed(p, clock, 100);
     expect(breaker.state).toBe('open');
     expect(events[0]).toMatchObject({ reason: 'failure-rate', failureRate: 0.5, slowCallRate: 1 });

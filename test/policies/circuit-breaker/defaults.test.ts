@@ -4,40 +4,11 @@ import {
   CircuitBreaker,
   type CircuitBreakerOptions,
   circuitBreakerDefaults,
-  type Pipeline,
   pipeline,
-  type StateChangeEvent,
 } from '../../../src/index.js';
-import { ManualClock } from '../../../src/testing/index.js';
+import { fail, succeed, timed, watchedBreaker } from '../../support/breaker.js';
 
-const boom = new Error('boom');
-const fails = (): never => {
-  throw boom;
-};
 const succeeds = (): string => 'ok';
-
-function make(options: CircuitBreakerOptions = {}) {
-  const clock = new ManualClock();
-  const breaker = new CircuitBreaker({ clock, ...options });
-  const events: StateChangeEvent[] = [];
-  breaker.onStateChange((e) => events.push(e));
-  return { clock, breaker, p: pipeline(breaker), events };
-}
-
-function fail(p: Pipeline, n = 1): void {
-  for (let i = 0; i < n; i++) expect(() => p.executeSync(fails)).toThrow(boom);
-}
-
-function succeed(p: Pipeline, n = 1): void {
-  for (let i = 0; i < n; i++) expect(p.executeSync(succeeds)).toBe('ok');
-}
-
-/** A call through `p` that takes `ms` on the clock, then succeeds. */
-async function slowSuccess(p: Pipeline, clock: ManualClock, ms: number): Promise<void> {
-  const done = p.execute(() => new Promise((resolve) => clock.setTimer(() => resolve('ok'), ms)));
-  clock.advance(ms);
-  await expect(done).resolves.toBe('ok');
-}
 
 describe('circuitBreakerDefaults', () => {
   it('exports the documented defaults, frozen', () => {
@@ -70,7 +41,7 @@ describe('circuitBreakerDefaults', () => {
 
 describe('default window: count, 100 calls, minimumCalls 100', () => {
   it('99 failures keep the breaker closed; the 100th opens it', () => {
-    const { breaker, p, events } = make();
+    const { breaker, p, events } = watchedBreaker();
     fail(p, 99);
     expect(breaker.state).toBe('closed');
     fail(p);
@@ -80,7 +51,7 @@ describe('default window: count, 100 calls, minimumCalls 100', () => {
   });
 
   it('remembers exactly the last 100 calls: after 100 successes the 50th failure opens it', () => {
-    const { breaker, p } = make();
+    const { breaker, p } = watchedBreaker();
     succeed(p, 100);
     fail(p, 49);
     // The window holds 51 successes and 49 failures.
@@ -90,7 +61,7 @@ describe('default window: count, 100 calls, minimumCalls 100', () => {
   });
 
   it('a count window without minimumCalls judges only once it holds `size` calls', () => {
-    const { breaker, p } = make({ window: { kind: 'count', size: 10 } });
+    const { breaker, p } = watchedBreaker({ window: { kind: 'count', size: 10 } });
     fail(p, 9);
     expect(breaker.state).toBe('closed');
     fail(p);
@@ -100,14 +71,14 @@ describe('default window: count, 100 calls, minimumCalls 100', () => {
 
 describe('default failureRateThreshold: 0.5', () => {
   it('opens at a failure rate of exactly one half', () => {
-    const { breaker, p } = make({ window: { kind: 'count', size: 10 } });
+    const { breaker, p } = watchedBreaker({ window: { kind: 'count', size: 10 } });
     succeed(p, 5);
     fail(p, 5);
     expect(breaker.state).toBe('open');
   });
 
   it('stays closed just below one half', () => {
-    const { breaker, p } = make({ window: { kind: 'count', size: 10 } });
+    const { breaker, p } = watchedBreaker({ window: { kind: 'count', size: 10 } });
     succeed(p, 6);
     fail(p, 4);
     expect(breaker.state).toBe('closed');
@@ -117,7 +88,7 @@ describe('default failureRateThreshold: 0.5', () => {
 
 describe('default consecutive threshold: 5', () => {
   it('4 failures in a row keep it closed; the 5th opens it', () => {
-    const { breaker, p, events } = make({ window: { kind: 'consecutive' } });
+    const { breaker, p, events } = watchedBreaker({ window: { kind: 'consecutive' } });
     fail(p, 4);
     expect(breaker.state).toBe('closed');
     fail(p);
@@ -128,7 +99,7 @@ describe('default consecutive threshold: 5', () => {
 
 describe('default time window: 30000 ms, 10 buckets, minimumCalls 100', () => {
   it('99 failures keep it closed; the 100th opens it', () => {
-    const { breaker, p } = make({ window: { kind: 'time' } });
+    const { breaker, p } = watchedBreaker({ window: { kind: 'time' } });
     fail(p, 99);
     expect(breaker.state).toBe('closed');
     fail(p);
@@ -136,7 +107,7 @@ describe('default time window: 30000 ms, 10 buckets, minimumCalls 100', () => {
   });
 
   it('calls in the first 3000 ms bucket are still counted at 29999 ms', () => {
-    const { clock, breaker, p } = make({ window: { kind: 'time' } });
+    const { clock, breaker, p } = watchedBreaker({ window: { kind: 'time' } });
     clock.advance(2999);
     fail(p, 50);
     clock.advance(27_000); // t = 29999
@@ -145,7 +116,7 @@ describe('default time window: 30000 ms, 10 buckets, minimumCalls 100', () => {
   });
 
   it('calls in the first 3000 ms bucket expire together at 30000 ms', () => {
-    const { clock, breaker, p } = make({ window: { kind: 'time' } });
+    const { clock, breaker, p } = watchedBreaker({ window: { kind: 'time' } });
     clock.advance(2999);
     fail(p, 50);
     clock.advance(27_001); // t = 30000
@@ -155,7 +126,7 @@ describe('default time window: 30000 ms, 10 buckets, minimumCalls 100', () => {
   });
 
   it('calls made at 3000 ms belong to the second bucket and last until 33000 ms', () => {
-    const { clock, breaker, p } = make({ window: { kind: 'time' } });
+    const { clock, breaker, p } = watchedBreaker({ window: { kind: 'time' } });
     clock.advance(3000);
     fail(p, 50);
     clock.advance(29_999); // t = 32999
@@ -166,7 +137,7 @@ describe('default time window: 30000 ms, 10 buckets, minimumCalls 100', () => {
 
 describe('default breakDuration: 30000 ms', () => {
   it('is still open at 29999 ms and half-open at 30000 ms', () => {
-    const { clock, breaker, events } = make();
+    const { clock, breaker, events } = watchedBreaker();
     breaker.trip();
     expect(events[0]?.breakDuration).toBe(30_000);
     clock.advance(29_999);
@@ -178,7 +149,7 @@ describe('default breakDuration: 30000 ms', () => {
 
 describe('default halfOpen.maxWait: 60000 ms', () => {
   it('a hanging probe keeps it half-open until 60000 ms after half-open began', async () => {
-    const { clock, breaker, p, events } = make({ breakDuration: 1000 });
+    const { clock, breaker, p, events } = watchedBreaker({ breakDuration: 1000 });
     breaker.trip();
     clock.advance(1000);
     const probe = p.execute(() => new Promise(() => {}));
@@ -197,7 +168,7 @@ describe('default halfOpen.maxWait: 60000 ms', () => {
 
 describe('default half-open admission: 1 probe, 1 at a time, all must succeed', () => {
   it('admits one probe and refuses the next call while it runs', async () => {
-    const { clock, breaker, p } = make({ breakDuration: 1000 });
+    const { clock, breaker, p } = watchedBreaker({ breakDuration: 1000 });
     breaker.trip();
     clock.advance(1000);
     let release!: (v: string) => void;
@@ -209,7 +180,7 @@ describe('default half-open admission: 1 probe, 1 at a time, all must succeed', 
   });
 
   it('with 2 probes it still runs only one at a time (maxConcurrent defaults to 1)', async () => {
-    const { clock, breaker, p } = make({ breakDuration: 1000, halfOpen: { probes: 2 } });
+    const { clock, breaker, p } = watchedBreaker({ breakDuration: 1000, halfOpen: { probes: 2 } });
     breaker.trip();
     clock.advance(1000);
     let release!: (v: string) => void;
@@ -223,7 +194,10 @@ describe('default half-open admission: 1 probe, 1 at a time, all must succeed', 
   });
 
   it('with 2 probes, one failed probe re-opens it (successRatio defaults to 1)', () => {
-    const { clock, breaker, p, events } = make({ breakDuration: 1000, halfOpen: { probes: 2 } });
+    const { clock, breaker, p, events } = watchedBreaker({
+      breakDuration: 1000,
+      halfOpen: { probes: 2 },
+    });
     breaker.trip();
     clock.advance(1000);
     succeed(p);
@@ -237,7 +211,7 @@ describe('default half-open admission: 1 probe, 1 at a time, all must succeed', 
 describe('default break backoff', () => {
   /** Opens, waits out the break, fails the probe: returns each opening's break duration. */
   function openings(options: CircuitBreakerOptions, n: number): number[] {
-    const { clock, breaker, p, events } = make(options);
+    const { clock, breaker, p, events } = watchedBreaker(options);
     breaker.trip();
     for (let i = 1; i < n; i++) {
       clock.advance(events.at(-1)!.breakDuration);
@@ -266,10 +240,10 @@ describe('default break backoff', () => {
 
 describe('default slow-call settings', () => {
   it('slow-call tracking is off when slowCallDuration is unset: a ten-minute call is not slow', async () => {
-    const { clock, breaker, p } = make({ window: { kind: 'consecutive', threshold: 1 } });
+    const { clock, breaker, p } = watchedBreaker({ window: { kind: 'consecutive', threshold: 1 } });
     const seen: boolean[] = [];
     breaker.onSuccess((e) => seen.push(e.slow));
-    await slowSuccess(p, clock, 600_000);
+    await timed(p, clock, 600_000);
     expect(breaker.state).toBe('closed');
     expect(seen).toEqual([false]);
     expect(breaker.needsDuration).toBe(false);
@@ -280,14 +254,14 @@ describe('default slow-call settings', () => {
       window: { kind: 'count', size: 4 },
       slowCallDuration: 100,
     };
-    const a = make(options);
-    await slowSuccess(a.p, a.clock, 100);
-    await slowSuccess(a.p, a.clock, 100);
-    await slowSuccess(a.p, a.clock, 100);
-    await slowSuccess(a.p, a.clock, 99);
+    const a = watchedBreaker(options);
+    await timed(a.p, a.clock, 100);
+    await timed(a.p, a.clock, 100);
+    await timed(a.p, a.clock, 100);
+    await timed(a.p, a.clock, 99);
     expect(a.breaker.state).toBe('closed');
-    const b = make(options);
-    for (let i = 0; i < 4; i++) await slowSuccess(b.p, b.clock, 100);
+    const b = watchedBreaker(options);
+    for (let i = 0; i < 4; i++) await timed(b.p, b.clock, 100);
     expect(b.breaker.state).toBe('open');
     expect(b.events[0]).toMatchObject({ reason: 'slow-call-rate', slowCallRate: 1 });
   });
@@ -295,7 +269,7 @@ describe('default slow-call settings', () => {
 
 describe('default predicates', () => {
   it('every error counts as a failure, including non-Error values', () => {
-    const { breaker, p } = make({ window: { kind: 'consecutive', threshold: 3 } });
+    const { breaker, p } = watchedBreaker({ window: { kind: 'consecutive', threshold: 3 } });
     expect(() =>
       p.executeSync(() => {
         throw 'a string';
@@ -312,7 +286,7 @@ describe('default predicates', () => {
   });
 
   it('no result counts as a failure', () => {
-    const { breaker, p } = make({ window: { kind: 'consecutive', threshold: 1 } });
+    const { breaker, p } = watchedBreaker({ window: { kind: 'consecutive', threshold: 1 } });
     for (const value of [undefined, null, false, 0, '', { status: 503 }, new Error('value')]) {
       expect(p.executeSync(() => value)).toBe(value);
     }
@@ -323,7 +297,7 @@ describe('default predicates', () => {
 
 describe('default name, debug and clock', () => {
   it('names itself "circuitBreaker" in its errors', async () => {
-    const { breaker, p } = make();
+    const { breaker, p } = watchedBreaker();
     breaker.trip();
     const error = await p.execute(succeeds).catch((e: unknown) => e);
     expect(error).toMatchObject({
@@ -335,7 +309,7 @@ describe('default name, debug and clock', () => {
   });
 
   it('is not in debug mode: refusals reuse one stackless error', async () => {
-    const { breaker, p } = make();
+    const { breaker, p } = watchedBreaker();
     breaker.trip();
     const a = await p.execute(succeeds).catch((e: unknown) => e);
     const b = await p.execute(succeeds).catch((e: unknown) => e);

@@ -2,22 +2,17 @@ import { describe, expect, it } from 'vitest';
 import {
   BreakwaterError,
   BrokenCircuitError,
-  CircuitBreaker,
   type CircuitBreakerOptions,
   ErrorCode,
   IsolatedCircuitError,
   isBrokenCircuitError,
   isPolicyRejection,
   PolicyRejectedError,
-  pipeline,
 } from '../../../src/index.js';
-import { ManualClock } from '../../../src/testing/index.js';
+import { breakerOnClock } from '../../support/breaker.js';
 
-function make(options: CircuitBreakerOptions = {}) {
-  const clock = new ManualClock();
-  const breaker = new CircuitBreaker({ clock, breakDuration: 1000, ...options });
-  return { clock, breaker, p: pipeline(breaker) };
-}
+const make = (options: CircuitBreakerOptions = {}) =>
+  breakerOnClock({ breakDuration: 1000, ...options });
 
 const STACK_FRAME = /\n\s+at /;
 

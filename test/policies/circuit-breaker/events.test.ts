@@ -6,41 +6,17 @@ import {
   type CircuitBreakerOptions,
   type CircuitRejectedEvent,
   IsolatedCircuitError,
-  type Pipeline,
   pipeline,
-  type StateChangeEvent,
   setListenerErrorHandler,
 } from '../../../src/index.js';
-import { ManualClock } from '../../../src/testing/index.js';
+import { boom, fail, succeed, watchedBreaker } from '../../support/breaker.js';
 
-const boom = new Error('boom');
-
-function make(options: CircuitBreakerOptions = {}) {
-  const clock = new ManualClock();
-  const breaker = new CircuitBreaker({
-    clock,
+const make = (options: CircuitBreakerOptions = {}) =>
+  watchedBreaker({
     window: { kind: 'count', size: 4, minimumCalls: 4 },
     breakDuration: 1000,
     ...options,
   });
-  const changes: StateChangeEvent[] = [];
-  breaker.onStateChange((e) => changes.push(e));
-  return { clock, breaker, p: pipeline(breaker), changes };
-}
-
-function fail(p: Pipeline, n = 1): void {
-  for (let i = 0; i < n; i++) {
-    expect(() =>
-      p.executeSync(() => {
-        throw boom;
-      }),
-    ).toThrow(boom);
-  }
-}
-
-function succeed(p: Pipeline, n = 1): void {
-  for (let i = 0; i < n; i++) expect(p.executeSync(() => 'ok')).toBe('ok');
-}
 
 afterEach(() => {
   setListenerErrorHandler((error) => console.error('breakwater: an event listener threw', error));
@@ -48,10 +24,10 @@ afterEach(() => {
 
 describe('onStateChange', () => {
   it('reports an opening from the window with its rates and break duration', () => {
-    const { p, changes } = make();
+    const { p, events } = make();
     succeed(p);
     fail(p, 3);
-    expect(changes).toEqual([
+    expect(events).toEqual([
       {
         from: 'closed',
         to: 'open',
@@ -66,12 +42,12 @@ describe('onStateChange', () => {
   });
 
   it('reports the way through half-open back to closed', () => {
-    const { clock, breaker, p, changes } = make();
+    const { clock, breaker, p, events } = make();
     fail(p, 4);
     clock.advance(1000);
     expect(breaker.state).toBe('half-open');
     succeed(p);
-    expect(changes.slice(1)).toEqual([
+    expect(events.slice(1)).toEqual([
       {
         from: 'open',
         to: 'half-open',
@@ -96,11 +72,11 @@ describe('onStateChange', () => {
   });
 
   it('reports a failed probe re-opening it, with the backed-off break', () => {
-    const { clock, p, changes } = make({ breakBackoff: { multiplier: 3 } });
+    const { clock, p, events } = make({ breakBackoff: { multiplier: 3 } });
     fail(p, 4);
     clock.advance(1000);
     fail(p);
-    expect(changes.at(-1)).toEqual({
+    expect(events.at(-1)).toEqual({
       from: 'half-open',
       to: 'open',
       reason: 'probes-failed',
@@ -113,7 +89,7 @@ describe('onStateChange', () => {
   });
 
   it('reports manual transitions with reason manual', () => {
-    const { breaker, changes } = make();
+    const { breaker, events } = make();
     const release = breaker.isolate();
     release();
     breaker.disable();
@@ -121,7 +97,7 @@ describe('onStateChange', () => {
     breaker.forceOpen();
     breaker.trip();
     breaker.reset();
-    expect(changes.map((e) => [e.from, e.to, e.reason])).toEqual([
+    expect(events.map((e) => [e.from, e.to, e.reason])).toEqual([
       ['closed', 'forced-open', 'manual'],
       ['forced-open', 'closed', 'manual'],
       ['closed', 'disabled', 'manual'],
@@ -130,29 +106,29 @@ describe('onStateChange', () => {
       ['forced-open', 'open', 'manual'],
       ['open', 'closed', 'manual'],
     ]);
-    expect(changes.find((e) => e.to === 'open')?.breakDuration).toBe(1000);
+    expect(events.find((e) => e.to === 'open')?.breakDuration).toBe(1000);
   });
 
   it('fires exactly one open event when several calls in flight fail together', async () => {
-    const { p, changes } = make({ window: { kind: 'consecutive', threshold: 1 } });
+    const { p, events } = make({ window: { kind: 'consecutive', threshold: 1 } });
     const rejects: ((e: unknown) => void)[] = [];
     const calls = [0, 1, 2].map(() =>
       p.execute(() => new Promise((_, reject) => rejects.push(reject))).catch(() => {}),
     );
     for (const reject of rejects) reject(boom);
     await Promise.all(calls);
-    expect(changes.filter((e) => e.to === 'open')).toHaveLength(1);
+    expect(events.filter((e) => e.to === 'open')).toHaveLength(1);
   });
 
   it('fires exactly one open event per opening over repeated cycles', () => {
-    const { clock, p, changes } = make();
+    const { clock, p, events } = make();
     for (let cycle = 0; cycle < 3; cycle++) {
       fail(p, 4);
       clock.advance(1000);
       succeed(p);
     }
-    expect(changes.filter((e) => e.to === 'open')).toHaveLength(3);
-    expect(changes.filter((e) => e.to === 'closed')).toHaveLength(3);
+    expect(events.filter((e) => e.to === 'open')).toHaveLength(3);
+    expect(events.filter((e) => e.to === 'closed')).toHaveLength(3);
   });
 });
 

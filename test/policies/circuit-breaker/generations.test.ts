@@ -1,60 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CircuitBreaker,
-  type CircuitBreakerOptions,
-  type Pipeline,
-  pipeline,
-  type StateChangeEvent,
-} from '../../../src/index.js';
-import { ManualClock } from '../../../src/testing/index.js';
+import type { CircuitBreakerOptions } from '../../../src/index.js';
+import { boom, fail, pending, watchedBreaker } from '../../support/breaker.js';
 
-const boom = new Error('boom');
-
-function make(options: CircuitBreakerOptions = {}) {
-  const clock = new ManualClock();
-  const breaker = new CircuitBreaker({
-    clock,
+const make = (options: CircuitBreakerOptions = {}) =>
+  watchedBreaker({
     window: { kind: 'consecutive', threshold: 1 },
     breakDuration: 1000,
     ...options,
   });
-  const events: StateChangeEvent[] = [];
-  breaker.onStateChange((e) => events.push(e));
-  return { clock, breaker, p: pipeline(breaker), events };
-}
-
-/** A call that stays in flight until settled by hand. */
-function pending(p: Pipeline) {
-  let resolve!: (value: string) => void;
-  let reject!: (error: unknown) => void;
-  const done = p
-    .execute(
-      () =>
-        new Promise<string>((res, rej) => {
-          resolve = res;
-          reject = rej;
-        }),
-    )
-    .catch((error: unknown) => error);
-  return {
-    succeed: async () => {
-      resolve('ok');
-      await done;
-    },
-    fail: async () => {
-      reject(boom);
-      await done;
-    },
-  };
-}
-
-function fail(p: Pipeline): void {
-  expect(() =>
-    p.executeSync(() => {
-      throw boom;
-    }),
-  ).toThrow(boom);
-}
 
 describe('generations', () => {
   it('grows by one on every transition and is reported in each event', () => {

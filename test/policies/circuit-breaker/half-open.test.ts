@@ -3,73 +3,23 @@ import {
   BrokenCircuitError,
   Bulkhead,
   BulkheadRejectedError,
-  CircuitBreaker,
   type CircuitBreakerOptions,
   type CircuitRejectedEvent,
   type Pipeline,
   pipeline,
   type StateChangeEvent,
 } from '../../../src/index.js';
-import { ManualClock } from '../../../src/testing/index.js';
-
-const boom = new Error('boom');
+import type { ManualClock } from '../../../src/testing/index.js';
+import { fail, pending, refusal, succeed, watchedBreaker } from '../../support/breaker.js';
 
 /** A breaker tripped at t=0 with a 1000 ms break, so that it is half-open from t=1000. */
 function tripped(options: CircuitBreakerOptions = {}) {
-  const clock = new ManualClock();
-  const breaker = new CircuitBreaker({ clock, breakDuration: 1000, ...options });
-  const events: StateChangeEvent[] = [];
-  breaker.onStateChange((e) => events.push(e));
-  breaker.trip();
-  return { clock, breaker, p: pipeline(breaker), events };
+  const made = watchedBreaker({ breakDuration: 1000, ...options });
+  made.breaker.trip();
+  return made;
 }
 
-/** A call that stays in flight until settled by hand. */
-function pending(p: Pipeline) {
-  let resolve!: (value: string) => void;
-  let reject!: (error: unknown) => void;
-  let admitted = false;
-  const done = p
-    .execute(() => {
-      admitted = true;
-      return new Promise<string>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-    })
-    .then(
-      (value) => ({ ok: true as const, value }),
-      (error: unknown) => ({ ok: false as const, error }),
-    );
-  return {
-    admitted,
-    done,
-    succeed: async () => {
-      resolve('ok');
-      await done;
-    },
-    fail: async () => {
-      reject(boom);
-      await done;
-    },
-  };
-}
-
-function succeed(p: Pipeline): void {
-  expect(p.executeSync(() => 'ok')).toBe('ok');
-}
-
-function fail(p: Pipeline): void {
-  expect(() =>
-    p.executeSync(() => {
-      throw boom;
-    }),
-  ).toThrow(boom);
-}
-
-function refused(p: Pipeline): void {
-  expect(() => p.executeSync(() => 'ok')).toThrow(BrokenCircuitError);
-}
+const refused = (p: Pipeline) => expect(refusal(p)).toBeInstanceOf(BrokenCircuitError);
 
 describe('open to half-open', () => {
   it('becomes half-open when the break has passed, noticed on the next read', () => {
@@ -136,12 +86,7 @@ describe('probes', () => {
     breaker.onRejected((e) => rejected.push(e));
     clock.advance(1000);
     pending(p);
-    let error: unknown;
-    try {
-      p.executeSync(() => 'ok');
-    } catch (e) {
-      error = e;
-    }
+    const error = refusal(p);
     expect(error).toBeInstanceOf(BrokenCircuitError);
     expect((error as BrokenCircuitError).retryAfter).toBe(0);
     expect(rejected).toEqual([{ error, state: 'half-open' }]);

@@ -3,29 +3,16 @@
  * however long it sat idle, and report no more transitions than a caller can observe.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  CircuitBreaker,
-  type CircuitBreakerOptions,
-  pipeline,
-  Registry,
-  type StateChangeEvent,
-} from '../../../src/index.js';
+import { type CircuitBreakerOptions, Registry, type StateChangeEvent } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
+import { watchedBreaker } from '../../support/breaker.js';
 
 const DAY = 86_400_000;
 
 function tripped(options: CircuitBreakerOptions = {}) {
-  const clock = new ManualClock();
-  const breaker = new CircuitBreaker({
-    clock,
-    breakDuration: 1_000,
-    halfOpen: { maxWait: 1_000 },
-    ...options,
-  });
-  const events: StateChangeEvent[] = [];
-  breaker.onStateChange((e) => events.push(e));
-  breaker.trip();
-  return { clock, breaker, p: pipeline(breaker), events };
+  const made = watchedBreaker({ breakDuration: 1_000, halfOpen: { maxWait: 1_000 }, ...options });
+  made.breaker.trip();
+  return made;
 }
 
 const path = (events: readonly StateChangeEvent[]) =>

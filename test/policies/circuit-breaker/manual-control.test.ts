@@ -1,51 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import {
   BrokenCircuitError,
-  CircuitBreaker,
   type CircuitBreakerOptions,
   ErrorCode,
   IsolatedCircuitError,
   isBrokenCircuitError,
   isPolicyRejection,
-  type Pipeline,
-  pipeline,
-  type StateChangeEvent,
 } from '../../../src/index.js';
-import { ManualClock } from '../../../src/testing/index.js';
+import { fail, refusal, watchedBreaker } from '../../support/breaker.js';
 
-const boom = new Error('boom');
-
-function make(options: CircuitBreakerOptions = {}) {
-  const clock = new ManualClock();
-  const breaker = new CircuitBreaker({
-    clock,
+const make = (options: CircuitBreakerOptions = {}) =>
+  watchedBreaker({
     window: { kind: 'count', size: 4, minimumCalls: 2 },
     breakDuration: 1000,
     ...options,
   });
-  const events: StateChangeEvent[] = [];
-  breaker.onStateChange((e) => events.push(e));
-  return { clock, breaker, p: pipeline(breaker), events };
-}
-
-function fail(p: Pipeline, n = 1): void {
-  for (let i = 0; i < n; i++) {
-    expect(() =>
-      p.executeSync(() => {
-        throw boom;
-      }),
-    ).toThrow(boom);
-  }
-}
-
-function refusal(p: Pipeline): unknown {
-  try {
-    p.executeSync(() => 'ok');
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to be refused');
-}
 
 describe('isolate()', () => {
   it('holds the breaker forced-open and refuses with IsolatedCircuitError', async () => {

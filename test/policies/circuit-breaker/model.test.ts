@@ -23,6 +23,7 @@ import {
   type TransitionReason,
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
+import { deferred } from '../../support/async.js';
 import {
   BreakerModel,
   isTimeDriven,
@@ -383,14 +384,10 @@ async function runScenario(
     switch (cmd.t) {
       case 'start': {
         let called = false;
-        let resolve!: (value: unknown) => void;
-        let reject!: (error: unknown) => void;
+        const { promise: work, resolve, reject } = deferred();
         const promise = p.execute(() => {
           called = true;
-          return new Promise((res, rej) => {
-            resolve = res;
-            reject = rej;
-          });
+          return work;
         });
         const settled = promise.then(
           (value) => ({ ok: true, value }),

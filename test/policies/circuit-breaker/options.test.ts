@@ -10,19 +10,13 @@ import {
   pipeline,
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
+import { optionsError } from '../../support/errors.js';
 
 const MAX_MS = 2_147_483_647;
 
 /** The OptionsError that building a breaker with `options` throws. */
-function rejectionOf(options: unknown): OptionsError {
-  try {
-    new CircuitBreaker(options as CircuitBreakerOptions);
-  } catch (error) {
-    expect(error).toBeInstanceOf(OptionsError);
-    return error as OptionsError;
-  }
-  throw new Error(`expected ${JSON.stringify(options)} to be rejected`);
-}
+const rejectionOf = (options: unknown) =>
+  optionsError(() => new CircuitBreaker(options as CircuitBreakerOptions));
 
 describe('option validation', () => {
   const invalid: [string, unknown, string][] = [

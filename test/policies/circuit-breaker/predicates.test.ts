@@ -12,18 +12,14 @@ import {
   TimeoutError,
   TimeoutPolicy,
 } from '../../../src/index.js';
-import { ManualClock } from '../../../src/testing/index.js';
+import { breakerOnClock } from '../../support/breaker.js';
 
-function make(options: CircuitBreakerOptions = {}) {
-  const clock = new ManualClock();
-  const breaker = new CircuitBreaker({
-    clock,
+const make = (options: CircuitBreakerOptions = {}) =>
+  breakerOnClock({
     window: { kind: 'consecutive', threshold: 1 },
     breakDuration: 1000,
     ...options,
   });
-  return { clock, breaker, p: pipeline(breaker) };
-}
 
 function throwing(p: Pipeline, error: unknown): void {
   let thrown: unknown;

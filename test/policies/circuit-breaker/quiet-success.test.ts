@@ -8,12 +8,11 @@ import {
   timeout,
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
+import { boom, pending } from '../../support/breaker.js';
 
 // A closed breaker with no result predicate and no success listener releases an untimed
 // success by a shorter path than other outcomes. These tests pin that the shorter path is
 // left whenever the breaker's generation, predicate or listeners change.
-
-const boom = new Error('boom');
 
 const BASE: CircuitBreakerOptions = {
   window: { kind: 'consecutive', threshold: 2 },
@@ -33,16 +32,6 @@ function make(build: (b: CircuitBreaker) => Pipeline, options: CircuitBreakerOpt
   const clock = new ManualClock();
   const breaker = new CircuitBreaker({ clock, ...BASE, ...options });
   return { clock, breaker, p: build(breaker) };
-}
-
-/** A call that stays in flight until settled by hand. */
-function pending(p: Pipeline) {
-  let resolve!: (value: string) => void;
-  const done = p.execute(() => new Promise<string>((res) => (resolve = res)));
-  return async (value = 'ok') => {
-    resolve(value);
-    await done;
-  };
 }
 
 async function fail(p: Pipeline): Promise<void> {
@@ -65,7 +54,7 @@ describe.each(PATHS)('successes of a quiet breaker ($name)', ({ build }) => {
     breaker.trip();
     breaker.reset();
     await fail(p);
-    await early();
+    expect(await early.succeed()).toMatchObject({ ok: true, value: 'ok' });
     await fail(p);
     expect(breaker.state).toBe('open');
     expect(breaker.stats().successes).toBe(1);
@@ -76,7 +65,7 @@ describe.each(PATHS)('successes of a quiet breaker ($name)', ({ build }) => {
     const early = pending(p);
     const heard: CallOutcomeEvent[] = [];
     const off = breaker.onSuccess((e) => heard.push(e));
-    await early('first');
+    expect(await early.succeed('first')).toMatchObject({ ok: true, value: 'first' });
     expect(heard.map((e) => e.detail)).toEqual(['first']);
     off();
     await p.execute(async () => 'unheard');
@@ -91,7 +80,7 @@ describe.each(PATHS)('successes of a quiet breaker ($name)', ({ build }) => {
     const { breaker, p } = make(build);
     const early = pending(p);
     breaker.reconfigure({ ...BASE, handleResult: (v) => v === 'bad' });
-    await early('bad');
+    expect(await early.succeed('bad')).toMatchObject({ ok: true, value: 'bad' });
     await p.execute(async () => 'bad');
     expect(breaker.state).toBe('open');
     expect(breaker.stats()).toMatchObject({ successes: 0, failures: 2 });

@@ -5,29 +5,13 @@ import {
   type CircuitBreakerOptions,
   type CircuitBreakerSnapshot,
   OptionsError,
-  type Pipeline,
   pipeline,
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
+import { run } from '../../support/breaker.js';
 import { buildLibrary, root } from '../../support/build.js';
 import { runNodeScript } from '../../support/child.js';
-
-const boom = new Error('boom');
-
-/** Runs synchronous calls: F fails, S succeeds. */
-function run(p: Pipeline, outcomes: string): void {
-  for (const o of outcomes) {
-    if (o === 'F') {
-      expect(() =>
-        p.executeSync(() => {
-          throw boom;
-        }),
-      ).toThrow(boom);
-    } else {
-      expect(p.executeSync(() => 'ok')).toBe('ok');
-    }
-  }
-}
+import { optionsError } from '../../support/errors.js';
 
 /** The snapshot taken from `from`, passed through JSON as a store would. */
 function roundTrip(from: CircuitBreaker): CircuitBreakerSnapshot {
@@ -344,17 +328,11 @@ describe('bad snapshots', () => {
   ];
 
   it.each(bad)('rejects %s with an OptionsError naming initialState', (_, snapshot) => {
-    let error: unknown;
-    try {
-      new CircuitBreaker({ initialState: snapshot as CircuitBreakerSnapshot });
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(OptionsError);
-    expect((error as OptionsError).option).toBe('initialState');
-    expect((error as OptionsError).expected).toBe(
-      'a snapshot from toJSON() of a breaker with a count window',
+    const error = optionsError(
+      () => new CircuitBreaker({ initialState: snapshot as CircuitBreakerSnapshot }),
     );
+    expect(error.option).toBe('initialState');
+    expect(error.expected).toBe('a snapshot from toJSON() of a breaker with a count window');
   });
 
   it.each([

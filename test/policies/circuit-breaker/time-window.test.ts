@@ -1,45 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CircuitBreaker,
-  type CircuitBreakerOptions,
-  type Pipeline,
-  pipeline,
-  type StateChangeEvent,
-} from '../../../src/index.js';
-import { ManualClock } from '../../../src/testing/index.js';
+import type { CircuitBreakerOptions } from '../../../src/index.js';
+import { breakerOnClock, run, watchedBreaker } from '../../support/breaker.js';
 
-const boom = new Error('boom');
-
-function make(
+const make = (
   window: { duration: number; buckets: number; minimumCalls: number },
   options: CircuitBreakerOptions = {},
-) {
-  const clock = new ManualClock();
-  const breaker = new CircuitBreaker({
-    clock,
-    window: { kind: 'time', ...window },
-    breakDuration: 1000,
-    ...options,
-  });
-  const events: StateChangeEvent[] = [];
-  breaker.onStateChange((e) => events.push(e));
-  return { clock, breaker, p: pipeline(breaker), events };
-}
-
-/** Runs synchronous calls: F fails, S succeeds. */
-function run(p: Pipeline, outcomes: string): void {
-  for (const o of outcomes) {
-    if (o === 'F') {
-      expect(() =>
-        p.executeSync(() => {
-          throw boom;
-        }),
-      ).toThrow(boom);
-    } else {
-      expect(p.executeSync(() => 'ok')).toBe('ok');
-    }
-  }
-}
+) => watchedBreaker({ window: { kind: 'time', ...window }, breakDuration: 1000, ...options });
 
 describe('time window', () => {
   // 10 buckets of 100 ms.
@@ -187,15 +153,12 @@ describe('no timers', () => {
   ] as const)(
     'a %s-window breaker leaves no timer behind through a whole cycle',
     async (_, window) => {
-      const clock = new ManualClock();
-      const breaker = new CircuitBreaker({
-        clock,
+      const { clock, breaker, p } = breakerOnClock({
         window,
         breakDuration: 100,
         slowCallDuration: 50,
         halfOpen: { maxWait: 100 },
       });
-      const p = pipeline(breaker);
       run(p, 'FF');
       expect(breaker.state).toBe('open');
       expect(clock.pendingTimers).toBe(0);

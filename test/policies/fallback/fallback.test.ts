@@ -17,16 +17,8 @@ import {
   TimeoutPolicy,
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
-
-function deferred<T = unknown>() {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+import { deferred } from '../../support/async.js';
+import { optionsError } from '../../support/errors.js';
 
 describe('FallbackPolicy value', () => {
   it('replaces a thrown or rejected error with the value', async () => {
@@ -342,14 +334,9 @@ describe('FallbackPolicy options', () => {
   it('needs exactly one of value and action', () => {
     expect(() => fallback({} as never)).toThrow(OptionsError);
     expect(() => fallback({ value: 1, action: () => 2 })).toThrow(OptionsError);
-    try {
-      fallback({ value: 1, action: () => 2 });
-    } catch (e) {
-      expect((e as OptionsError).option).toBe('value');
-      expect((e as OptionsError).message).toMatch(
-        /^Expected `value` to be set when `action` is not/,
-      );
-    }
+    const error = optionsError(() => fallback({ value: 1, action: () => 2 }));
+    expect(error.option).toBe('value');
+    expect(error.message).toMatch(/^Expected `value` to be set when `action` is not/);
   });
 
   it('rejects an action that is not a function', () => {

@@ -9,6 +9,7 @@ import {
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { track } from '../../support/async.js';
+import { optionsRejection } from '../../support/errors.js';
 
 describe('KeyedRateLimiter', () => {
   it('property: each key decides exactly like a limiter of its own while the cap is not reached', () => {
@@ -134,14 +135,7 @@ describe('KeyedRateLimiter', () => {
       () => limiter.tryAcquire(key as string),
       () => limiter.acquire(key as string),
     ]) {
-      let error: unknown;
-      try {
-        await call();
-      } catch (e) {
-        error = e;
-      }
-      expect(error).toBeInstanceOf(OptionsError);
-      expect(error).toMatchObject({
+      expect(await optionsRejection(call)).toMatchObject({
         option: 'key',
         expected: 'a string of at most 1024 characters',
       });

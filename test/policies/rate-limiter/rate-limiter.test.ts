@@ -13,6 +13,7 @@ import {
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { track } from '../../support/async.js';
+import { optionsError } from '../../support/errors.js';
 
 /** The GCRA decision, written out plainly: the reference the limiter must match. */
 function referenceDecide(
@@ -108,16 +109,9 @@ describe('RateLimiter', () => {
   it('refuses more permits than the burst, or a non-integer count, with an OptionsError naming permits', () => {
     const limiter = new RateLimiter({ limit: 10, burst: 3, clock: new ManualClock() });
     for (const bad of [4, 0, -1, 1.5, Number.NaN]) {
-      const error = (() => {
-        try {
-          limiter.tryAcquire(bad);
-        } catch (e) {
-          return e;
-        }
-      })();
-      expect(error).toBeInstanceOf(OptionsError);
+      const error = optionsError(() => limiter.tryAcquire(bad));
       expect(error).toMatchObject({ option: 'permits', value: bad });
-      expect((error as Error).message).toContain('[1, 3]');
+      expect(error.message).toContain('[1, 3]');
     }
     expect(() => limiter.acquire(4)).toThrow(OptionsError);
     expect(() => new RateLimiter({ limit: 10, burst: 3, permits: 4 })).toThrow(OptionsError);
@@ -227,15 +221,7 @@ describe('RateLimiter options', () => {
     ['a negative maxWait', { limit: 1, maxWait: -1 }, 'maxWait'],
     ['an unknown option', { limit: 1, brust: 3 }, 'brust'],
   ])('rejects %s at construction, naming the option', (_, options, option) => {
-    const error = (() => {
-      try {
-        new RateLimiter(options as never);
-      } catch (e) {
-        return e;
-      }
-    })();
-    expect(error).toBeInstanceOf(OptionsError);
-    expect((error as OptionsError).option).toBe(option);
+    expect(optionsError(() => new RateLimiter(options as never)).option).toBe(option);
   });
 });
 

@@ -16,45 +16,19 @@ import {
   UsageError,
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
+import { deferred, track } from '../../support/async.js';
 
 /** Retry options with exact, jitter-free delays on `clock`. */
 function exact(clock: ManualClock, extra: RetryOptions = {}): RetryOptions {
   return { clock, backoff: 'constant', delay: 100, jitter: 'none', ...extra };
 }
 
-/** A promise settled from outside, and whether it is still pending. */
-function deferred<T = unknown>() {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
-/** Follows a promise without leaving its rejection unhandled. */
-function track<T>(promise: Promise<T>) {
-  const state = {
-    settled: false,
-    ok: undefined as boolean | undefined,
-    value: undefined as T | undefined,
-    error: undefined as unknown,
-    done: undefined as unknown as Promise<void>,
-  };
-  state.done = promise.then(
-    (value) => {
-      state.settled = true;
-      state.ok = true;
-      state.value = value;
-    },
-    (error) => {
-      state.settled = true;
-      state.ok = false;
-      state.error = error;
-    },
-  );
-  return state;
+/** Fires every timer of `clock` until none is left, then waits for `promise`: how it settled. */
+async function runOut<T>(clock: ManualClock, promise: Promise<T>) {
+  const outcome = track(promise);
+  await clock.runAll();
+  await outcome.done;
+  return outcome;
 }
 
 function record(policy: ReturnType<typeof retry>) {
@@ -69,14 +43,13 @@ describe('RetryPolicy attempts', () => {
   it.each([1, 2, 5])('maxAttempts %i makes exactly that many calls', async (maxAttempts) => {
     const clock = new ManualClock();
     let calls = 0;
-    const outcome = track(
+    const outcome = await runOut(
+      clock,
       pipeline(retry(exact(clock, { maxAttempts }))).execute(() => {
         calls++;
         throw new Error(`fail ${calls}`);
       }),
     );
-    await clock.runAll();
-    await outcome.done;
     expect(calls).toBe(maxAttempts);
     expect(outcome.ok).toBe(false);
     expect((outcome.error as Error).message).toBe(`fail ${maxAttempts}`);
@@ -95,14 +68,13 @@ describe('RetryPolicy attempts', () => {
     const clock = new ManualClock();
     const policy = retry(exact(clock, { maxAttempts: 5 }));
     const { retries, giveUps } = record(policy);
-    const outcome = track(
+    const outcome = await runOut(
+      clock,
       pipeline(policy).execute(({ attempt }) => {
         if (attempt < 3) throw new Error(`fail ${attempt}`);
         return `ok at ${attempt}`;
       }),
     );
-    await clock.runAll();
-    await outcome.done;
     expect(outcome.value).toBe('ok at 3');
     expect(retries.map((e) => e.attempt)).toEqual([1, 2]);
     expect(giveUps).toEqual([]);
@@ -111,15 +83,14 @@ describe('RetryPolicy attempts', () => {
   it('context.attempt counts 1, 2, 3 across attempts, for sync and async failures', async () => {
     const clock = new ManualClock();
     const seen: number[] = [];
-    const outcome = track(
+    await runOut(
+      clock,
       pipeline(retry(exact(clock, { maxAttempts: 4 }))).execute((ctx: ExecutionContext) => {
         seen.push(ctx.attempt);
         if (ctx.attempt % 2 === 0) return Promise.reject(new Error('async'));
         throw new Error('sync');
       }),
     );
-    await clock.runAll();
-    await outcome.done;
     expect(seen).toEqual([1, 2, 3, 4]);
   });
 
@@ -130,14 +101,13 @@ describe('RetryPolicy attempts', () => {
     );
     const { giveUps } = record(policy);
     const starts: number[] = [];
-    const outcome = track(
+    await runOut(
+      clock,
       pipeline(policy).execute(() => {
         starts.push(clock.now());
         throw new Error('boom');
       }),
     );
-    await clock.runAll();
-    await outcome.done;
     // The attempt at 900 would need a retry at 900 + 100 = 1000 >= maxDuration.
     expect(starts).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900]);
     expect(giveUps).toEqual([{ attempts: 10, error: expect.any(Error), reason: 'max-duration' }]);
@@ -146,14 +116,13 @@ describe('RetryPolicy attempts', () => {
   it('has no time limit by default (maxDuration Infinity)', async () => {
     const clock = new ManualClock();
     let calls = 0;
-    const outcome = track(
+    await runOut(
+      clock,
       pipeline(retry(exact(clock, { maxAttempts: 40, delay: 100_000_000 }))).execute(() => {
         calls++;
         throw new Error('boom');
       }),
     );
-    await clock.runAll();
-    await outcome.done;
     expect(calls).toBe(40);
     expect(clock.now()).toBe(39 * 100_000_000);
   });
@@ -171,14 +140,13 @@ describe('RetryPolicy maxDuration', () => {
       const policy = retry(exact(clock, { maxAttempts: 10, maxDuration }));
       const { giveUps } = record(policy);
       const starts: number[] = [];
-      const outcome = track(
+      await runOut(
+        clock,
         pipeline(policy).execute(() => {
           starts.push(clock.now());
           throw new Error('boom');
         }),
       );
-      await clock.runAll();
-      await outcome.done;
       expect(starts).toEqual(expected);
       expect(giveUps.map((e) => [e.attempts, e.reason])).toEqual([
         [expected.length, 'max-duration'],
@@ -191,14 +159,13 @@ describe('RetryPolicy maxDuration', () => {
     const policy = retry(exact(clock, { maxAttempts: 10, maxDuration: 300 }));
     const { giveUps } = record(policy);
     const starts: number[] = [];
-    const outcome = track(
+    await runOut(
+      clock,
       pipeline(policy).execute(() => {
         starts.push(clock.now());
         return new Promise((_, reject) => clock.setTimer(() => reject(new Error('slow')), 150));
       }),
     );
-    await clock.runAll();
-    await outcome.done;
     // Attempt 1 ends at +150 (150 + 100 < 300, retry at +250); attempt 2 ends at +400.
     expect(starts).toEqual([5_000, 5_250]);
     expect(giveUps[0]!.reason).toBe('max-duration');
@@ -223,13 +190,12 @@ describe('RetryPolicy handle', () => {
     const fatal = new Error('fatal');
     const errors = [new Transient('t1'), new Transient('t2'), fatal];
     let calls = 0;
-    const outcome = track(
+    const outcome = await runOut(
+      clock,
       pipeline(policy).execute(() => {
         throw errors[calls++];
       }),
     );
-    await clock.runAll();
-    await outcome.done;
     expect(calls).toBe(3);
     expect(seenByHandle).toEqual(errors);
     expect(outcome.error).toBe(fatal);
@@ -242,9 +208,10 @@ describe('RetryPolicy handle', () => {
     breaker.trip();
     const policy = retry(exact(clock, { handle: () => true }));
     const { retries, giveUps } = record(policy);
-    const outcome = track(pipeline(policy, breaker).execute(() => 'unreached'));
-    await clock.runAll();
-    await outcome.done;
+    const outcome = await runOut(
+      clock,
+      pipeline(policy, breaker).execute(() => 'unreached'),
+    );
     expect(outcome.error).toBeInstanceOf(BrokenCircuitError);
     expect(retries).toEqual([]);
     expect(giveUps.map((e) => e.reason)).toEqual(['not-handled']);
@@ -257,9 +224,10 @@ describe('RetryPolicy handle', () => {
     const holder = track(pipeline(pool).execute(() => gate.promise));
     const policy = retry(exact(clock));
     const { giveUps } = record(policy);
-    const outcome = track(pipeline(policy, pool).execute(() => 'unreached'));
-    await clock.runAll();
-    await outcome.done;
+    const outcome = await runOut(
+      clock,
+      pipeline(policy, pool).execute(() => 'unreached'),
+    );
     expect(outcome.error).toBeInstanceOf(BulkheadRejectedError);
     expect(giveUps).toEqual([{ attempts: 1, error: outcome.error, reason: 'not-handled' }]);
     gate.resolve('done');
@@ -271,7 +239,8 @@ describe('RetryPolicy handle', () => {
     const policy = retry(exact(clock, { maxAttempts: 3 }));
     const { retries } = record(policy);
     const abortedAtStart: boolean[] = [];
-    const outcome = track(
+    const outcome = await runOut(
+      clock,
       pipeline(policy, new TimeoutPolicy({ timeout: 50, clock })).execute(({ signal, attempt }) => {
         abortedAtStart.push(signal.aborted);
         if (attempt === 3) return 'third time lucky';
@@ -280,8 +249,6 @@ describe('RetryPolicy handle', () => {
         });
       }),
     );
-    await clock.runAll();
-    await outcome.done;
     expect(outcome.value).toBe('third time lucky');
     expect(abortedAtStart).toEqual([false, false, false]);
     expect(retries.map((e) => e.error)).toEqual([
@@ -300,9 +267,10 @@ describe('RetryPolicy handleResult', () => {
     const { retries, giveUps } = record(policy);
     const responses = [{ status: 503 }, { status: 503 }, { status: 503 }];
     let calls = 0;
-    const outcome = track(pipeline(policy).execute(() => responses[calls++]));
-    await clock.runAll();
-    await outcome.done;
+    const outcome = await runOut(
+      clock,
+      pipeline(policy).execute(() => responses[calls++]),
+    );
     expect(calls).toBe(3);
     expect(outcome.ok).toBe(true);
     expect(outcome.value).toBe(responses[2]);
@@ -316,14 +284,13 @@ describe('RetryPolicy handleResult', () => {
   it('returns a result handleResult accepts at once', async () => {
     const clock = new ManualClock();
     let calls = 0;
-    const outcome = track(
+    const outcome = await runOut(
+      clock,
       pipeline(retry(exact(clock, { handleResult: (r) => r === 'retry me' }))).execute(() => {
         calls++;
         return calls === 1 ? 'retry me' : 'fine';
       }),
     );
-    await clock.runAll();
-    await outcome.done;
     expect(outcome.value).toBe('fine');
     expect(calls).toBe(2);
   });
@@ -360,14 +327,13 @@ describe('RetryPolicy retryAfter (pushback)', () => {
     const { retries } = record(policy);
     const starts: number[] = [];
     const err = new Error('429');
-    const outcome = track(
+    await runOut(
+      clock,
       pipeline(policy).execute(() => {
         starts.push(clock.now());
         throw err;
       }),
     );
-    await clock.runAll();
-    await outcome.done;
     expect(retries.map((e) => e.delay)).toEqual([1234, 1234]);
     expect(starts).toEqual([0, 1234, 2468]);
     expect(randomCalls).toBe(0);
@@ -388,9 +354,10 @@ describe('RetryPolicy retryAfter (pushback)', () => {
       }),
     );
     const { retries } = record(policy);
-    const outcome = track(pipeline(policy).execute(() => 'busy'));
-    await clock.runAll();
-    await outcome.done;
+    await runOut(
+      clock,
+      pipeline(policy).execute(() => 'busy'),
+    );
     expect(failures).toStrictEqual([{ result: 'busy' }]);
     expect(retries.map((e) => e.delay)).toEqual([7]);
   });
@@ -407,13 +374,12 @@ describe('RetryPolicy retryAfter (pushback)', () => {
       exact(clock, { maxAttempts: 2, retryAfter: () => pushed as number | undefined }),
     );
     const { retries } = record(policy);
-    const outcome = track(
+    await runOut(
+      clock,
       pipeline(policy).execute(() => {
         throw new Error('x');
       }),
     );
-    await clock.runAll();
-    await outcome.done;
     expect(retries.map((e) => e.delay)).toEqual([100]);
   });
 
@@ -422,14 +388,13 @@ describe('RetryPolicy retryAfter (pushback)', () => {
     const policy = retry(exact(clock, { maxAttempts: 2, retryAfter: () => 0 }));
     const { retries } = record(policy);
     const starts: number[] = [];
-    const outcome = track(
+    await runOut(
+      clock,
       pipeline(policy).execute(() => {
         starts.push(clock.now());
         throw new Error('x');
       }),
     );
-    await clock.runAll();
-    await outcome.done;
     expect(retries.map((e) => e.delay)).toEqual([0]);
     expect(starts).toEqual([0, 0]);
   });
@@ -438,13 +403,12 @@ describe('RetryPolicy retryAfter (pushback)', () => {
     const clock = new ManualClock();
     const policy = retry(exact(clock, { maxDuration: 1000, retryAfter: () => 1000 }));
     const { retries, giveUps } = record(policy);
-    const outcome = track(
+    await runOut(
+      clock,
       pipeline(policy).execute(() => {
         throw new Error('x');
       }),
     );
-    await clock.runAll();
-    await outcome.done;
     expect(retries).toEqual([]);
     expect(giveUps.map((e) => e.reason)).toEqual(['max-duration']);
   });
@@ -457,13 +421,12 @@ describe('RetryPolicy events', () => {
     const { retries, giveUps } = record(policy);
     const errors = [new Error('1'), new Error('2'), new Error('3')];
     let calls = 0;
-    const outcome = track(
+    await runOut(
+      clock,
       pipeline(policy).execute(() => {
         throw errors[calls++];
       }),
     );
-    await clock.runAll();
-    await outcome.done;
     expect(retries).toStrictEqual([
       { attempt: 1, delay: 10, error: errors[0] },
       { attempt: 2, delay: 20, error: errors[1] },
@@ -476,13 +439,12 @@ describe('RetryPolicy events', () => {
     const policy = retry(exact(clock, { maxAttempts: 2 }));
     const timersAtEvent: number[] = [];
     policy.onRetry(() => timersAtEvent.push(clock.pendingTimers));
-    const outcome = track(
+    await runOut(
+      clock,
       pipeline(policy).execute(() => {
         throw new Error('x');
       }),
     );
-    await clock.runAll();
-    await outcome.done;
     expect(timersAtEvent).toEqual([0]);
   });
 
@@ -498,14 +460,13 @@ describe('RetryPolicy events', () => {
     stopGiveUp();
     stopGiveUp();
     let calls = 0;
-    const outcome = track(
+    await runOut(
+      clock,
       pipeline(policy).execute(() => {
         if (++calls === 2) stop();
         throw new Error('x');
       }),
     );
-    await clock.runAll();
-    await outcome.done;
     expect(kept).toEqual([1, 2]);
     expect(dropped).toEqual([1]);
     expect(gaveUp).toEqual([]);
@@ -522,15 +483,14 @@ describe('RetryPolicy events', () => {
         throw oops;
       });
       let calls = 0;
-      const outcome = track(
+      const outcome = await runOut(
+        clock,
         pipeline(policy).execute(() => {
           calls++;
           if (calls === 1) throw new Error('x');
           return 'ok';
         }),
       );
-      await clock.runAll();
-      await outcome.done;
       expect(outcome.value).toBe('ok');
       expect(reported).toEqual([oops]);
     } finally {
@@ -636,7 +596,8 @@ describe('RetryPolicy cancellation', () => {
     const policy = retry(exact(clock, { maxAttempts: 5 }));
     const { giveUps } = record(policy);
     let calls = 0;
-    const outcome = track(
+    const outcome = await runOut(
+      clock,
       pipeline(new TimeoutPolicy({ timeout: 50, clock }), policy).execute(({ signal }) => {
         calls++;
         return new Promise((_, reject) => {
@@ -644,8 +605,6 @@ describe('RetryPolicy cancellation', () => {
         });
       }),
     );
-    await clock.runAll();
-    await outcome.done;
     expect(outcome.error).toBeInstanceOf(TimeoutError);
     expect(calls).toBe(1);
     expect(giveUps.map((e) => e.reason)).toEqual(['aborted']);
@@ -676,9 +635,7 @@ describe('RetryPolicy cancellation', () => {
     expect(calls).toBe(2);
 
     // Still usable; the listeners are gone.
-    const c = track(p.execute(fail));
-    await clock.runAll();
-    await c.done;
+    await runOut(clock, p.execute(fail));
     expect(calls).toBe(5);
     expect(events).toEqual([1, 1]);
   });

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   Bulkhead,
   BulkheadRejectedError,
+  type ExecuteOptions,
   isTimeoutError,
+  type Pipeline,
   pipeline,
   systemClock,
   TimeoutError,
@@ -13,6 +15,19 @@ import {
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { deferred, track, untilAborted } from '../../support/async.js';
+
+/** A call through `p` whose work the test settles by hand (`work`), and the signal it was given. */
+function heldCall(p: Pipeline, options?: ExecuteOptions) {
+  const work = deferred();
+  let signal!: AbortSignal;
+  const outcome = track(
+    p.execute((ctx) => {
+      signal = ctx.signal;
+      return work.promise;
+    }, options),
+  );
+  return { work, outcome, signal };
+}
 
 describe('TimeoutPolicy options', () => {
   it('takes a number as the timeout, with the documented defaults', () => {
@@ -87,14 +102,7 @@ describe('TimeoutPolicy cooperative (default)', () => {
   it('aborts the context signal exactly at the deadline with the TimeoutError as reason', async () => {
     const clock = new ManualClock();
     const p = pipeline(timeout({ timeout: 100, clock }));
-    let signal!: AbortSignal;
-    const work = deferred();
-    const outcome = track(
-      p.execute((ctx) => {
-        signal = ctx.signal;
-        return work.promise;
-      }),
-    );
+    const { work, outcome, signal } = heldCall(p);
     await clock.advanceAsync(99);
     expect(signal.aborted).toBe(false);
     await clock.advanceAsync(1);
@@ -222,14 +230,7 @@ describe('TimeoutPolicy aggressive', () => {
     const policy = timeout({ timeout: 100, strategy: 'aggressive', clock });
     const events: TimeoutEvent[] = [];
     policy.onTimeout((e) => events.push(e));
-    let signal!: AbortSignal;
-    const work = deferred();
-    const outcome = track(
-      pipeline(policy).execute((ctx) => {
-        signal = ctx.signal;
-        return work.promise;
-      }),
-    );
+    const { work, outcome, signal } = heldCall(pipeline(policy));
     await clock.advanceAsync(99);
     expect(outcome.settled).toBe(false);
     await clock.advanceAsync(1);
@@ -283,16 +284,9 @@ describe('TimeoutPolicy aggressive', () => {
   it("a caller abort rejects at once with the caller's reason while fn is still pending", async () => {
     const clock = new ManualClock();
     const controller = new AbortController();
-    const work = deferred();
-    let signal!: AbortSignal;
-    const outcome = track(
-      pipeline(timeout({ timeout: 100, strategy: 'aggressive', clock })).execute(
-        (ctx) => {
-          signal = ctx.signal;
-          return work.promise;
-        },
-        { signal: controller.signal },
-      ),
+    const { work, outcome, signal } = heldCall(
+      pipeline(timeout({ timeout: 100, strategy: 'aggressive', clock })),
+      { signal: controller.signal },
     );
     await clock.advanceAsync(10);
     controller.abort('stop');
@@ -358,14 +352,7 @@ describe('TimeoutPolicy shared timer', () => {
     const policy = timeout({ timeout: 100, clock });
     const events: TimeoutEvent[] = [];
     policy.onTimeout((e) => events.push(e));
-    let signal!: AbortSignal;
-    const work = deferred();
-    const outcome = track(
-      pipeline(policy).execute((ctx) => {
-        signal = ctx.signal;
-        return work.promise;
-      }),
-    );
+    const { work, outcome, signal } = heldCall(pipeline(policy));
     expect(clock.pendingTimers).toBe(1);
     policy.dispose();
     expect(clock.pendingTimers).toBe(0);
