@@ -6,7 +6,7 @@
  * compiled from a source of its own; the report gives the median ns/op of each build and the
  * median of the per-round differences (new - old), then bytes/op of each build.
  *
- *   npm run build && cp -r dist /tmp/new && git stash ... (or a worktree of the old commit)
+ *   npm run build && cp -r dist /tmp/new   # and the old commit built the same way, e.g. in a git worktree
  *   taskset -c 1 node --expose-gc benchmarks/ab.mjs OLD_DIST NEW_DIST [--rounds 41] [--batch 50000] [--filter RE]
  *
  * Give two copies of one build to see the noise of the machine: two paths of one build would
