@@ -82,7 +82,7 @@ export {
   timeout,
 } from './policies/factories.js';
 export type { FallbackEvent } from './policies/fallback/events.js';
-export { FallbackPolicy } from './policies/fallback/FallbackPolicy.js';
+export { Fallback } from './policies/fallback/Fallback.js';
 export type { Failure as FallbackFailure, FallbackOptions } from './policies/fallback/options.js';
 export { isRateLimitedError, RateLimitedError } from './policies/rate-limiter/errors.js';
 export type { RateLimitedEvent } from './policies/rate-limiter/events.js';
@@ -104,7 +104,7 @@ export {
   type RetryOptions,
   retryDefaults,
 } from './policies/retry/options.js';
-export { RetryPolicy } from './policies/retry/RetryPolicy.js';
+export { Retry } from './policies/retry/Retry.js';
 export { isTimeoutError, TimeoutError } from './policies/timeout/errors.js';
 export type { TimeoutEvent } from './policies/timeout/events.js';
 export {
@@ -112,7 +112,7 @@ export {
   type TimeoutStrategy,
   timeoutDefaults,
 } from './policies/timeout/options.js';
-export { TimeoutPolicy } from './policies/timeout/TimeoutPolicy.js';
+export { Timeout } from './policies/timeout/Timeout.js';
 export { ConfigError, type ConfigIssue } from './registry/ConfigError.js';
 export {
   type BulkheadConfig,

@@ -4,15 +4,15 @@ import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
 import type { BulkheadOptions } from '../policies/bulkhead/options.js';
 import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import type { CircuitBreakerOptions } from '../policies/circuit-breaker/options.js';
-import { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
+import { Fallback } from '../policies/fallback/Fallback.js';
 import type { FallbackOptions } from '../policies/fallback/options.js';
 import type { RateLimiterOptions } from '../policies/rate-limiter/options.js';
 import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import type { RetryOptions } from '../policies/retry/options.js';
-import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
+import { Retry } from '../policies/retry/Retry.js';
 import { otherCopyNote } from '../policies/shared/brand.js';
 import type { TimeoutOptions } from '../policies/timeout/options.js';
-import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
+import { Timeout } from '../policies/timeout/Timeout.js';
 import { Registry } from '../registry/Registry.js';
 import { checkOptionsObject } from '../validation/validate.js';
 import { makeDecorator, type SpecSource } from './decorate.js';
@@ -68,14 +68,14 @@ export function circuitBreaker(arg?: unknown, options?: unknown): PolicyDecorato
 
 /**
  * Retries a method (which must return a promise). The argument is retry options (a new policy
- * per method, or per object with `{ perInstance: true }`), a registry name, or a `RetryPolicy`.
+ * per method, or per object with `{ perInstance: true }`), a registry name, or a `Retry`.
  */
 export function retry(
   name: string,
   options?: NamedDecoratorOptions,
 ): PolicyDecorator<PromiseLike<unknown>>;
 export function retry(
-  policy: RetryPolicy,
+  policy: Retry,
   options?: SharedDecoratorOptions,
 ): PolicyDecorator<PromiseLike<unknown>>;
 export function retry(
@@ -86,14 +86,14 @@ export function retry(arg?: unknown, options?: unknown): PolicyDecorator<Promise
   return policyDecorator('retry', arg, options, {
     named: 'retry',
     keyed: false,
-    is: (p) => p instanceof RetryPolicy,
-    create: (o) => new RetryPolicy(o as RetryOptions),
+    is: (p) => p instanceof Retry,
+    create: (o) => new Retry(o as RetryOptions),
   });
 }
 
 /**
  * A time limit on a method (which must return a promise). The argument is a number of ms or
- * timeout options (a new policy), a registry name, or a `TimeoutPolicy`. In place of the
+ * timeout options (a new policy), a registry name, or a `Timeout`. In place of the
  * `AbortSignal` argument a call passes, the method receives the execution's signal, which also
  * aborts at the deadline (with `{ signal: index }` it gets one there even if the call passed none).
  */
@@ -102,7 +102,7 @@ export function timeout(
   options?: NamedDecoratorOptions,
 ): PolicyDecorator<PromiseLike<unknown>>;
 export function timeout(
-  policy: TimeoutPolicy,
+  policy: Timeout,
   options?: SharedDecoratorOptions,
 ): PolicyDecorator<PromiseLike<unknown>>;
 export function timeout(
@@ -113,8 +113,8 @@ export function timeout(arg: unknown, options?: unknown): PolicyDecorator<Promis
   return policyDecorator('timeout', arg, options, {
     named: 'timeout',
     keyed: false,
-    is: (p) => p instanceof TimeoutPolicy,
-    create: (o) => new TimeoutPolicy(o as number | TimeoutOptions),
+    is: (p) => p instanceof Timeout,
+    create: (o) => new Timeout(o as number | TimeoutOptions),
   });
 }
 
@@ -177,11 +177,8 @@ export function rateLimit(arg: unknown, options?: unknown): PolicyDecorator {
   });
 }
 
-/** A fallback on a method: fallback options (a new policy) or a `FallbackPolicy`. */
-export function fallback<T>(
-  policy: FallbackPolicy<T>,
-  options?: SharedDecoratorOptions,
-): PolicyDecorator;
+/** A fallback on a method: fallback options (a new policy) or a `Fallback`. */
+export function fallback<T>(policy: Fallback<T>, options?: SharedDecoratorOptions): PolicyDecorator;
 export function fallback<T>(
   options: FallbackOptions<T>,
   decoratorOptions?: PolicyDecoratorOptions,
@@ -190,8 +187,8 @@ export function fallback(arg: unknown, options?: unknown): PolicyDecorator {
   return policyDecorator('fallback', arg, options, {
     named: undefined,
     keyed: false,
-    is: (p) => p instanceof FallbackPolicy,
-    create: (o) => new FallbackPolicy(o as FallbackOptions),
+    is: (p) => p instanceof Fallback,
+    create: (o) => new Fallback(o as FallbackOptions),
   });
 }
 

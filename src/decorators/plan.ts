@@ -2,9 +2,9 @@ import { UsageError } from '../errors/OptionsError.js';
 import { Pipeline, type Policy } from '../pipeline/Pipeline.js';
 import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
 import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
-import { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
+import { Fallback } from '../policies/fallback/Fallback.js';
 import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
-import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
+import { Timeout } from '../policies/timeout/Timeout.js';
 import { defaultRegistry, type Registry } from '../registry/Registry.js';
 import { MAX_KEY_LENGTH } from '../validation/validate.js';
 import type { SignalArgument } from './types.js';
@@ -211,7 +211,7 @@ function named(spec: Extract<Spec, { form: 'named' }>): Policy {
 function makeEntry(pipeline: Pipeline, plan: MethodPlan): Entry {
   const policies = pipeline.policies;
   const sync = !plan.declaredAsync && policies.every(neverWaits);
-  const ownSignal = policies.some((p) => p instanceof TimeoutPolicy);
+  const ownSignal = policies.some((p) => p instanceof Timeout);
   return { pipeline, sync, ownSignal, direct: sync || !(ownSignal && plan.signalAt >= 0) };
 }
 
@@ -219,7 +219,7 @@ function makeEntry(pipeline: Pipeline, plan: MethodPlan): Entry {
 function neverWaits(p: Policy): boolean {
   return (
     p instanceof CircuitBreaker ||
-    p instanceof FallbackPolicy ||
+    p instanceof Fallback ||
     ((p instanceof Bulkhead || p instanceof RateLimiter) && !p.mayWait)
   );
 }

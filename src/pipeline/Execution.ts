@@ -1,11 +1,11 @@
 import type { Clock, TimerHandle } from '../clock/Clock.js';
 import type { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
 import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
-import type { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
+import type { Fallback } from '../policies/fallback/Fallback.js';
 import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
-import { NO_RETRY, type RetryPolicy } from '../policies/retry/RetryPolicy.js';
+import { NO_RETRY, type Retry } from '../policies/retry/Retry.js';
 import { TimeoutError } from '../policies/timeout/errors.js';
-import type { TimedExecution, TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
+import type { TimedExecution, Timeout } from '../policies/timeout/Timeout.js';
 import {
   NO_TIME,
   Outcome,
@@ -19,13 +19,7 @@ import type { LatencySampler } from './LatencySampler.js';
 import { failure, isThenable, success } from './result.js';
 
 /** @internal A policy as the executor sees it: any policy a pipeline can hold. */
-export type Step =
-  | CircuitBreaker
-  | Bulkhead
-  | RateLimiter
-  | RetryPolicy
-  | TimeoutPolicy
-  | FallbackPolicy;
+export type Step = CircuitBreaker | Bulkhead | RateLimiter | Retry | Timeout | Fallback;
 
 /** @internal Marks a step that keeps no per-call number. */
 export const NO_SLOT = -1;
@@ -320,7 +314,7 @@ export class Execution implements TimedExecution, WaitingExecution {
           this.attempt = 1;
           break;
         case StepKind.Timeout:
-          this.set(core.slotOf[i]!, (step as TimeoutPolicy).register(this, i, now));
+          this.set(core.slotOf[i]!, (step as Timeout).register(this, i, now));
           break;
       }
     }
@@ -398,7 +392,7 @@ export class Execution implements TimedExecution, WaitingExecution {
           break;
         }
         case StepKind.Timeout: {
-          const timeout = step as TimeoutPolicy;
+          const timeout = step as Timeout;
           const slot = core.slotOf[i]!;
           const stamp = this.get(slot);
           this.set(slot, 0);
@@ -414,7 +408,7 @@ export class Execution implements TimedExecution, WaitingExecution {
           break;
         }
         case StepKind.Retry: {
-          const retry = step as RetryPolicy;
+          const retry = step as Retry;
           if (ok && !retry.retriesResult(value)) break;
           const slot = core.slotOf[i]!;
           const attempt = this.get(slot);
@@ -430,7 +424,7 @@ export class Execution implements TimedExecution, WaitingExecution {
           return this.sleep(i, delay);
         }
         case StepKind.Fallback: {
-          const fallback = step as FallbackPolicy;
+          const fallback = step as Fallback;
           if (!fallback.applies(!ok, value)) break;
           let replacement: unknown;
           let thenable: boolean;
@@ -470,7 +464,7 @@ export class Execution implements TimedExecution, WaitingExecution {
       this.context = undefined;
     }
     const wait = this.startWait(step);
-    const retry = this.core.steps[step] as RetryPolicy;
+    const retry = this.core.steps[step] as Retry;
     retry.sleeping.add(this);
     d.waitTimer = this.core.clock.setTimer(() => {
       d.waitTimer = undefined;
@@ -543,7 +537,7 @@ export class Execution implements TimedExecution, WaitingExecution {
     } else if (d.waitTimer !== undefined) {
       this.core.clock.clearTimer(d.waitTimer);
       d.waitTimer = undefined;
-      (s as RetryPolicy).sleeping.delete(this);
+      (s as Retry).sleeping.delete(this);
     }
     d.waitStep = -1;
     d.waitReject!(reason);
@@ -587,7 +581,7 @@ export class Execution implements TimedExecution, WaitingExecution {
   }
 
   /** @internal */
-  deadlinePassed(step: number, policy: TimeoutPolicy): void {
+  deadlinePassed(step: number, policy: Timeout): void {
     this.set(this.core.slotOf[step]!, PASSED);
     const d = this.d;
     if (step < d.cutAt) d.cutAt = step;

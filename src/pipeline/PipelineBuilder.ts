@@ -2,14 +2,14 @@ import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
 import type { BulkheadOptions } from '../policies/bulkhead/options.js';
 import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import type { CircuitBreakerOptions } from '../policies/circuit-breaker/options.js';
-import { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
+import { Fallback } from '../policies/fallback/Fallback.js';
 import type { FallbackOptions } from '../policies/fallback/options.js';
 import type { RateLimiterOptions } from '../policies/rate-limiter/options.js';
 import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import type { RetryOptions } from '../policies/retry/options.js';
-import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
+import { Retry } from '../policies/retry/Retry.js';
 import type { TimeoutOptions } from '../policies/timeout/options.js';
-import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
+import { Timeout } from '../policies/timeout/Timeout.js';
 import { Pipeline, type Policy } from './Pipeline.js';
 
 /**
@@ -36,16 +36,16 @@ export class PipelineBuilder {
     return this;
   }
 
-  retry(options?: RetryOptions | RetryPolicy): this {
-    return this.add(options instanceof RetryPolicy ? options : new RetryPolicy(options));
+  retry(options?: RetryOptions | Retry): this {
+    return this.add(options instanceof Retry ? options : new Retry(options));
   }
 
   circuitBreaker(options?: CircuitBreakerOptions | CircuitBreaker): this {
     return this.add(options instanceof CircuitBreaker ? options : new CircuitBreaker(options));
   }
 
-  timeout(options: number | TimeoutOptions | TimeoutPolicy): this {
-    return this.add(options instanceof TimeoutPolicy ? options : new TimeoutPolicy(options));
+  timeout(options: number | TimeoutOptions | Timeout): this {
+    return this.add(options instanceof Timeout ? options : new Timeout(options));
   }
 
   bulkhead(options?: number | BulkheadOptions | Bulkhead): this {
@@ -56,8 +56,8 @@ export class PipelineBuilder {
     return this.add(options instanceof RateLimiter ? options : new RateLimiter(options));
   }
 
-  fallback<T>(options: FallbackOptions<T> | FallbackPolicy<T>): this {
-    return this.add(options instanceof FallbackPolicy ? options : new FallbackPolicy(options));
+  fallback<T>(options: FallbackOptions<T> | Fallback<T>): this {
+    return this.add(options instanceof Fallback ? options : new Fallback(options));
   }
 
   /** The pipeline of the policies added so far. */

@@ -2,10 +2,10 @@ import type { Clock } from '../clock/Clock.js';
 import { systemClock } from '../clock/systemClock.js';
 import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
 import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
-import { FallbackPolicy } from '../policies/fallback/FallbackPolicy.js';
+import { Fallback } from '../policies/fallback/Fallback.js';
 import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
-import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
-import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
+import { Retry } from '../policies/retry/Retry.js';
+import { Timeout } from '../policies/timeout/Timeout.js';
 import { StepKind } from '../protocol/step.js';
 import { NO_SLOT, type PipelineCore, type Step } from './Execution.js';
 import { LatencySampler } from './LatencySampler.js';
@@ -36,11 +36,11 @@ export function buildCore(steps: readonly Step[]): { core: PipelineCore; waits: 
       waits ||= s.mayWait;
     } else if (s instanceof RateLimiter) {
       waits ||= s.mayWait;
-    } else if (s instanceof TimeoutPolicy) {
+    } else if (s instanceof Timeout) {
       needsStartTime ||= s.needsStartTime;
       ownSignal = true;
       deferred ||= s.aggressive;
-    } else if (s instanceof RetryPolicy) {
+    } else if (s instanceof Retry) {
       needsStartTime ||= s.needsTime;
       waits = true;
     }
@@ -78,11 +78,11 @@ function assignSlots(
   for (const s of steps) {
     const keeps =
       s instanceof CircuitBreaker ||
-      s instanceof TimeoutPolicy ||
-      s instanceof RetryPolicy ||
+      s instanceof Timeout ||
+      s instanceof Retry ||
       ((s instanceof Bulkhead || s instanceof RateLimiter) && s.mayWait);
     slotOf.push(keeps ? next++ : NO_SLOT);
-    timeSlotOf.push(s instanceof RetryPolicy && s.needsTime ? next++ : NO_SLOT);
+    timeSlotOf.push(s instanceof Retry && s.needsTime ? next++ : NO_SLOT);
   }
   const startedSlot = timed ? next++ : NO_SLOT;
   return { slotOf, timeSlotOf, startedSlot, slotCount: next };
@@ -94,8 +94,8 @@ export function isPolicy(p: unknown): p is Step {
     p instanceof CircuitBreaker ||
     p instanceof Bulkhead ||
     p instanceof RateLimiter ||
-    p instanceof RetryPolicy ||
-    p instanceof TimeoutPolicy ||
-    p instanceof FallbackPolicy
+    p instanceof Retry ||
+    p instanceof Timeout ||
+    p instanceof Fallback
   );
 }

@@ -2,28 +2,28 @@ import { Bulkhead } from './bulkhead/Bulkhead.js';
 import type { BulkheadOptions } from './bulkhead/options.js';
 import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
 import type { CircuitBreakerOptions } from './circuit-breaker/options.js';
-import { FallbackPolicy } from './fallback/FallbackPolicy.js';
+import { Fallback } from './fallback/Fallback.js';
 import type { FallbackOptions } from './fallback/options.js';
 import type { RateLimiterOptions } from './rate-limiter/options.js';
 import { RateLimiter } from './rate-limiter/RateLimiter.js';
 import type { RetryOptions } from './retry/options.js';
-import { RetryPolicy } from './retry/RetryPolicy.js';
+import { Retry } from './retry/Retry.js';
 import type { TimeoutOptions } from './timeout/options.js';
-import { TimeoutPolicy } from './timeout/TimeoutPolicy.js';
+import { Timeout } from './timeout/Timeout.js';
 
 /** A new {@link CircuitBreaker}. @example `const breaker = circuitBreaker({ breakDuration: 5_000 });` */
 export function circuitBreaker(options?: CircuitBreakerOptions): CircuitBreaker {
   return new CircuitBreaker(options);
 }
 
-/** A new {@link RetryPolicy}. @example `const r = retry({ maxAttempts: 5, backoff: 'linear' });` */
-export function retry(options?: RetryOptions): RetryPolicy {
-  return new RetryPolicy(options);
+/** A new {@link Retry}. @example `const r = retry({ maxAttempts: 5, backoff: 'linear' });` */
+export function retry(options?: RetryOptions): Retry {
+  return new Retry(options);
 }
 
-/** A new {@link TimeoutPolicy}: a number is the timeout in ms. @example `timeout(2_000)` */
-export function timeout(options: number | TimeoutOptions): TimeoutPolicy {
-  return new TimeoutPolicy(options);
+/** A new {@link Timeout}: a number is the timeout in ms. @example `timeout(2_000)` */
+export function timeout(options: number | TimeoutOptions): Timeout {
+  return new Timeout(options);
 }
 
 /** A new {@link Bulkhead}: a number is `maxConcurrent`. @example `bulkhead({ maxConcurrent: 8, maxQueue: 32 })` */
@@ -31,9 +31,9 @@ export function bulkhead(options?: number | BulkheadOptions): Bulkhead {
   return new Bulkhead(options);
 }
 
-/** A new {@link FallbackPolicy}. @example `fallback({ action: ({ error }) => cached.get(key) })` */
-export function fallback<T>(options: FallbackOptions<T>): FallbackPolicy<T> {
-  return new FallbackPolicy(options);
+/** A new {@link Fallback}. @example `fallback({ action: ({ error }) => cached.get(key) })` */
+export function fallback<T>(options: FallbackOptions<T>): Fallback<T> {
+  return new Fallback(options);
 }
 
 /** A new {@link RateLimiter}. @example `rateLimiter({ limit: 100, period: 1_000, burst: 20 })` */

@@ -15,10 +15,10 @@ import {
 } from '../policies/rate-limiter/options.js';
 import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import type { RetryOptions } from '../policies/retry/options.js';
-import { RetryPolicy } from '../policies/retry/RetryPolicy.js';
+import { Retry } from '../policies/retry/Retry.js';
 import { brand, otherCopyNote } from '../policies/shared/brand.js';
 import type { TimeoutOptions } from '../policies/timeout/options.js';
-import { TimeoutPolicy } from '../policies/timeout/TimeoutPolicy.js';
+import { Timeout } from '../policies/timeout/Timeout.js';
 import { checkOptionsObject, clockOption, keyError } from '../validation/validate.js';
 import type { ConfigError } from './ConfigError.js';
 import type { OptionsData, RegistryConfig, RegistryKind, ValidConfig } from './config/types.js';
@@ -41,8 +41,8 @@ export interface RegistryOptions {
  */
 export interface RegistryInstances {
   readonly breakers: ReadonlyMap<string, Named<CircuitBreaker>>;
-  readonly retries: ReadonlyMap<string, Named<RetryPolicy>>;
-  readonly timeouts: ReadonlyMap<string, Named<TimeoutPolicy>>;
+  readonly retries: ReadonlyMap<string, Named<Retry>>;
+  readonly timeouts: ReadonlyMap<string, Named<Timeout>>;
   readonly bulkheads: ReadonlyMap<string, Named<Bulkhead>>;
   readonly rateLimiters: ReadonlyMap<string, Named<RateLimiter>>;
   readonly keyedBreakers: ReadonlyMap<string, Keyed<CircuitBreaker, BreakerKind>>;
@@ -51,7 +51,7 @@ export interface RegistryInstances {
 }
 
 /** A policy a registry can hold. */
-export type RegistryPolicy = CircuitBreaker | RetryPolicy | TimeoutPolicy | Bulkhead | RateLimiter;
+export type RegistryPolicy = CircuitBreaker | Retry | Timeout | Bulkhead | RateLimiter;
 
 /** @internal A named instance of a registry. */
 export interface Named<P> {
@@ -99,8 +99,8 @@ export class Registry {
   private config: ValidConfig;
   private readonly clock: Clock;
   private readonly breakers = new Map<string, Named<CircuitBreaker>>();
-  private readonly retries = new Map<string, Named<RetryPolicy>>();
-  private readonly timeouts = new Map<string, Named<TimeoutPolicy>>();
+  private readonly retries = new Map<string, Named<Retry>>();
+  private readonly timeouts = new Map<string, Named<Timeout>>();
   private readonly bulkheads = new Map<string, Named<Bulkhead>>();
   private readonly rateLimiters = new Map<string, Named<RateLimiter>>();
   private readonly keyedBreakers = new Map<string, Keyed<CircuitBreaker, BreakerKind>>();
@@ -131,11 +131,11 @@ export class Registry {
   }
 
   /** The retry policy named `name`: the same instance on every call. */
-  retry(name: string): RetryPolicy {
+  retry(name: string): Retry {
     let entry = this.retries.get(name);
     if (entry === undefined) {
       const options = this.options(this.config, 'retry', name);
-      entry = { policy: new RetryPolicy(options as RetryOptions), registered: false };
+      entry = { policy: new Retry(options as RetryOptions), registered: false };
       this.retries.set(name, entry);
     }
     return entry.policy;
@@ -145,12 +145,12 @@ export class Registry {
    * The timeout policy named `name`: the same instance on every call. Throws
    * {@link ConfigError} when neither `timeouts[name]` nor `defaults.timeout` gives a timeout.
    */
-  timeout(name: string): TimeoutPolicy {
+  timeout(name: string): Timeout {
     let entry = this.timeouts.get(name);
     if (entry === undefined) {
       const options = this.options(this.config, 'timeout', name);
       entry = {
-        policy: new TimeoutPolicy(options as unknown as TimeoutOptions),
+        policy: new Timeout(options as unknown as TimeoutOptions),
         registered: false,
       };
       this.timeouts.set(name, entry);
@@ -194,9 +194,9 @@ export class Registry {
     const map =
       policy instanceof CircuitBreaker
         ? this.breakers
-        : policy instanceof RetryPolicy
+        : policy instanceof Retry
           ? this.retries
-          : policy instanceof TimeoutPolicy
+          : policy instanceof Timeout
             ? this.timeouts
             : policy instanceof Bulkhead
               ? this.bulkheads
@@ -207,7 +207,7 @@ export class Registry {
       throw new OptionsError(
         'policy',
         policy,
-        `a CircuitBreaker, RetryPolicy, TimeoutPolicy, Bulkhead or RateLimiter${otherCopyNote(policy)}`,
+        `a CircuitBreaker, Retry, Timeout, Bulkhead or RateLimiter${otherCopyNote(policy)}`,
       );
     }
     if (map.has(name)) {

@@ -3,8 +3,8 @@ import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.
 import { CircuitState } from '../policies/circuit-breaker/state.js';
 import type { CircuitBreakerStats } from '../policies/circuit-breaker/stats.js';
 import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
-import type { RetryPolicy, RetryStats } from '../policies/retry/RetryPolicy.js';
-import type { TimeoutPolicy, TimeoutStats } from '../policies/timeout/TimeoutPolicy.js';
+import type { Retry, RetryStats } from '../policies/retry/Retry.js';
+import type { Timeout, TimeoutStats } from '../policies/timeout/Timeout.js';
 import type { RegistryInstances } from './Registry.js';
 
 export type { BulkheadStats, RetryStats, TimeoutStats };
@@ -134,12 +134,12 @@ export function rateLimiterEntry(
 }
 
 /** @internal */
-export function retryEntry(name: string, retry: RetryPolicy): RegistryInstanceSnapshot {
+export function retryEntry(name: string, retry: Retry): RegistryInstanceSnapshot {
   return { kind: 'retry', name, stats: retry.stats() };
 }
 
 /** @internal */
-export function timeoutEntry(name: string, timeout: TimeoutPolicy): RegistryInstanceSnapshot {
+export function timeoutEntry(name: string, timeout: Timeout): RegistryInstanceSnapshot {
   return { kind: 'timeout', name, stats: timeout.stats() };
 }
 

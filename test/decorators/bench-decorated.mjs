@@ -13,7 +13,7 @@ import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { Bulkhead, CircuitBreaker, pipeline, RetryPolicy, TimeoutPolicy } from 'breakwater';
+import { Bulkhead, CircuitBreaker, pipeline, Retry, Timeout } from 'breakwater';
 import { bulkhead, circuitBreaker, retry, timeout } from 'breakwater/decorators';
 
 const quick = process.argv.includes('--quick');
@@ -39,9 +39,9 @@ function decorate(Class, name, ...decorators) {
 
 function composedPolicies() {
   return [
-    new RetryPolicy({ maxAttempts: 3 }),
+    new Retry({ maxAttempts: 3 }),
     new CircuitBreaker(),
-    new TimeoutPolicy(1_000),
+    new Timeout(1_000),
     new Bulkhead(100),
   ];
 }

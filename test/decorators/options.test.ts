@@ -19,7 +19,7 @@ import {
   OptionsError,
   pipeline,
   Registry,
-  RetryPolicy,
+  Retry,
   UsageError,
 } from '../../src/index.js';
 import { errorOf } from '../support/errors.js';
@@ -224,7 +224,7 @@ describe('calling conventions', () => {
     const target = { method: outer };
     const { policies } = pipelineOf(target, 'method');
     expect(policies).toHaveLength(2);
-    expect(policies[0]).toBeInstanceOf(RetryPolicy);
+    expect(policies[0]).toBeInstanceOf(Retry);
     expect(policies[1]).toBe(breaker);
   });
 

@@ -73,7 +73,7 @@ export function decoratorSuite(variant: Variant): void {
         await expect(call).resolves.toBe('ok after 3');
         expect(seen).toEqual(['failure', 'failure', 'success']);
         const { policies } = pipelineOf(service, 'retryOutside');
-        expect(kinds(policies)).toEqual(['RetryPolicy', 'CircuitBreaker']);
+        expect(kinds(policies)).toEqual(['Retry', 'CircuitBreaker']);
         expect(policies[1]).toBe(breaker);
       });
 
@@ -92,7 +92,7 @@ export function decoratorSuite(variant: Variant): void {
         expect(seen).toEqual(['success', 'failure']);
         expect(kinds(pipelineOf(new Service(), 'breakerOutside').policies)).toEqual([
           'CircuitBreaker',
-          'RetryPolicy',
+          'Retry',
         ]);
       });
 
@@ -105,10 +105,10 @@ export function decoratorSuite(variant: Variant): void {
         await expect(a.fiveDeep()).resolves.toBe('five');
         const pipeline = pipelineOf(a, 'fiveDeep');
         expect(kinds(pipeline.policies)).toEqual([
-          'FallbackPolicy',
-          'RetryPolicy',
+          'Fallback',
+          'Retry',
           'CircuitBreaker',
-          'TimeoutPolicy',
+          'Timeout',
           'Bulkhead',
         ]);
         expect(pipelineOf(b, 'fiveDeep')).toBe(pipeline);
@@ -122,7 +122,7 @@ export function decoratorSuite(variant: Variant): void {
         expect(service.value(3)).toBe(3);
         expect(service.value(-3)).toBe(-1);
         const { policies } = pipelineOf(service, 'value');
-        expect(kinds(policies)).toEqual(['FallbackPolicy', 'CircuitBreaker', 'Bulkhead']);
+        expect(kinds(policies)).toEqual(['Fallback', 'CircuitBreaker', 'Bulkhead']);
         expect(policies[1]).toBe(breaker);
         expect(service.alone(4)).toBe(8);
         expect(pipelineOf(service, 'alone')).toBe(shared);
@@ -177,7 +177,7 @@ export function decoratorSuite(variant: Variant): void {
         await clock.runAll();
         await settled;
         expect(derived.calls).toBe(3);
-        expect(kinds(pipelineOf(derived, 'get').policies)).toEqual(['RetryPolicy']);
+        expect(kinds(pipelineOf(derived, 'get').policies)).toEqual(['Retry']);
         // The two failed attempts went through the base method's breaker, which they opened.
         await expect(new Base('b').get(false)).rejects.toThrow(lib.BrokenCircuitError);
         await expect(new Inheriting('i').get(false)).rejects.toThrow(lib.BrokenCircuitError);
@@ -544,9 +544,9 @@ export function decoratorSuite(variant: Variant): void {
           } else {
             const o = f.twinOptions(clock);
             const direct = lib.pipeline(
-              new lib.RetryPolicy(o.retry),
+              new lib.Retry(o.retry),
               new lib.CircuitBreaker(o.breaker),
-              new lib.TimeoutPolicy(o.timeout),
+              new lib.Timeout(o.timeout),
               new lib.Bulkhead(o.bulkhead),
             );
             invoke = (plan, value) =>
@@ -598,7 +598,7 @@ export function decoratorSuite(variant: Variant): void {
           } else {
             const o = f.twinOptions(clock);
             const direct = lib.pipeline(
-              new lib.FallbackPolicy({
+              new lib.Fallback({
                 action: ({ error }) => `fallback: ${(error as Error).message}`,
               }),
               new lib.CircuitBreaker(o.breaker),
@@ -646,14 +646,14 @@ export function decoratorSuite(variant: Variant): void {
         p.onSuccess((e) => at('success', e));
         p.onFailure((e) => at('failure', e));
         p.onRejected((e) => at('breaker-rejected', e));
-      } else if (p instanceof lib.RetryPolicy) {
+      } else if (p instanceof lib.Retry) {
         p.onRetry((e) => at('retry', e));
         p.onGiveUp((e) => at('give-up', e));
-      } else if (p instanceof lib.TimeoutPolicy) {
+      } else if (p instanceof lib.Timeout) {
         p.onTimeout((e) => at('timeout', e));
       } else if (p instanceof lib.Bulkhead) {
         p.onRejected((e) => at('bulkhead-rejected', e));
-      } else if (p instanceof lib.FallbackPolicy) {
+      } else if (p instanceof lib.Fallback) {
         p.onFallback((e) => at('fallback', e));
       }
     }

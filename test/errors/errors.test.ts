@@ -16,7 +16,7 @@ import {
   PolicyRejectedError,
   pipeline,
   RateLimitedError,
-  RetryPolicy,
+  Retry,
   TimeoutError,
   UsageError,
 } from '../../src/index.js';
@@ -302,7 +302,7 @@ describe('preallocated stackless rejections', () => {
   it('building a policy leaves Error.stackTraceLimit as it was', () => {
     const before = Error.stackTraceLimit;
     new CircuitBreaker();
-    new RetryPolicy();
+    new Retry();
     expect(Error.stackTraceLimit).toBe(before);
     expect(new Error('after').stack).toMatch(/\n\s+at /);
   });

@@ -7,7 +7,7 @@ import {
   OptionsError,
   pipeline,
   Registry,
-  RetryPolicy,
+  Retry,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
 
@@ -225,7 +225,7 @@ describe('breakwater_retry_gave_up_total', () => {
     // Built in code for its `handle`, which turns down Fatal errors: they are never retried.
     registry.register(
       'calls',
-      new RetryPolicy({
+      new Retry({
         clock,
         name: 'calls',
         maxAttempts: 3,

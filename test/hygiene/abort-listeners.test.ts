@@ -4,9 +4,9 @@ import {
   Bulkhead,
   CircuitBreaker,
   pipeline,
-  RetryPolicy,
+  Retry,
+  Timeout,
   TimeoutError,
-  TimeoutPolicy,
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { macrotask } from '../support/async.js';
@@ -18,8 +18,8 @@ const listeners = (signal: AbortSignal): number => getEventListeners(signal, 'ab
 describe('a long-lived caller signal keeps its abort listener count at baseline', () => {
   it(`after ${N} successful executions through timeout + retry`, async () => {
     const clock = new ManualClock();
-    const limit = new TimeoutPolicy({ timeout: 1_000, clock });
-    const p = pipeline(limit, new RetryPolicy({ clock, maxAttempts: 3 }));
+    const limit = new Timeout({ timeout: 1_000, clock });
+    const p = pipeline(limit, new Retry({ clock, maxAttempts: 3 }));
     const { signal } = new AbortController();
     const baseline = listeners(signal);
     expect(baseline).toBe(0);
@@ -44,10 +44,10 @@ describe('a long-lived caller signal keeps its abort listener count at baseline'
 
   it(`after ${N} executions that fail and are retried`, async () => {
     const clock = new ManualClock();
-    const limit = new TimeoutPolicy({ timeout: 1_000, clock });
+    const limit = new Timeout({ timeout: 1_000, clock });
     const p = pipeline(
       limit,
-      new RetryPolicy({ clock, delay: 0, backoff: 'constant', jitter: 'none', maxAttempts: 3 }),
+      new Retry({ clock, delay: 0, backoff: 'constant', jitter: 'none', maxAttempts: 3 }),
       new CircuitBreaker({ clock, window: { kind: 'consecutive', threshold: 10 } }),
       new Bulkhead({ maxConcurrent: 1, clock }),
     );
@@ -80,7 +80,7 @@ describe('a long-lived caller signal keeps its abort listener count at baseline'
     const baseline = listeners(signal);
     for (const strategy of ['cooperative', 'aggressive'] as const) {
       const p = pipeline(
-        new TimeoutPolicy({ timeout: 10, strategy, clock }),
+        new Timeout({ timeout: 10, strategy, clock }),
         new Bulkhead({ maxConcurrent: 1, clock }),
       );
       for (let i = 0; i < 10_000; i++) {
@@ -113,7 +113,7 @@ describe('a pipeline with no timeout and no caller signal gives each call a sign
     ['no policy', () => pipeline()],
     ['a lone breaker', () => pipeline(new CircuitBreaker())],
     ['two gates', () => pipeline(new CircuitBreaker(), new Bulkhead(10))],
-    ['a retry', () => pipeline(new RetryPolicy({ maxAttempts: 1 }))],
+    ['a retry', () => pipeline(new Retry({ maxAttempts: 1 }))],
     ['a bulkhead queue', () => pipeline(new Bulkhead({ maxConcurrent: 1, maxQueue: 10 }))],
   ];
   for (const [name, make] of shapes) {
@@ -149,7 +149,7 @@ describe('a pipeline with no timeout and no caller signal gives each call a sign
   });
 
   it('an attempt reads the same signal every time it asks', async () => {
-    const p = pipeline(new RetryPolicy({ maxAttempts: 1 }));
+    const p = pipeline(new Retry({ maxAttempts: 1 }));
     await p.execute((context) => {
       expect(context.signal).toBe(context.signal);
     });
@@ -163,7 +163,7 @@ describe('a pipeline with no timeout and no caller signal gives each call a sign
     process.on('warning', onWarning);
     try {
       const outer = pipeline(new CircuitBreaker());
-      const inner = pipeline(new RetryPolicy({ maxAttempts: 1 }), new Bulkhead(100));
+      const inner = pipeline(new Retry({ maxAttempts: 1 }), new Bulkhead(100));
       let release!: () => void;
       const gate = new Promise<void>((resolve) => {
         release = resolve;

@@ -1,19 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import {
-  Bulkhead,
-  CircuitBreaker,
-  pipeline,
-  RetryPolicy,
-  TimeoutPolicy,
-  UsageError,
-} from '../../src/index.js';
+import { Bulkhead, CircuitBreaker, pipeline, Retry, Timeout, UsageError } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
 import { deferred, track } from '../support/async.js';
 
 describe('pipeline.dispose() leaves no timer behind', () => {
   it('calls waiting in a retry delay reject with UsageError and their timers are cancelled', async () => {
     const clock = new ManualClock();
-    const p = pipeline(new RetryPolicy({ clock, delay: 1_000, jitter: 'none', maxAttempts: 5 }));
+    const p = pipeline(new Retry({ clock, delay: 1_000, jitter: 'none', maxAttempts: 5 }));
     const waiting = [1, 2, 3].map(() => track(p.execute(() => Promise.reject(new Error('x')))));
     await flushMicrotasks();
     expect(clock.pendingTimers).toBe(3);
@@ -49,7 +42,7 @@ describe('pipeline.dispose() leaves no timer behind', () => {
 
   it('timeout deadlines are dropped: calls in flight finish normally and never time out', async () => {
     const clock = new ManualClock();
-    const policy = new TimeoutPolicy({ timeout: 100, clock, strategy: 'aggressive' });
+    const policy = new Timeout({ timeout: 100, clock, strategy: 'aggressive' });
     const p = pipeline(policy);
     const work = deferred<string>();
     const running = track(p.execute(() => work.promise));
@@ -71,9 +64,9 @@ describe('pipeline.dispose() leaves no timer behind', () => {
     const clock = new ManualClock();
     const pool = new Bulkhead({ maxConcurrent: 1, maxQueue: 2, queueTimeout: 500, clock });
     const p = pipeline(
-      new RetryPolicy({ clock, delay: 100, jitter: 'none', backoff: 'constant', maxAttempts: 3 }),
+      new Retry({ clock, delay: 100, jitter: 'none', backoff: 'constant', maxAttempts: 3 }),
       new CircuitBreaker({ clock }),
-      new TimeoutPolicy({ timeout: 1_000, clock }),
+      new Timeout({ timeout: 1_000, clock }),
       pool,
     );
     // One call fails at once and waits out its retry delay...

@@ -3,9 +3,9 @@ import {
   Bulkhead,
   CircuitBreaker,
   pipeline,
-  RetryPolicy,
+  Retry,
+  Timeout,
   TimeoutError,
-  TimeoutPolicy,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
 import { deferred, macrotask } from '../support/async.js';
@@ -22,7 +22,7 @@ describe('aggressive timeout: abandoned work that rejects late is observed', () 
   it('no unhandledRejection when the work rejects after the call timed out', async () => {
     unhandled.length = 0;
     const clock = new ManualClock();
-    const p = pipeline(new TimeoutPolicy({ timeout: 50, strategy: 'aggressive', clock }));
+    const p = pipeline(new Timeout({ timeout: 50, strategy: 'aggressive', clock }));
     const work = deferred();
     const call = p.execute(() => work.promise);
     const outcome = call.then(
@@ -42,8 +42,8 @@ describe('aggressive timeout: abandoned work that rejects late is observed', () 
     const pool = new Bulkhead({ maxConcurrent: 3, clock });
     const inner = new CircuitBreaker({ clock, window: { kind: 'consecutive', threshold: 10 } });
     const p = pipeline(
-      new RetryPolicy({ clock, delay: 5, jitter: 'none', backoff: 'constant', maxAttempts: 3 }),
-      new TimeoutPolicy({ timeout: 50, strategy: 'aggressive', clock }),
+      new Retry({ clock, delay: 5, jitter: 'none', backoff: 'constant', maxAttempts: 3 }),
+      new Timeout({ timeout: 50, strategy: 'aggressive', clock }),
       inner,
       pool,
     );
@@ -69,7 +69,7 @@ describe('aggressive timeout: abandoned work that rejects late is observed', () 
   it('no unhandledRejection when the caller aborted the call and the work rejects later', async () => {
     unhandled.length = 0;
     const clock = new ManualClock();
-    const p = pipeline(new TimeoutPolicy({ timeout: 50, strategy: 'aggressive', clock }));
+    const p = pipeline(new Timeout({ timeout: 50, strategy: 'aggressive', clock }));
     const work = deferred();
     const controller = new AbortController();
     const outcome = p
@@ -89,8 +89,8 @@ describe('aggressive timeout: abandoned work that rejects late is observed', () 
     unhandled.length = 0;
     const clock = new ManualClock();
     const p = pipeline(
-      new RetryPolicy({ clock, delay: 1, jitter: 'none', backoff: 'constant', maxAttempts: 4 }),
-      new TimeoutPolicy({ timeout: 10, strategy: 'aggressive', clock }),
+      new Retry({ clock, delay: 1, jitter: 'none', backoff: 'constant', maxAttempts: 4 }),
+      new Timeout({ timeout: 10, strategy: 'aggressive', clock }),
     );
     const late = deferred();
     const result = p.tryExecute(({ attempt }) => {

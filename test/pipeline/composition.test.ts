@@ -7,17 +7,17 @@ import {
   bulkhead,
   CircuitBreaker,
   type ExecutionContext,
-  FallbackPolicy,
+  Fallback,
   fallback,
   type Pipeline,
   PipelineBuilder,
   pipeline,
   RateLimitedError,
-  RetryPolicy,
+  Retry,
   rateLimiter,
   retry,
+  Timeout,
   TimeoutError,
-  TimeoutPolicy,
   timeout,
   UsageError,
 } from '../../src/index.js';
@@ -55,12 +55,7 @@ describe('composition order: outer-to-inner as written', () => {
       .retry({ maxAttempts: 2 })
       .fallback({ value: 0 })
       .build().policies;
-    expect(built.map((p) => p.constructor)).toEqual([
-      Bulkhead,
-      TimeoutPolicy,
-      RetryPolicy,
-      FallbackPolicy,
-    ]);
+    expect(built.map((p) => p.constructor)).toEqual([Bulkhead, Timeout, Retry, Fallback]);
   });
 
   it('retry outside a breaker sends every attempt through the breaker', async () => {

@@ -20,9 +20,9 @@ import {
   isPolicyRejection,
   type Pipeline,
   pipeline,
-  RetryPolicy,
+  Retry,
+  Timeout,
   TimeoutError,
-  TimeoutPolicy,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
 import { macrotask } from '../support/async.js';
@@ -390,7 +390,7 @@ describe('retry', () => {
         ticksArb,
         async (s, method, o, specs, ticks) => {
           const h = new Harness(s);
-          const policy = new RetryPolicy({
+          const policy = new Retry({
             maxAttempts: o.maxAttempts,
             backoff: o.backoff,
             jitter: o.jitter,
@@ -471,7 +471,7 @@ describe('timeout', () => {
           ticksArb,
           async (s, method, ms, specs, ticks) => {
             const h = new Harness(s);
-            const policy = new TimeoutPolicy({ timeout: ms, strategy, clock: h.clock });
+            const policy = new Timeout({ timeout: ms, strategy, clock: h.clock });
             const p = pipeline(policy);
             const calls = specs.map((_, i) => new Call(i));
             interface Seen {
@@ -590,14 +590,14 @@ describe('retry + breaker + timeout + bulkhead', () => {
               window: { kind: 'consecutive', threshold: o.threshold },
               breakDuration: o.breakDuration,
             });
-            const limit = new TimeoutPolicy({ timeout: o.timeout, strategy, clock: h.clock });
+            const limit = new Timeout({ timeout: o.timeout, strategy, clock: h.clock });
             const pool = new Bulkhead({
               maxConcurrent: o.max,
               maxQueue: o.maxQueue,
               clock: h.clock,
             });
             const p = pipeline(
-              new RetryPolicy({
+              new Retry({
                 maxAttempts: o.maxAttempts,
                 delay: o.delay,
                 backoff: 'exponential',

@@ -10,10 +10,10 @@ import {
   IsolatedCircuitError,
   type Pipeline,
   pipeline,
-  RetryPolicy,
+  Retry,
   retry,
+  Timeout,
   TimeoutError,
-  TimeoutPolicy,
   timeout,
   UsageError,
 } from '../../src/index.js';
@@ -102,7 +102,7 @@ describe('tryExecute never rejects', () => {
 
   it('a disposed policy ending a wait gives a UsageError with rejected: false', async () => {
     const clock = new ManualClock();
-    const r = new RetryPolicy({ clock, delay: 100, jitter: 'none' });
+    const r = new Retry({ clock, delay: 100, jitter: 'none' });
     const call = track(pipeline(r).tryExecute(() => Promise.reject(new Error('x'))));
     await flushMicrotasks();
     r.dispose();
@@ -301,13 +301,13 @@ describe('tryExecute: rejected is true only for policy refusals', () => {
             const clock = new ManualClock();
             const policies: Parameters<typeof pipeline> = [];
             if (shape.retry)
-              policies.push(new RetryPolicy({ clock, delay: 5, jitter: 'none', maxAttempts: 3 }));
+              policies.push(new Retry({ clock, delay: 5, jitter: 'none', maxAttempts: 3 }));
             if (shape.breaker)
               policies.push(
                 new CircuitBreaker({ clock, window: { kind: 'consecutive', threshold: 2 } }),
               );
             if (shape.timeout !== 'none')
-              policies.push(new TimeoutPolicy({ timeout: 20, strategy: shape.timeout, clock }));
+              policies.push(new Timeout({ timeout: 20, strategy: shape.timeout, clock }));
             if (shape.bulkhead) policies.push(new Bulkhead({ maxConcurrent: 1, clock }));
             const p: Pipeline = pipeline(...policies);
             const outcomes: unknown[] = [];

@@ -10,8 +10,8 @@ import {
   pipeline,
   Registry,
   type RegistryConfig,
-  RetryPolicy,
-  TimeoutPolicy,
+  Retry,
+  Timeout,
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { issuesOf, issuesOrNone, resolved } from '../support/config.js';
@@ -99,7 +99,7 @@ describe('named instances: defaults with per-name overrides', () => {
       resolved(new CircuitBreaker({ name: 'a' })),
     );
     expect(resolved(registry.retry('a'))).toMatchObject(
-      (({ random, handle, clock, ...rest }) => rest)(resolved(new RetryPolicy({ name: 'a' }))),
+      (({ random, handle, clock, ...rest }) => rest)(resolved(new Retry({ name: 'a' }))),
     );
   });
 
@@ -334,10 +334,10 @@ describe('limits are the policies own', () => {
     ['circuitBreakers', 'slowCallRateThreshold', (f, v) => new CircuitBreaker({ [f]: v })],
     ['circuitBreakers', 'breakDuration', (f, v) => new CircuitBreaker({ [f]: v })],
     ['circuitBreakers', 'slowCallDuration', (f, v) => new CircuitBreaker({ [f]: v })],
-    ['retries', 'maxAttempts', (f, v) => new RetryPolicy({ [f]: v })],
-    ['retries', 'delay', (f, v) => new RetryPolicy({ [f]: v })],
-    ['retries', 'multiplier', (f, v) => new RetryPolicy({ [f]: v })],
-    ['timeouts', 'timeout', (f, v) => new TimeoutPolicy({ [f]: v } as never)],
+    ['retries', 'maxAttempts', (f, v) => new Retry({ [f]: v })],
+    ['retries', 'delay', (f, v) => new Retry({ [f]: v })],
+    ['retries', 'multiplier', (f, v) => new Retry({ [f]: v })],
+    ['timeouts', 'timeout', (f, v) => new Timeout({ [f]: v } as never)],
     ['bulkheads', 'maxConcurrent', (f, v) => new Bulkhead({ [f]: v })],
     ['bulkheads', 'maxQueue', (f, v) => new Bulkhead({ [f]: v })],
   ];

@@ -10,9 +10,9 @@ import {
   CircuitBreaker,
   OptionsError,
   pipeline,
-  RetryPolicy,
+  Retry,
+  Timeout,
   TimeoutError,
-  TimeoutPolicy,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
 import { deferred, track, untilAborted } from '../support/async.js';
@@ -278,10 +278,10 @@ describe('Bulkhead.reconfigure', () => {
   });
 });
 
-describe('TimeoutPolicy.reconfigure', () => {
+describe('Timeout.reconfigure', () => {
   it('a shorter timeout applies to new calls; calls in flight keep their deadline', async () => {
     const clock = new ManualClock();
-    const policy = new TimeoutPolicy({ timeout: 1_000, clock });
+    const policy = new Timeout({ timeout: 1_000, clock });
     const p = pipeline(policy);
     const old = track(p.execute(untilAborted));
     clock.advance(100);
@@ -303,7 +303,7 @@ describe('TimeoutPolicy.reconfigure', () => {
 
   it('a longer timeout applies to new calls; calls in flight keep their deadline', async () => {
     const clock = new ManualClock();
-    const policy = new TimeoutPolicy({ timeout: 100, clock });
+    const policy = new Timeout({ timeout: 100, clock });
     const p = pipeline(policy);
     const old = track(p.execute(untilAborted));
     policy.reconfigure({ timeout: 1_000 });
@@ -318,7 +318,7 @@ describe('TimeoutPolicy.reconfigure', () => {
 
   it('calls that finish before their old deadline are not timed out after a change', async () => {
     const clock = new ManualClock();
-    const policy = new TimeoutPolicy({ timeout: 1_000, clock });
+    const policy = new Timeout({ timeout: 1_000, clock });
     const p = pipeline(policy);
     const gate = deferred();
     const old = p.execute(() => gate.promise);
@@ -330,7 +330,7 @@ describe('TimeoutPolicy.reconfigure', () => {
   });
 
   it('keeps its strategy: a change of strategy is refused and changes nothing', () => {
-    const policy = new TimeoutPolicy({ timeout: 100, strategy: 'aggressive' });
+    const policy = new Timeout({ timeout: 100, strategy: 'aggressive' });
     policy.reconfigure(50);
     expect(policy.aggressive).toBe(true);
     expect(() => policy.reconfigure({ timeout: 20, strategy: 'cooperative' })).toThrow(
@@ -342,7 +342,7 @@ describe('TimeoutPolicy.reconfigure', () => {
 
   it('dispose forgets the deadlines of calls started before a change too', async () => {
     const clock = new ManualClock();
-    const policy = new TimeoutPolicy({ timeout: 1_000, clock });
+    const policy = new Timeout({ timeout: 1_000, clock });
     void pipeline(policy).execute(() => new Promise(() => {}));
     policy.reconfigure(10);
     void pipeline(policy).execute(() => new Promise(() => {}));
@@ -353,10 +353,10 @@ describe('TimeoutPolicy.reconfigure', () => {
   });
 });
 
-describe('RetryPolicy.reconfigure', () => {
+describe('Retry.reconfigure', () => {
   it('applies new settings to the next decision of executions already running', async () => {
     const clock = new ManualClock();
-    const retry = new RetryPolicy({
+    const retry = new Retry({
       maxAttempts: 10,
       delay: 100,
       jitter: 'none',
@@ -379,12 +379,12 @@ describe('RetryPolicy.reconfigure', () => {
   });
 
   it('cannot be given a maxDuration when built without one, and then changes nothing', () => {
-    const retry = new RetryPolicy({ maxAttempts: 4 });
+    const retry = new Retry({ maxAttempts: 4 });
     expect(() => retry.reconfigure({ maxAttempts: 2, maxDuration: 1_000 })).toThrow(
       /Expected `maxDuration` to be Infinity/,
     );
     expect(retry.o.maxAttempts).toBe(4);
-    const bounded = new RetryPolicy({ maxDuration: 1_000 });
+    const bounded = new Retry({ maxDuration: 1_000 });
     bounded.reconfigure({});
     expect(bounded.o.maxDuration).toBe(Number.POSITIVE_INFINITY);
   });

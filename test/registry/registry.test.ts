@@ -7,8 +7,8 @@ import {
   OptionsError,
   pipeline,
   Registry,
-  RetryPolicy,
-  TimeoutPolicy,
+  Retry,
+  Timeout,
   UsageError,
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
@@ -28,8 +28,8 @@ describe('named instances', () => {
   it('builds the right class, named after the entry', () => {
     const registry = new Registry({ defaults: { timeout: { timeout: 100 } } });
     expect(registry.circuitBreaker('a')).toBeInstanceOf(CircuitBreaker);
-    expect(registry.retry('a')).toBeInstanceOf(RetryPolicy);
-    expect(registry.timeout('a')).toBeInstanceOf(TimeoutPolicy);
+    expect(registry.retry('a')).toBeInstanceOf(Retry);
+    expect(registry.timeout('a')).toBeInstanceOf(Timeout);
     expect(registry.bulkhead('a')).toBeInstanceOf(Bulkhead);
     for (const p of [
       registry.circuitBreaker('a'),
@@ -117,7 +117,7 @@ describe('register', () => {
     const own = new CircuitBreaker({ name: 'custom', handle: (e) => e !== 'ignored' });
     registry.register('payments', own);
     expect(registry.circuitBreaker('payments')).toBe(own);
-    const retry = new RetryPolicy({ maxAttempts: 2 });
+    const retry = new Retry({ maxAttempts: 2 });
     registry.register('payments', retry);
     expect(registry.retry('payments')).toBe(retry);
   });
@@ -226,7 +226,7 @@ describe('dispose', () => {
     );
     const q = registry.bulkhead('q');
     const retry = registry.retry('r');
-    const own = new TimeoutPolicy({ timeout: 100, clock });
+    const own = new Timeout({ timeout: 100, clock });
     registry.register('own', own);
     const breaker = registry.circuitBreaker('b');
     let events = 0;

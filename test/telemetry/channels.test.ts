@@ -6,8 +6,8 @@ import {
   diagnosticsChannels,
   pipeline,
   RateLimiter,
-  RetryPolicy,
-  TimeoutPolicy,
+  Retry,
+  Timeout,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
 
@@ -79,7 +79,7 @@ describe('diagnostics channels', () => {
     ]);
 
     const failure = new Error('flaky');
-    const retry = new RetryPolicy({
+    const retry = new Retry({
       name: 'r',
       clock,
       maxAttempts: 2,
@@ -95,7 +95,7 @@ describe('diagnostics channels', () => {
     await call;
     expect(retries).toEqual([{ name: 'r', attempt: 1, delay: 5, error: failure }]);
 
-    const timeout = new TimeoutPolicy({ name: 't', clock, timeout: 20, strategy: 'aggressive' });
+    const timeout = new Timeout({ name: 't', clock, timeout: 20, strategy: 'aggressive' });
     const slow = pipeline(timeout).tryExecute(() => new Promise(() => {}));
     clock.advance(20);
     await slow;

@@ -6,8 +6,8 @@ import {
   OptionsError,
   pipeline,
   RateLimiter,
-  RetryPolicy,
-  TimeoutPolicy,
+  Retry,
+  Timeout,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
 import { untilAborted } from '../support/async.js';
@@ -187,7 +187,7 @@ describe('latency sampling', () => {
   it('samples calls of a composed pipeline and times every call where a slow-call threshold needs it', async () => {
     const clock = systemLikeClock();
     const sampled = new Bulkhead({ clock, maxConcurrent: 5, metrics: { latency: 10 } });
-    const retry = new RetryPolicy({ clock, maxAttempts: 2, delay: 1 });
+    const retry = new Retry({ clock, maxAttempts: 2, delay: 1 });
     const p = pipeline(retry, sampled);
     for (let i = 0; i < 50; i++) await p.execute(takes(clock, 3));
     expect(sampled.stats().latency).toMatchObject({ count: 5, min: 3, max: 3 });
@@ -240,8 +240,8 @@ describe('other policies', () => {
 
   it('a retry policy counts retries and give-ups, a timeout its timeouts, a fallback its uses', async () => {
     const clock = new ManualClock();
-    const retry = new RetryPolicy({ clock, maxAttempts: 3, delay: 10, backoff: 'constant' });
-    const timeout = new TimeoutPolicy({ clock, timeout: 50 });
+    const retry = new Retry({ clock, maxAttempts: 3, delay: 10, backoff: 'constant' });
+    const timeout = new Timeout({ clock, timeout: 50 });
     const fb = fallback({ value: 'fallback' });
     const p = pipeline(fb, retry, timeout);
     const call = p.execute(untilAborted);

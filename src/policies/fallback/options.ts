@@ -6,7 +6,7 @@ export type Failure =
   | { readonly error: unknown; readonly result?: undefined }
   | { readonly error?: undefined; readonly result: unknown };
 
-/** Options of {@link FallbackPolicy}: exactly one of `value` and `action`. */
+/** Options of {@link Fallback}: exactly one of `value` and `action`. */
 export interface FallbackOptions<T = unknown> {
   /** The value used instead of the failure. */
   readonly value?: T;

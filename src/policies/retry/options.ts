@@ -23,7 +23,7 @@ export type AttemptFailure<T = unknown> =
   | { readonly error: unknown; readonly result?: undefined }
   | { readonly error?: undefined; readonly result: T };
 
-/** Options of {@link RetryPolicy}. */
+/** Options of {@link Retry}. */
 export interface RetryOptions {
   /**
    * Attempts in all, the first included. Infinity retries until `maxDuration`, which must then

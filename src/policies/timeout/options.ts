@@ -21,7 +21,7 @@ import {
  */
 export type TimeoutStrategy = 'cooperative' | 'aggressive';
 
-/** Options of {@link TimeoutPolicy}. */
+/** Options of {@link Timeout}. */
 export interface TimeoutOptions {
   /**
    * The time limit in ms, in [1, 2147483647]. Required. On a clock that is costly to read

@@ -9,8 +9,8 @@ import {
   type Pipeline,
   pipeline,
   setListenerErrorHandler,
+  Timeout,
   TimeoutError,
-  TimeoutPolicy,
 } from '../../../src/index.js';
 import { breakerOnClock } from '../../support/breaker.js';
 
@@ -259,7 +259,7 @@ describe('errors that are never counted', () => {
 describe('timeouts', () => {
   it('a TimeoutError from an inner timeout counts as a failure', async () => {
     const { clock, breaker } = make();
-    const p = pipeline(breaker, new TimeoutPolicy({ timeout: 100, clock }));
+    const p = pipeline(breaker, new Timeout({ timeout: 100, clock }));
     const call = p.execute(
       ({ signal }) =>
         new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
@@ -273,7 +273,7 @@ describe('timeouts', () => {
 
   it('a TimeoutError goes through handle like any other error', async () => {
     const { clock, breaker } = make({ handle: (e) => !isTimeoutError(e) });
-    const p = pipeline(breaker, new TimeoutPolicy({ timeout: 100, strategy: 'aggressive', clock }));
+    const p = pipeline(breaker, new Timeout({ timeout: 100, strategy: 'aggressive', clock }));
     const call = p.execute(() => new Promise(() => {}));
     await clock.advanceAsync(100);
     await expect(call).rejects.toBeInstanceOf(TimeoutError);

@@ -4,23 +4,23 @@ import {
   Bulkhead,
   BulkheadRejectedError,
   CircuitBreaker,
+  Fallback,
   type FallbackEvent,
   type FallbackFailure,
-  FallbackPolicy,
   fallback,
   IsolatedCircuitError,
   OptionsError,
   PipelineBuilder,
   pipeline,
   retry,
+  Timeout,
   TimeoutError,
-  TimeoutPolicy,
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { deferred } from '../../support/async.js';
 import { optionsError } from '../../support/errors.js';
 
-describe('FallbackPolicy value', () => {
+describe('Fallback value', () => {
   it('replaces a thrown or rejected error with the value', async () => {
     const p = pipeline(fallback({ value: 'cached' }));
     expect(
@@ -53,11 +53,11 @@ describe('FallbackPolicy value', () => {
 
   it('is named "fallback" by default', () => {
     expect(fallback({ value: 1 }).name).toBe('fallback');
-    expect(new FallbackPolicy({ value: 1, name: 'defaults' }).name).toBe('defaults');
+    expect(new Fallback({ value: 1, name: 'defaults' }).name).toBe('defaults');
   });
 });
 
-describe('FallbackPolicy action', () => {
+describe('Fallback action', () => {
   it('calls a sync action with the error and uses what it returns', async () => {
     const seen: FallbackFailure[] = [];
     const p = pipeline(
@@ -149,7 +149,7 @@ describe('FallbackPolicy action', () => {
   });
 });
 
-describe('FallbackPolicy handle and handleResult', () => {
+describe('Fallback handle and handleResult', () => {
   it('falls back only for errors handle accepts; others pass through', async () => {
     class Recoverable extends Error {}
     const p = pipeline(fallback({ value: 'fb', handle: (e) => e instanceof Recoverable }));
@@ -182,7 +182,7 @@ describe('FallbackPolicy handle and handleResult', () => {
   });
 });
 
-describe('FallbackPolicy covers refusals of inner policies', () => {
+describe('Fallback covers refusals of inner policies', () => {
   it('replaces an open breaker refusal', async () => {
     const clock = new ManualClock();
     const breaker = new CircuitBreaker({ clock });
@@ -275,7 +275,7 @@ describe('FallbackPolicy covers refusals of inner policies', () => {
   it('a timeout outside a fallback is not covered by it', async () => {
     const clock = new ManualClock();
     const outcome = pipeline(
-      new TimeoutPolicy({ timeout: 10, clock }),
+      new Timeout({ timeout: 10, clock }),
       fallback({ value: 'fb', handle: () => false }),
     ).execute(
       ({ signal }) =>
@@ -290,7 +290,7 @@ describe('FallbackPolicy covers refusals of inner policies', () => {
   });
 });
 
-describe('FallbackPolicy events', () => {
+describe('Fallback events', () => {
   it('onFallback reports the error or the result, before the action runs', async () => {
     const order: string[] = [];
     const events: FallbackEvent[] = [];
@@ -330,7 +330,7 @@ describe('FallbackPolicy events', () => {
   });
 });
 
-describe('FallbackPolicy options', () => {
+describe('Fallback options', () => {
   it('needs exactly one of value and action', () => {
     expect(() => fallback({} as never)).toThrow(OptionsError);
     expect(() => fallback({ value: 1, action: () => 2 })).toThrow(OptionsError);

@@ -3,9 +3,9 @@ import {
   type BackoffKind,
   type JitterKind,
   pipeline,
+  Retry,
   type RetryEvent,
   type RetryOptions,
-  RetryPolicy,
   retry,
   retryDefaults,
   systemClock,
@@ -19,7 +19,7 @@ import { seededRandom } from '../../support/random.js';
  */
 async function delaysOf(options: Omit<RetryOptions, 'clock'>) {
   const clock = new ManualClock();
-  const policy = new RetryPolicy({ ...options, clock });
+  const policy = new Retry({ ...options, clock });
   const delays: number[] = [];
   policy.onRetry((e) => delays.push(e.delay));
   const starts: number[] = [];
@@ -46,7 +46,7 @@ function sequence(...values: number[]): () => number {
   return () => values[Math.min(i++, values.length - 1)]!;
 }
 
-describe('RetryPolicy defaults', () => {
+describe('Retry defaults', () => {
   it('exports the documented defaults', () => {
     expect(retryDefaults).toEqual({
       maxAttempts: 3,
@@ -106,7 +106,7 @@ describe('RetryPolicy defaults', () => {
   });
 });
 
-describe('RetryPolicy backoff kinds (jitter none)', () => {
+describe('Retry backoff kinds (jitter none)', () => {
   const cases: [BackoffKind, Omit<RetryOptions, 'clock'>, number[]][] = [
     ['constant', { delay: 70 }, [70, 70, 70, 70]],
     ['linear', { delay: 70 }, [70, 140, 210, 280]],
@@ -182,7 +182,7 @@ describe('RetryPolicy backoff kinds (jitter none)', () => {
   });
 });
 
-describe('RetryPolicy jitter kinds', () => {
+describe('Retry jitter kinds', () => {
   it('full jitter draws uniformly from [0, d]', async () => {
     const { delays } = await delaysOf({
       backoff: 'constant',
@@ -257,7 +257,7 @@ describe('RetryPolicy jitter kinds', () => {
   });
 });
 
-describe('RetryPolicy delays on the clock', () => {
+describe('Retry delays on the clock', () => {
   it('starts the next attempt exactly when the delay has elapsed, not before', async () => {
     const clock = new ManualClock();
     const events: RetryEvent[] = [];

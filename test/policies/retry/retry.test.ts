@@ -11,8 +11,8 @@ import {
   type RetryOptions,
   retry,
   setListenerErrorHandler,
+  Timeout,
   TimeoutError,
-  TimeoutPolicy,
   UsageError,
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
@@ -39,7 +39,7 @@ function record(policy: ReturnType<typeof retry>) {
   return { retries, giveUps };
 }
 
-describe('RetryPolicy attempts', () => {
+describe('Retry attempts', () => {
   it.each([1, 2, 5])('maxAttempts %i makes exactly that many calls', async (maxAttempts) => {
     const clock = new ManualClock();
     let calls = 0;
@@ -128,7 +128,7 @@ describe('RetryPolicy attempts', () => {
   });
 });
 
-describe('RetryPolicy maxDuration', () => {
+describe('Retry maxDuration', () => {
   it.each([
     [250, [0, 100, 200]],
     [300, [0, 100, 200]],
@@ -172,7 +172,7 @@ describe('RetryPolicy maxDuration', () => {
   });
 });
 
-describe('RetryPolicy handle', () => {
+describe('Retry handle', () => {
   it('retries only the errors handle accepts and passes it each error', async () => {
     const clock = new ManualClock();
     class Transient extends Error {}
@@ -241,7 +241,7 @@ describe('RetryPolicy handle', () => {
     const abortedAtStart: boolean[] = [];
     const outcome = await runOut(
       clock,
-      pipeline(policy, new TimeoutPolicy({ timeout: 50, clock })).execute(({ signal, attempt }) => {
+      pipeline(policy, new Timeout({ timeout: 50, clock })).execute(({ signal, attempt }) => {
         abortedAtStart.push(signal.aborted);
         if (attempt === 3) return 'third time lucky';
         return new Promise((_, reject) => {
@@ -258,7 +258,7 @@ describe('RetryPolicy handle', () => {
   });
 });
 
-describe('RetryPolicy handleResult', () => {
+describe('Retry handleResult', () => {
   it('retries results handleResult calls failures, and resolves with the last one when attempts run out', async () => {
     const clock = new ManualClock();
     const policy = retry(
@@ -307,7 +307,7 @@ describe('RetryPolicy handleResult', () => {
   });
 });
 
-describe('RetryPolicy retryAfter (pushback)', () => {
+describe('Retry retryAfter (pushback)', () => {
   it('uses the pushback delay instead of the backoff, without jitter', async () => {
     const clock = new ManualClock();
     let randomCalls = 0;
@@ -414,7 +414,7 @@ describe('RetryPolicy retryAfter (pushback)', () => {
   });
 });
 
-describe('RetryPolicy events', () => {
+describe('Retry events', () => {
   it('onRetry reports the failed attempt, the delay and the error', async () => {
     const clock = new ManualClock();
     const policy = retry({ clock, delay: 10, jitter: 'none', maxAttempts: 3 });
@@ -499,7 +499,7 @@ describe('RetryPolicy events', () => {
   });
 });
 
-describe('RetryPolicy cancellation', () => {
+describe('Retry cancellation', () => {
   it('a caller abort during a delay rejects at once with the reason, and nothing else runs', async () => {
     const clock = new ManualClock();
     const policy = retry(exact(clock, { maxAttempts: 5, delay: 1000 }));
@@ -577,7 +577,7 @@ describe('RetryPolicy cancellation', () => {
     const policy = retry(exact(clock, { maxAttempts: 5, delay: 100 }));
     let calls = 0;
     const outcome = track(
-      pipeline(new TimeoutPolicy({ timeout: 150, clock }), policy).execute(() => {
+      pipeline(new Timeout({ timeout: 150, clock }), policy).execute(() => {
         calls++;
         throw new Error('x');
       }),
@@ -598,7 +598,7 @@ describe('RetryPolicy cancellation', () => {
     let calls = 0;
     const outcome = await runOut(
       clock,
-      pipeline(new TimeoutPolicy({ timeout: 50, clock }), policy).execute(({ signal }) => {
+      pipeline(new Timeout({ timeout: 50, clock }), policy).execute(({ signal }) => {
         calls++;
         return new Promise((_, reject) => {
           signal.addEventListener('abort', () => reject(new Error('aborted by signal')));

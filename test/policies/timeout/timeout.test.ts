@@ -7,9 +7,9 @@ import {
   type Pipeline,
   pipeline,
   systemClock,
+  Timeout,
   TimeoutError,
   type TimeoutEvent,
-  TimeoutPolicy,
   timeout,
   timeoutDefaults,
 } from '../../../src/index.js';
@@ -29,7 +29,7 @@ function heldCall(p: Pipeline, options?: ExecuteOptions) {
   return { work, outcome, signal };
 }
 
-describe('TimeoutPolicy options', () => {
+describe('Timeout options', () => {
   it('takes a number as the timeout, with the documented defaults', () => {
     const policy = timeout(250);
     expect(policy.timeout).toBe(250);
@@ -41,7 +41,7 @@ describe('TimeoutPolicy options', () => {
 
   it('takes an options object', () => {
     const clock = new ManualClock();
-    const policy = new TimeoutPolicy({
+    const policy = new Timeout({
       timeout: 7,
       strategy: 'aggressive',
       name: 'db',
@@ -98,7 +98,7 @@ describe('TimeoutPolicy options', () => {
   });
 });
 
-describe('TimeoutPolicy cooperative (default)', () => {
+describe('Timeout cooperative (default)', () => {
   it('aborts the context signal exactly at the deadline with the TimeoutError as reason', async () => {
     const clock = new ManualClock();
     const p = pipeline(timeout({ timeout: 100, clock }));
@@ -224,7 +224,7 @@ describe('TimeoutPolicy cooperative (default)', () => {
   });
 });
 
-describe('TimeoutPolicy aggressive', () => {
+describe('Timeout aggressive', () => {
   it('rejects at the deadline while fn is still pending, and aborts its signal', async () => {
     const clock = new ManualClock();
     const policy = timeout({ timeout: 100, strategy: 'aggressive', clock });
@@ -298,7 +298,7 @@ describe('TimeoutPolicy aggressive', () => {
   });
 });
 
-describe('TimeoutPolicy shared timer', () => {
+describe('Timeout shared timer', () => {
   it('1000 calls in flight share one timer, and their deadlines fire in call order', async () => {
     const clock = new ManualClock();
     const policy = timeout({ timeout: 100, clock });

@@ -40,7 +40,7 @@ export const NO_RETRY = -1;
  * await p.execute(({ attempt }) => callService(attempt));
  * ```
  */
-export class RetryPolicy {
+export class Retry {
   readonly stepKind = StepKind.Retry;
   readonly name: string;
   /** The clock the retry delays wait on. */
@@ -200,4 +200,4 @@ export class RetryPolicy {
   }
 }
 
-brand(RetryPolicy, 'RetryPolicy');
+brand(Retry, 'Retry');

@@ -28,7 +28,7 @@ export interface TimedExecution {
   /** True while the execution still waits on the deadline registered at `step` with `stamp`. */
   deadlineLive(step: number, stamp: number): boolean;
   /** The deadline registered at `step` has passed. */
-  deadlinePassed(step: number, policy: TimeoutPolicy): void;
+  deadlinePassed(step: number, policy: Timeout): void;
 }
 
 /**
@@ -42,7 +42,7 @@ export interface TimedExecution {
  * await p.execute(({ signal }) => fetch(url, { signal }));
  * ```
  */
-export class TimeoutPolicy {
+export class Timeout {
   readonly stepKind = StepKind.Timeout;
   readonly name: string;
   /** The time limit in ms. */
@@ -208,4 +208,4 @@ export class TimeoutPolicy {
   }
 }
 
-brand(TimeoutPolicy, 'TimeoutPolicy');
+brand(Timeout, 'Timeout');

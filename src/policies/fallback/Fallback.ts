@@ -18,7 +18,7 @@ import {
  * const items = await p.execute(() => loadItems()); // [] when the breaker is open
  * ```
  */
-export class FallbackPolicy<T = unknown> {
+export class Fallback<T = unknown> {
   readonly stepKind = StepKind.Fallback;
   readonly name: string;
   /** @internal */ readonly o: ResolvedFallbackOptions;
@@ -62,4 +62,4 @@ export class FallbackPolicy<T = unknown> {
   }
 }
 
-brand(FallbackPolicy, 'FallbackPolicy');
+brand(Fallback, 'Fallback');
