@@ -113,6 +113,19 @@ export {
   timeoutDefaults,
 } from './policies/timeout/options.js';
 export { Timeout } from './policies/timeout/Timeout.js';
+// The step protocol: what a policy kind defined outside the library implements to be a gate.
+export {
+  type Gate,
+  NEEDS_NOTHING,
+  NO_TIME,
+  Outcome,
+  REJECTED,
+  StepKind,
+  type StepNeeds,
+  WAIT,
+  type WaitingExecution,
+  type WaitingGate,
+} from './protocol/step.js';
 export { ConfigError, type ConfigIssue } from './registry/ConfigError.js';
 export {
   type BulkheadConfig,

@@ -32,6 +32,9 @@ export class BreakwaterError extends Error {
     }
     // The base class itself accepts every branded error.
     if (this === BreakwaterError) return true;
+    // A subclass made outside the library names no codes of its own: the prototype chain says.
+    if (!Object.hasOwn(this, 'codes'))
+      return Function.prototype[Symbol.hasInstance].call(this, value);
     return this.codes.includes((value as Branded).code as string);
   }
 }

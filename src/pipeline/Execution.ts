@@ -1,12 +1,10 @@
 import type { Clock, TimerHandle } from '../clock/Clock.js';
-import type { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
-import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import type { Fallback } from '../policies/fallback/Fallback.js';
-import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { NO_RETRY, type Retry } from '../policies/retry/Retry.js';
 import { TimeoutError } from '../policies/timeout/errors.js';
 import type { TimedExecution, Timeout } from '../policies/timeout/Timeout.js';
 import {
+  type Gate,
   NO_TIME,
   Outcome,
   StepKind,
@@ -19,7 +17,7 @@ import type { LatencySampler } from './LatencySampler.js';
 import { failure, isThenable, success } from './result.js';
 
 /** @internal A policy as the executor sees it: any policy a pipeline can hold. */
-export type Step = CircuitBreaker | Bulkhead | RateLimiter | Retry | Timeout | Fallback;
+export type Step = Gate | Retry | Timeout | Fallback;
 
 /** @internal Marks a step that keeps no per-call number. */
 export const NO_SLOT = -1;
@@ -299,7 +297,7 @@ export class Execution implements TimedExecution, WaitingExecution {
       // shapes would make that load polymorphic.
       switch (kinds[i]) {
         case StepKind.Gate: {
-          const gate = step as CircuitBreaker | Bulkhead | RateLimiter;
+          const gate = step as Gate;
           const token = gate.admit(now);
           if (token >= 0) {
             this.set(core.slotOf[i]!, token);
@@ -375,7 +373,7 @@ export class Execution implements TimedExecution, WaitingExecution {
       const step = steps[i]!;
       switch (core.kinds[i]) {
         case StepKind.Gate: {
-          const gate = step as CircuitBreaker | Bulkhead | RateLimiter;
+          const gate = step as Gate;
           const slot = core.slotOf[i]!;
           const token = slot === NO_SLOT ? 0 : this.get(slot);
           const untimed = now === NO_TIME || started === NO_TIME;

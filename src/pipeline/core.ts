@@ -1,12 +1,11 @@
 import type { Clock } from '../clock/Clock.js';
 import { systemClock } from '../clock/systemClock.js';
-import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
-import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
+import { UsageError } from '../errors/OptionsError.js';
 import { Fallback } from '../policies/fallback/Fallback.js';
-import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { Retry } from '../policies/retry/Retry.js';
+import { otherCopyNote } from '../policies/shared/brand.js';
 import { Timeout } from '../policies/timeout/Timeout.js';
-import { StepKind } from '../protocol/step.js';
+import { type Gate, StepKind, type WaitingGate } from '../protocol/step.js';
 import { NO_SLOT, type PipelineCore, type Step } from './Execution.js';
 import { LatencySampler } from './LatencySampler.js';
 
@@ -28,22 +27,17 @@ export function buildCore(steps: readonly Step[]): { core: PipelineCore; waits: 
     if (s.stepKind === StepKind.Gate && s.latencyEvery !== 0) {
       sampleEvery = Math.min(sampleEvery, s.latencyEvery);
     }
-    if (s instanceof CircuitBreaker) {
-      needsStartTime ||= s.needsDuration;
-      needsEndTime ||= s.needsDuration;
-    } else if (s instanceof Bulkhead) {
-      needsStartTime ||= s.needsQueueTime;
-      waits ||= s.mayWait;
-    } else if (s instanceof RateLimiter) {
-      waits ||= s.mayWait;
-    } else if (s instanceof Timeout) {
-      needsStartTime ||= s.needsStartTime;
-      ownSignal = true;
-      deferred ||= s.aggressive;
-    } else if (s instanceof Retry) {
-      needsStartTime ||= s.needsTime;
-      waits = true;
+    const needs = s.needs();
+    if (needs.concurrentAttempts) {
+      throw new UsageError(
+        'A pipeline cannot hold a step that runs several attempts at once: no executor runs one yet',
+      );
     }
+    needsStartTime ||= needs.startTime;
+    needsEndTime ||= needs.endTime;
+    waits ||= needs.mayWait;
+    ownSignal ||= needs.ownSignal;
+    deferred ||= needs.settlesEarly;
   }
   // Every call is timed when the clock is cheap to read (a manual clock in tests).
   if (clock.cheapNow === true && sampleEvery !== Number.POSITIVE_INFINITY) sampleEvery = 1;
@@ -76,26 +70,40 @@ function assignSlots(
   const slotOf: number[] = [];
   const timeSlotOf: number[] = [];
   for (const s of steps) {
-    const keeps =
-      s instanceof CircuitBreaker ||
-      s instanceof Timeout ||
-      s instanceof Retry ||
-      ((s instanceof Bulkhead || s instanceof RateLimiter) && s.mayWait);
-    slotOf.push(keeps ? next++ : NO_SLOT);
-    timeSlotOf.push(s instanceof Retry && s.needsTime ? next++ : NO_SLOT);
+    const needs = s.needs();
+    slotOf.push(needs.callSlot ? next++ : NO_SLOT);
+    timeSlotOf.push(needs.timeSlot ? next++ : NO_SLOT);
   }
   const startedSlot = timed ? next++ : NO_SLOT;
   return { slotOf, timeSlotOf, startedSlot, slotCount: next };
 }
 
-/** @internal A policy of this copy of the library that a pipeline can hold. */
+/**
+ * @internal A step a pipeline can hold: a gate of any kind (known by the protocol it
+ * implements, from any copy of the library or from outside it), or a retry, timeout or
+ * fallback, which the executor runs itself.
+ */
 export function isPolicy(p: unknown): p is Step {
-  return (
-    p instanceof CircuitBreaker ||
-    p instanceof Bulkhead ||
-    p instanceof RateLimiter ||
-    p instanceof Retry ||
-    p instanceof Timeout ||
-    p instanceof Fallback
-  );
+  // A policy of another version of the library speaks another protocol, whatever its shape.
+  if (typeof p !== 'object' || p === null || otherCopyNote(p) !== '') return false;
+  const step = p as Partial<Gate>;
+  if (step.stepKind === StepKind.Gate) {
+    return (
+      typeof step.needs === 'function' &&
+      typeof step.admit === 'function' &&
+      typeof step.release === 'function' &&
+      typeof step.releaseSuccess === 'function' &&
+      typeof step.classifyError === 'function' &&
+      typeof step.classifyResult === 'function' &&
+      typeof step.rejection === 'function' &&
+      typeof step.dispose === 'function' &&
+      typeof step.needsDuration === 'boolean' &&
+      typeof step.latencyEvery === 'number' &&
+      typeof step.mayWait === 'boolean' &&
+      (!step.mayWait ||
+        (typeof (p as WaitingGate).enqueue === 'function' &&
+          typeof (p as WaitingGate).leave === 'function'))
+    );
+  }
+  return p instanceof Retry || p instanceof Timeout || p instanceof Fallback;
 }

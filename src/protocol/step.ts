@@ -27,6 +27,44 @@ export const WAIT = -2;
 export const NO_TIME = -1;
 
 /**
+ * What a step needs of the executor, asked once when a pipeline is built (never per call), so
+ * the executor sets itself up from these answers rather than from the step's class.
+ */
+export interface StepNeeds {
+  /** Calls are timed from their start (a deadline, a queue timeout, a slow-call threshold). */
+  readonly startTime: boolean;
+  /** Calls' end is timed too (their duration). */
+  readonly endTime: boolean;
+  /** A call may wait at this step (a queue, a reserved turn, a retry delay). */
+  readonly mayWait: boolean;
+  /** The step hands the function a signal of its own (a timeout's). */
+  readonly ownSignal: boolean;
+  /** The step may settle a call before its inner work ends (an aggressive timeout). */
+  readonly settlesEarly: boolean;
+  /**
+   * The step may run several attempts of its inner work at once (hedging). No executor runs
+   * such a step yet: a pipeline refuses it.
+   */
+  readonly concurrentAttempts: boolean;
+  /** The step keeps a number per call in the execution record (a token, a deadline). */
+  readonly callSlot: boolean;
+  /** The step keeps a time per call in the execution record (a retry's first start). */
+  readonly timeSlot: boolean;
+}
+
+/** Every answer false: a step spreads it and sets what it needs (`{ ...NEEDS_NOTHING, callSlot: true }`). */
+export const NEEDS_NOTHING: StepNeeds = Object.freeze({
+  startTime: false,
+  endTime: false,
+  mayWait: false,
+  ownSignal: false,
+  settlesEarly: false,
+  concurrentAttempts: false,
+  callSlot: false,
+  timeSlot: false,
+});
+
+/**
  * A policy that admits or refuses calls: circuit breaker, bulkhead (and later rate limiter,
  * adaptive limit, load shedder).
  */
@@ -38,6 +76,8 @@ export interface Gate {
   readonly latencyEvery: number;
   /** True when `admit` can answer {@link WAIT}. */
   readonly mayWait: boolean;
+  /** What it needs of the executor (see {@link StepNeeds}), asked when a pipeline is built. */
+  needs(): StepNeeds;
   /**
    * Admits (a token >= 0), refuses ({@link REJECTED}) or asks to wait ({@link WAIT}).
    * `now` is the pipeline's clock reading, or {@link NO_TIME}.
@@ -59,9 +99,11 @@ export interface Gate {
   classifyResult(value: unknown): Outcome;
   /** The error a refused call rejects with (preallocated unless the policy is in debug mode). */
   rejection(): Error;
+  /** Releases what it holds (timers, waiters); `pipeline.dispose()` calls it. */
+  dispose(): void;
 }
 
-/** @internal What a gate needs from an execution waiting in its line (a queue or a reserved turn). */
+/** What a gate needs from an execution waiting in its line (a queue or a reserved turn). */
 export interface WaitingExecution {
   /** True while the execution still waits at `step` under `stamp`. */
   queueLive(step: number, stamp: number): boolean;

@@ -201,6 +201,21 @@ describe('error classes', () => {
 });
 
 describe('instanceof across duplicate copies of the package', () => {
+  it('a subclass defined outside the library answers instanceof by its prototype chain', () => {
+    class ShedError extends PolicyRejectedError {
+      constructor() {
+        super('ERR_EXAMPLE_SHED' as ErrorCode, 'shed', 'exampleShedder', 'shedder');
+      }
+    }
+    class OtherError extends BreakwaterError {}
+    const error = new ShedError();
+    expect(error instanceof ShedError).toBe(true);
+    expect(error instanceof PolicyRejectedError).toBe(true);
+    expect(error instanceof BreakwaterError).toBe(true);
+    expect(error instanceof OtherError).toBe(false);
+    expect(foreign('ERR_BREAKWATER_TIMEOUT') instanceof ShedError).toBe(false);
+  });
+
   it('an object branded by another copy with the timeout code is a TimeoutError', () => {
     const error = foreign('ERR_BREAKWATER_TIMEOUT', { timeout: 5 });
     expect(error instanceof TimeoutError).toBe(true);

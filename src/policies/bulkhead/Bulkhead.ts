@@ -3,10 +3,12 @@ import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import {
+  NEEDS_NOTHING,
   NO_TIME,
   Outcome,
   REJECTED,
   StepKind,
+  type StepNeeds,
   WAIT,
   type WaitingExecution,
   type WaitingGate,
@@ -150,6 +152,16 @@ export class Bulkhead implements WaitingGate {
     sums.admitted += this.nAdmitted;
     sums.rejectedFull += this.nRejectedFull;
     sums.rejectedQueueTimeout += this.nRejectedTimeout;
+  }
+
+  /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
+  needs(): StepNeeds {
+    return {
+      ...NEEDS_NOTHING,
+      startTime: this.needsQueueTime,
+      mayWait: this.mayWait,
+      callSlot: this.mayWait,
+    };
   }
 
   /** Counters since the bulkhead was built, and what it holds now. */

@@ -3,7 +3,15 @@ import { type Sleeper, Wakeups } from '../../clock/Wakeups.js';
 import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
-import { type Gate, NO_TIME, Outcome, REJECTED, StepKind } from '../../protocol/step.js';
+import {
+  type Gate,
+  NEEDS_NOTHING,
+  NO_TIME,
+  Outcome,
+  REJECTED,
+  StepKind,
+  type StepNeeds,
+} from '../../protocol/step.js';
 import { rejectedChannel, stateChangeChannel } from '../../telemetry/channels.js';
 import { LatencyHistogram } from '../../telemetry/LatencyHistogram.js';
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
@@ -262,6 +270,16 @@ export class CircuitBreaker implements Gate, Sleeper {
   /** The generation: it grows by one on every transition and on every `reset()`. */
   get generation(): number {
     return this.gen;
+  }
+
+  /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
+  needs(): StepNeeds {
+    return {
+      ...NEEDS_NOTHING,
+      startTime: this.needsDuration,
+      endTime: this.needsDuration,
+      callSlot: true,
+    };
   }
 
   /** Counters since construction, plus what the window holds now. */

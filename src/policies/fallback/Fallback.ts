@@ -1,5 +1,5 @@
 import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
-import { StepKind } from '../../protocol/step.js';
+import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js';
 import { brand } from '../shared/brand.js';
 import type { FallbackEvent } from './events.js';
 import {
@@ -33,6 +33,11 @@ export class Fallback<T = unknown> {
   /** Calls `listener` each time the fallback replaces a failure. */
   onFallback(listener: (event: FallbackEvent) => void): Disposer {
     return this.used.add(listener);
+  }
+
+  /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
+  needs(): StepNeeds {
+    return NEEDS_NOTHING;
   }
 
   /** Counters since the policy was built: `fallbacks`, the failures it replaced. */

@@ -4,10 +4,12 @@ import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import {
+  NEEDS_NOTHING,
   NO_TIME,
   Outcome,
   REJECTED,
   StepKind,
+  type StepNeeds,
   WAIT,
   type WaitingExecution,
   type WaitingGate,
@@ -164,6 +166,11 @@ export class RateLimiter implements WaitingGate {
   addCounts(sums: { admitted: number; rejected: number }): void {
     sums.admitted += this.nAdmitted;
     sums.rejected += this.nRejected;
+  }
+
+  /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
+  needs(): StepNeeds {
+    return { ...NEEDS_NOTHING, mayWait: this.mayWait, callSlot: this.mayWait };
   }
 
   /** Counters since the limiter was made. */

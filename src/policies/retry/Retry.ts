@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock/Clock.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { ask, type Disposer, Listeners, reportCallbackError } from '../../events/Listeners.js';
-import { StepKind } from '../../protocol/step.js';
+import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js';
 import { retryChannel } from '../../telemetry/channels.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
 import { brand } from '../shared/brand.js';
@@ -97,6 +97,17 @@ export class Retry {
   /** @internal Swaps in options that passed {@link checkOptions}. */
   applyOptions(o: ResolvedRetryOptions): void {
     this.o = o;
+  }
+
+  /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
+  needs(): StepNeeds {
+    return {
+      ...NEEDS_NOTHING,
+      startTime: this.needsTime,
+      mayWait: true,
+      callSlot: true,
+      timeSlot: this.needsTime,
+    };
   }
 
   /** Counters since the policy was built. */

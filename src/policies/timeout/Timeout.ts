@@ -2,7 +2,7 @@ import type { Clock } from '../../clock/Clock.js';
 import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
-import { NO_TIME, StepKind } from '../../protocol/step.js';
+import { NEEDS_NOTHING, NO_TIME, StepKind, type StepNeeds } from '../../protocol/step.js';
 import { timeoutChannel } from '../../telemetry/channels.js';
 import { brand } from '../shared/brand.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
@@ -189,6 +189,17 @@ export class Timeout {
     let n = this.queue.size;
     if (this.retired !== undefined) for (const q of this.retired) n += q.size;
     return n;
+  }
+
+  /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
+  needs(): StepNeeds {
+    return {
+      ...NEEDS_NOTHING,
+      startTime: this.needsStartTime,
+      ownSignal: true,
+      settlesEarly: this.aggressive,
+      callSlot: true,
+    };
   }
 
   /**
