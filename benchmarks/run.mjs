@@ -10,12 +10,11 @@
  * and installs benchmarks/ dependencies (npm ci) when they are missing.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { checkBudgets } from './lib/budgets.mjs';
+import { checkBudgets, scenarioBudgets } from './lib/budgets.mjs';
 import { chooseCpu, pinned } from './lib/cpu.mjs';
 import { renderDoc } from './lib/doc.mjs';
 import {
@@ -29,6 +28,7 @@ import {
   snapshotDist,
 } from './lib/env.mjs';
 import { aggregate, consoleReport, pollution } from './lib/report.mjs';
+import { loadScenarios } from './lib/scenarios.mjs';
 import { round } from './lib/stats.mjs';
 
 const USAGE = `usage: node benchmarks/run.mjs [options]
@@ -66,7 +66,9 @@ if (values.help) {
 }
 
 if (values.doc !== undefined && values.from === undefined) refuseDoc(library());
-const report = values.from === undefined ? await measure() : readReport(values.from);
+/** Every scenario file, loaded once the library to measure is in place; they hold the budgets. */
+let scenarioFiles;
+const report = values.from === undefined ? await measure() : await readReport(values.from);
 if (values.doc !== undefined) refuseDoc(report.library);
 
 /** Exits before measuring anything when the doc could not name the commit it measured. */
@@ -78,7 +80,7 @@ function refuseDoc(lib) {
 }
 
 /** An earlier run's JSON report, its budgets and pollution figures judged by today's rules. */
-function readReport(file) {
+async function readReport(file) {
   let report;
   try {
     report = JSON.parse(readFileSync(resolve(file), 'utf8'));
@@ -90,7 +92,17 @@ function readReport(file) {
     console.error(`--from ${file}: not a report written by --json (no rows or machine)`);
     process.exit(2);
   }
-  return { ...report, budgets: checkBudgets(report.rows), pollution: pollution(report.rows) };
+  if (values.doc !== undefined) refuseDoc(report.library);
+  // The budgets and the doc's reading live in the scenario files, which load the library and
+  // the peers.
+  ensureDependencies();
+  ensureBuilt();
+  scenarioFiles = await loadScenarios();
+  return {
+    ...report,
+    budgets: checkBudgets(report.rows, scenarioBudgets(scenarioFiles)),
+    pollution: pollution(report.rows),
+  };
 }
 
 /** Runs the scenarios and returns the report. */
@@ -142,26 +154,20 @@ async function measure() {
   const pinnings = [];
   let pinning;
 
-  const scenarioDir = join(benchDir, 'scenarios');
-  const scenarios = [];
-  for (const name of readdirSync(scenarioDir).filter((f) => f.endsWith('.mjs'))) {
-    const id = basename(name, '.mjs');
-    if (filter !== undefined && !filter.test(id)) continue;
-    const file = join(scenarioDir, name);
-    const mod = await import(pathToFileURL(file).href);
-    scenarios.push({
+  // Every scenario is loaded (the budgets of those --filter leaves out are reported n/a).
+  scenarioFiles = await loadScenarios();
+  const scenarios = scenarioFiles
+    .filter(({ id }) => filter === undefined || filter.test(id))
+    .map(({ id, file, module: mod }) => ({
       id,
       file,
       title: mod.title,
-      order: mod.order ?? 100,
       notImplemented: mod.notImplemented ?? [],
       memory: mod.memory === true,
       pinned: mod.pinned !== false,
       time: [],
       alloc: [],
-    });
-  }
-  scenarios.sort((a, b) => a.order - b.order || a.id.localeCompare(b.id));
+    }));
   if (scenarios.length === 0) {
     console.error(`no scenario matches ${values.filter}`);
     process.exit(2);
@@ -293,7 +299,7 @@ async function measure() {
     rows,
     // Libraries a scenario has no row for, and why (e.g. a breakwater feature not built yet).
     absent: scenarios.flatMap((s) => s.notImplemented.map((a) => ({ scenario: s.id, ...a }))),
-    budgets: checkBudgets(rows),
+    budgets: checkBudgets(rows, scenarioBudgets(scenarioFiles)),
     pollution: pollution(rows),
     // Processes that failed once and were run again.
     retried,
@@ -320,4 +326,4 @@ function write(file, text) {
   process.stderr.write(`wrote ${path}\n`);
 }
 if (values.json !== undefined) write(values.json, `${JSON.stringify(report, null, 2)}\n`);
-if (values.doc !== undefined) write(values.doc, renderDoc(report));
+if (values.doc !== undefined) write(values.doc, renderDoc(report, scenarioFiles));

@@ -1,5 +1,6 @@
 /**
- * Budgets checked against the rows of a run.
+ * Judges the budgets the scenarios export (`export const budgets = [...]` in
+ * scenarios/<id>.mjs) against the rows of a run.
  *
  * - `ratio` budgets compare breakwater with the peers measured in the same run: the peer's
  *   figure divided by breakwater's must reach `minRatio` (one check per peer row).
@@ -10,192 +11,17 @@
  * - `versus` budgets limit a row's cost over another breakwater row of the same scenario (its
  *   `versus` row, measured in the same process), one check per scenario.
  * - `na` budgets cannot be judged yet (the breakwater feature does not exist).
+ *
+ * Every budget has a `rank`, its place in the report's budget lists (the console's, and the
+ * doc's two tables: ratio and na budgets, then limit and versus budgets).
  */
 
 const BW = 'breakwater';
 
-export const PEER_BUDGETS = [
-  {
-    id: 'closed-breaker-vs-cockatiel',
-    kind: 'ratio',
-    label: 'closed breaker overhead ≤ 1/4 of cockatiel’s',
-    metric: 'overheadNs',
-    minRatio: 4,
-    ours: { scenario: 'breaker-closed', library: BW, variant: 'execute, async target' },
-    peers: [
-      { library: 'cockatiel 4', variant: 'execute, async target' },
-      { library: 'cockatiel 3', variant: 'execute, async target' },
-    ],
-  },
-  {
-    id: 'composed-vs-cockatiel',
-    kind: 'ratio',
-    label: 'composed pipeline overhead ≥ 50× below cockatiel `wrap`',
-    metric: 'overheadNs',
-    minRatio: 50,
-    ours: { scenario: 'composed', library: BW, variant: 'execute, async target' },
-    peers: [
-      { library: 'cockatiel 4', variant: 'wrap(retry, breaker, bulkhead, timeout), async target' },
-      { library: 'cockatiel 3', variant: 'wrap(retry, breaker, bulkhead, timeout), async target' },
-    ],
-  },
-  {
-    id: 'composed-vs-opossum-p-retry',
-    kind: 'ratio',
-    label: 'composed pipeline overhead ≥ 30× below opossum + p-retry',
-    metric: 'overheadNs',
-    minRatio: 30,
-    ours: { scenario: 'composed', library: BW, variant: 'execute, async target' },
-    peers: [
-      { library: 'opossum + p-retry', variant: 'pRetry(() => breaker.fire()), async target' },
-    ],
-  },
-  {
-    id: 'open-rejection-vs-peers',
-    kind: 'ratio',
-    label: 'open-breaker refusal via tryExecute ≥ 100× cheaper than the peers’ throw',
-    metric: 'overheadNs',
-    minRatio: 100,
-    // A tripped breaker (it must read the clock to know whether the break is over), as the
-    // peers' are. Overheads over the bare call in the same loop: `await target()` for the
-    // awaited tryExecute, `try { await target() } catch {}` for the peers' caught rejections.
-    ours: { scenario: 'breaker-open', library: BW, variant: 'tryExecute, trip' },
-    peers: [
-      { library: 'cockatiel 4', variant: 'execute (rejects, caught), tripped by 5 failures' },
-      { library: 'cockatiel 3', variant: 'execute (rejects, caught), tripped by 5 failures' },
-      { library: 'opossum', variant: 'fire (rejects, caught), tripped by 1 failure' },
-    ],
-  },
-  {
-    id: 'timeout-vs-opossum-cooperative',
-    kind: 'ratio',
-    label: 'timeout overhead ≥ 5× below opossum’s (cooperative)',
-    metric: 'overheadNs',
-    minRatio: 5,
-    ours: { scenario: 'timeout', library: BW, variant: 'execute, cooperative' },
-    peers: [{ library: 'opossum', variant: 'fire, timeout 1000 (breaker included)' }],
-  },
-  {
-    id: 'timeout-vs-opossum-aggressive',
-    kind: 'ratio',
-    label: 'timeout overhead ≥ 5× below opossum’s (aggressive)',
-    metric: 'overheadNs',
-    minRatio: 5,
-    ours: { scenario: 'timeout', library: BW, variant: 'execute, aggressive' },
-    peers: [{ library: 'opossum', variant: 'fire, timeout 1000 (breaker included)' }],
-  },
-  {
-    id: 'rate-limiter-vs-rate-limiter-flexible',
-    kind: 'ratio',
-    label:
-      'rate-limiter permit ≤ 1/5 of rate-limiter-flexible’s time (0 B: see the tryAcquire limit)',
-    metric: 'overheadNs',
-    minRatio: 5,
-    ours: { scenario: 'rate-limiter', library: BW, variant: 'acquire()' },
-    peers: [{ library: 'rate-limiter-flexible', variant: 'consume(key)' }],
-  },
-];
-
-export const LIMIT_BUDGETS = [
-  {
-    id: 'closed-breaker',
-    kind: 'limit',
-    label: 'closed breaker, execute: over bare await',
-    scenario: 'breaker-closed',
-    variant: 'execute, async target',
-    limits: { overheadNs: 30, overheadBytes: 150 },
-  },
-  {
-    id: 'open-breaker-try-forced',
-    kind: 'limit',
-    label: 'open breaker (forceOpen), tryExecute call',
-    scenario: 'breaker-open',
-    variant: 'tryExecute call only, forceOpen',
-    limits: { nsPerOp: 30, bytesPerOp: 0 },
-  },
-  {
-    id: 'open-breaker-try-tripped',
-    kind: 'limit',
-    label: 'open breaker (tripped), tryExecute call',
-    scenario: 'breaker-open',
-    variant: 'tryExecute call only, trip',
-    limits: { nsPerOp: 30, bytesPerOp: 0 },
-  },
-  {
-    id: 'composed',
-    kind: 'limit',
-    label: 'composed four-policy pipeline: over bare await',
-    scenario: 'composed',
-    variant: 'execute, async target',
-    limits: { overheadNs: 150, overheadBytes: 300 },
-  },
-  {
-    id: 'rate-limiter-try-acquire',
-    kind: 'limit',
-    label: 'in-memory rate limiter, tryAcquire call',
-    scenario: 'rate-limiter',
-    variant: 'tryAcquire()',
-    limits: { nsPerOp: 20, bytesPerOp: 0 },
-  },
-  {
-    id: 'rate-limiter-redis-throughput',
-    kind: 'limit',
-    label:
-      'Redis rate limiter, 100,000 keys, concurrency 100 on loopback: ≥ 50,000 decisions/s (≤ 20,000 ns per decision)',
-    scenario: 'rate-limiter-redis',
-    variant: 'tryAcquire(key), 100,000 keys, concurrency 100',
-    limits: { nsPerOp: 20_000 },
-  },
-  {
-    id: 'sync-breaker',
-    kind: 'limit',
-    label: 'sync breaker path, executeSync',
-    scenario: 'breaker-closed',
-    variant: 'executeSync, sync target',
-    limits: { bytesPerOp: 0 },
-  },
-  {
-    id: 'decorated-vs-direct',
-    kind: 'versus',
-    label: 'decorated method vs the same pipeline called directly',
-    metric: 'versusNs',
-    limit: 10,
-    rows: [
-      {
-        scenario: 'composed',
-        variant: 'decorated async method (@retry @circuitBreaker @timeout @bulkhead)',
-      },
-      { scenario: 'breaker-closed', variant: 'decorated async method (@circuitBreaker)' },
-    ],
-  },
-  {
-    id: 'metrics-on',
-    kind: 'versus',
-    label: 'closed breaker with latency metrics on vs metrics off',
-    metric: 'versusNs',
-    limit: 15,
-    rows: [{ scenario: 'metrics', variant: 'execute, async target, metrics: { latency: true }' }],
-  },
-  {
-    id: 'keyed-idle',
-    kind: 'limit',
-    label: 'idle keyed breaker (1,000,000 keys): heap bytes per key after GC',
-    scenario: 'keyed-registry',
-    variant: /^[\d,]+ idle keyed breakers/,
-    limits: { bytesPerOp: 200 },
-  },
-  {
-    id: 'keyed-churn',
-    kind: 'limit',
-    label:
-      '10,000,000 distinct keys through a registry capped at 100,000: heap growth over the heap at 100,000 entries',
-    scenario: 'keyed-registry',
-    variant: /^[\d,]+ keys through a registry capped at/,
-    limits: { heapGrowthPct: 10 },
-  },
-];
-
-export const BUDGETS = [...PEER_BUDGETS, ...LIMIT_BUDGETS];
+/** The budgets of every scenario (as loadScenarios returns them), in the order of their rank. */
+export function scenarioBudgets(scenarios) {
+  return scenarios.flatMap((s) => s.module.budgets ?? []).sort((a, b) => a.rank - b.rank);
+}
 
 const UNIT = {
   overheadNs: 'ns',
@@ -318,8 +144,9 @@ function judgeVersus(b, rows) {
   };
 }
 
-export function checkBudgets(rows) {
-  return BUDGETS.map((b) => {
+/** The verdict of each budget on the rows of a run. */
+export function checkBudgets(rows, budgets) {
+  return budgets.map((b) => {
     if (b.kind === 'ratio') return judgeRatio(b, rows);
     if (b.kind === 'limit') return judgeLimit(b, rows);
     if (b.kind === 'versus') return judgeVersus(b, rows);

@@ -6,6 +6,7 @@
  */
 import { COCKATIELS, ckBreaker, LIB, opBreaker, shutdown } from '../lib/peers.mjs';
 import { newBreaker, newDefaultBreaker } from '../lib/pipelines.mjs';
+import { bytes, ns } from '../lib/prose.mjs';
 import { asyncTarget } from '../lib/targets.mjs';
 
 export const title = 'Creating 100,000 circuit breakers';
@@ -67,4 +68,24 @@ export function rows({ quick }) {
     ),
   );
   return out;
+}
+
+/** This scenario's paragraph in “What the numbers say” (lib/doc.mjs); none when its rows are absent. */
+export function reading({ report }) {
+  const inst = report.rows.filter(
+    (r) => r.scenario === 'breaker-instances' && r.library !== 'bare',
+  );
+  if (inst.length > 0) {
+    const n = inst[0].opsPerCall;
+    return (
+      `Making ${n.toLocaleString('en-US')} breakers (time per breaker, bytes each keeps alive): ` +
+      inst
+        .map(
+          (r) =>
+            `${r.library} ${r.variant.replace(/^[\d,]+ × /, '')} ${ns(r.nsPerOp)}, ${bytes(r.bytesPerOp)}`,
+        )
+        .join('; ') +
+      '. opossum also arms two 1 s intervals per breaker.'
+    );
+  }
 }

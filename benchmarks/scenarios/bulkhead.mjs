@@ -4,6 +4,7 @@
  */
 import { COCKATIELS, ckBulkhead, LIB, opBulkhead, shutdown } from '../lib/peers.mjs';
 import { bulkheadPipeline } from '../lib/pipelines.mjs';
+import { list, over } from '../lib/prose.mjs';
 import { BARE_ASYNC, bareAsync, isOne } from '../lib/rows.mjs';
 import { asyncTarget } from '../lib/targets.mjs';
 
@@ -50,4 +51,27 @@ export function rows() {
     check: isOne,
   });
   return out;
+}
+
+/** This scenario's paragraph in “What the numbers say” (lib/doc.mjs); none when its rows are absent. */
+export function reading({ get }) {
+  const B = 'bulkhead';
+  const bh = get(B, 'breakwater', 'execute, async target');
+  if (bh) {
+    return (
+      `A bulkhead of 100: breakwater ${over(bh)}; ` +
+      list(
+        [
+          ['cockatiel 4', get(B, 'cockatiel 4', 'execute, async target')],
+          ['cockatiel 3', get(B, 'cockatiel 3', 'execute, async target')],
+          [
+            'opossum (breaker included)',
+            get(B, 'opossum', 'fire, capacity 100 (breaker included)'),
+          ],
+        ],
+        over,
+      ) +
+      '.'
+    );
+  }
 }

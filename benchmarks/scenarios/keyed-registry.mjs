@@ -10,6 +10,7 @@
 // during a row would read as the row freeing memory.
 import { settleHeap } from '../lib/measure.mjs';
 import { keyedCall, keyedRegistry } from '../lib/pipelines.mjs';
+import { bytes, ns } from '../lib/prose.mjs';
 
 const BW = 'breakwater';
 
@@ -154,4 +155,59 @@ export function rows({ quick }) {
       check: holds(cap),
     },
   ];
+}
+
+/** Budgets judged on this scenario's rows (see lib/budgets.mjs); `rank` orders the report's lists. */
+export const budgets = [
+  {
+    id: 'keyed-idle',
+    rank: 17,
+    kind: 'limit',
+    label: 'idle keyed breaker (1,000,000 keys): heap bytes per key after GC',
+    scenario: 'keyed-registry',
+    variant: /^[\d,]+ idle keyed breakers/,
+    limits: { bytesPerOp: 200 },
+  },
+  {
+    id: 'keyed-churn',
+    rank: 18,
+    kind: 'limit',
+    label:
+      '10,000,000 distinct keys through a registry capped at 100,000: heap growth over the heap at 100,000 entries',
+    scenario: 'keyed-registry',
+    variant: /^[\d,]+ keys through a registry capped at/,
+    limits: { heapGrowthPct: 10 },
+  },
+];
+
+/** This scenario's paragraph in “What the numbers say” (lib/doc.mjs); none when its rows are absent. */
+export function reading({ report }) {
+  const K = 'keyed-registry';
+  const keyed = report.rows.filter((r) => r.scenario === K);
+  const idle = keyed.find((r) => r.library === 'breakwater' && r.variant.includes('idle'));
+  const churn = keyed.find((r) => r.library === 'breakwater' && r.variant.includes('registry'));
+  if (idle && churn) {
+    const idleMap = keyed.find((r) => r.variant === idle.baseline);
+    const churnMap = keyed.find((r) => r.variant === churn.baseline);
+    const mb = (x) => `${(x / 2 ** 20).toFixed(1)} MiB`;
+    const pct = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} %`;
+    return (
+      `Keyed breakers (\`registry.keyedCircuitBreaker('api', key)\`, default count window of 100): ` +
+      `${idle.variant} keep ${bytes(idle.bytesPerOp)} each after GC` +
+      (idleMap
+        ? ` (a Map of as many keys to empty objects keeps ${bytes(idleMap.bytesPerOp)} per key)`
+        : '') +
+      `, made and called at ${ns(idle.nsPerOp)} per key. ${churn.variant}: the heap holds ` +
+      `${mb(churn.bytesAtCap)} once the cap is reached, ${mb(churn.bytesAfterTwoRounds)} after the second round ` +
+      `of keys and ${mb(churn.bytesAtEnd)} at the end (${pct(churn.heapGrowthPct)} over the cap, ` +
+      `${pct(churn.heapGrowthAfterTwoRoundsPct)} over the second round), at ${ns(churn.nsPerOp)} per key` +
+      (churnMap
+        ? `; a plain Map capped the same way grows ${pct(churnMap.heapGrowthPct)} over its cap and ` +
+          `${pct(churnMap.heapGrowthAfterTwoRoundsPct)} over its second round: ` +
+          `${mb(churnMap.bytesAfterTwoRounds - churnMap.bytesAtCap)} between the cap and the second round, against ` +
+          `the registry's ${mb(churn.bytesAfterTwoRounds - churn.bytesAtCap)} (a Map doubles its table once when deletions start, then stays flat)`
+        : '') +
+      '.'
+    );
+  }
 }

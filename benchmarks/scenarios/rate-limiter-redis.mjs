@@ -448,3 +448,53 @@ export function rows({ quick }) {
   };
   return list;
 }
+
+/** Budgets judged on this scenario's rows (see lib/budgets.mjs); `rank` orders the report's lists. */
+export const budgets = [
+  {
+    id: 'rate-limiter-redis-throughput',
+    rank: 13,
+    kind: 'limit',
+    label:
+      'Redis rate limiter, 100,000 keys, concurrency 100 on loopback: ≥ 50,000 decisions/s (≤ 20,000 ns per decision)',
+    scenario: 'rate-limiter-redis',
+    variant: 'tryAcquire(key), 100,000 keys, concurrency 100',
+    limits: { nsPerOp: 20_000 },
+  },
+];
+
+/** This scenario's paragraph in “What the numbers say” (lib/doc.mjs); none when its rows are absent. */
+export function reading({ report }) {
+  const redis = report.rows.filter(
+    (r) => r.scenario === 'rate-limiter-redis' && r.decisionsPerSecond !== undefined,
+  );
+  if (redis.length > 0) {
+    const f1 = (x) => (x === undefined ? '–' : Number(x).toLocaleString('en-US'));
+    return (
+      'Rate limits on Redis (one process, a redis-server on loopback sharing the machine’s cores; ' +
+      'round trips counted by the server):\n\n' +
+      '| library | row | decisions/s | p50 / p99 µs | round trips per 1,000 | admitted per 1,000 |\n' +
+      '|---|---|---:|---:|---:|---:|\n' +
+      redis
+        .map(
+          (r) =>
+            `| ${r.library} | ${r.variant} | ${f1(Math.round(r.decisionsPerSecond))} | ` +
+            `${f1(r.p50Us)} / ${f1(r.p99Us)} | ${f1(r.roundTripsPer1000)} | ` +
+            `${f1(r.admittedPer1000)} |`,
+        )
+        .join('\n')
+    );
+  }
+}
+
+/** What is known when a budget of breakwater's own is missed, with figures from the same run. */
+export function ownMissNote({ report, missed }) {
+  if (missed.has('rate-limiter-redis-throughput')) {
+    return (
+      '**Redis rate limiter.** Its process is not pinned: the client and the Redis server share the ' +
+      `machine's ${report.machine.cores} cores with each other and with whatever else runs (load ` +
+      `average ${report.loadAverage.start} at the start of the run, ${report.loadAverage.end} at the ` +
+      'end), and a decision at concurrency 100 waits for the time the server gets.'
+    );
+  }
+}

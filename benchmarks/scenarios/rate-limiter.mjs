@@ -17,6 +17,7 @@ import {
   LIB,
   rlflexLimiter,
 } from '../lib/peers.mjs';
+import { bytes, ms, ns, over, ratio } from '../lib/prose.mjs';
 import { BARE_ASYNC, BARE_SYNC, bareAsync, bareSync, isOne } from '../lib/rows.mjs';
 import { asyncTarget } from '../lib/targets.mjs';
 
@@ -199,4 +200,65 @@ export function rows() {
       check: (o) => o.ok && o.value.remainingPoints > 0,
     },
   ];
+}
+
+/** Budgets judged on this scenario's rows (see lib/budgets.mjs); `rank` orders the report's lists. */
+export const budgets = [
+  {
+    id: 'rate-limiter-vs-rate-limiter-flexible',
+    rank: 7,
+    kind: 'ratio',
+    label:
+      'rate-limiter permit ≤ 1/5 of rate-limiter-flexible’s time (0 B: see the tryAcquire limit)',
+    metric: 'overheadNs',
+    minRatio: 5,
+    ours: { scenario: 'rate-limiter', library: 'breakwater', variant: 'acquire()' },
+    peers: [{ library: 'rate-limiter-flexible', variant: 'consume(key)' }],
+  },
+  {
+    id: 'rate-limiter-try-acquire',
+    rank: 12,
+    kind: 'limit',
+    label: 'in-memory rate limiter, tryAcquire call',
+    scenario: 'rate-limiter',
+    variant: 'tryAcquire()',
+    limits: { nsPerOp: 20, bytesPerOp: 0 },
+  },
+];
+
+/** This scenario's paragraph in “What the numbers say” (lib/doc.mjs); none when its rows are absent. */
+export function reading({ report, get }) {
+  const L = 'rate-limiter';
+  const rl = get(L, 'rate-limiter-flexible', 'consume(key)');
+  if (rl) {
+    const bn = get(L, 'bottleneck', 'schedule(target)');
+    const bn100 = get(L, 'bottleneck', 'schedule(target), 100 in flight');
+    let s = `A rate-limiter permit: rate-limiter-flexible's \`consume\` takes ${ns(rl.nsPerOp)} and ${bytes(rl.bytesPerOp)} per call`;
+    if (bn) {
+      s +=
+        `; bottleneck's \`schedule\` takes ${ms(bn.nsPerOp)} per job one at a time` +
+        `${bn100 ? ` and ${ms(bn100.nsPerOp)} per job with 100 in flight` : ''}, because its local ` +
+        'datastore yields through `setTimeout(0)` at each step';
+    }
+    const tryAcq = get(L, 'breakwater', 'tryAcquire()');
+    const acq = get(L, 'breakwater', 'acquire()');
+    const keyedBw = report.rows.find(
+      (r) =>
+        r.scenario === L && r.library === 'breakwater' && r.variant.startsWith('KeyedRateLimiter'),
+    );
+    const keyedRl = report.rows.find(
+      (r) =>
+        r.scenario === L && r.library === 'rate-limiter-flexible' && r.variant.endsWith('keys'),
+    );
+    if (tryAcq && acq) {
+      s +=
+        `. breakwater's \`tryAcquire()\` decides in ${ns(tryAcq.nsPerOp)} and ${bytes(tryAcq.bytesPerOp)} (it returns a ` +
+        `number, no promise); its promise-returning \`acquire()\` adds ${over(acq)} to an awaited call, ` +
+        `against ${over(rl)} for \`consume\` (${ratio(rl, acq)})`;
+      if (keyedBw && keyedRl) {
+        s += `; with ${keyedBw.variant.split(', ')[1]}, ${ns(keyedBw.nsPerOp)} against ${ns(keyedRl.nsPerOp)}`;
+      }
+    }
+    return `${s}.`;
+  }
 }

@@ -4,6 +4,7 @@
  */
 import { COCKATIELS, ckRetry, LIB, PRETRY_OPTIONS, pRetry } from '../lib/peers.mjs';
 import { retryPipeline } from '../lib/pipelines.mjs';
+import { list, over } from '../lib/prose.mjs';
 import { BARE_ASYNC, bareAsync, isOne } from '../lib/rows.mjs';
 import { asyncTarget } from '../lib/targets.mjs';
 
@@ -47,4 +48,24 @@ export function rows() {
     check: isOne,
   });
   return out;
+}
+
+/** This scenario's paragraph in “What the numbers say” (lib/doc.mjs); none when its rows are absent. */
+export function reading({ get }) {
+  const R = 'retry';
+  const retry = get(R, 'breakwater', 'execute, maxAttempts 4 (3 retries)');
+  if (retry) {
+    return (
+      `A retry whose first attempt succeeds: breakwater ${over(retry)}; ` +
+      list(
+        [
+          ['cockatiel 4', get(R, 'cockatiel 4', 'execute, maxAttempts 3 (3 retries)')],
+          ['cockatiel 3', get(R, 'cockatiel 3', 'execute, maxAttempts 3 (3 retries)')],
+          ['p-retry', get(R, 'p-retry', 'pRetry, retries 3')],
+        ],
+        over,
+      ) +
+      '.'
+    );
+  }
 }

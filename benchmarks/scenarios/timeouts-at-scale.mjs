@@ -11,6 +11,7 @@
  */
 import { COCKATIELS, ckTimeout, LIB, opTimeout, shutdown } from '../lib/peers.mjs';
 import { timeoutPipeline } from '../lib/pipelines.mjs';
+import { bytes, plus } from '../lib/prose.mjs';
 
 export const title = '10,000 calls in flight, each with a 1000 ms timeout';
 export const order = 10;
@@ -139,4 +140,31 @@ export function rows({ quick }) {
     ),
   );
   return out;
+}
+
+/** This scenario's paragraph in “What the numbers say” (lib/doc.mjs); none when its rows are absent. */
+export function reading({ report }) {
+  const scale = report.rows.filter(
+    (r) => r.scenario === 'timeouts-at-scale' && r.library !== 'bare',
+  );
+  if (scale.length > 0) {
+    const n = scale[0].opsPerCall;
+    return (
+      `${n.toLocaleString('en-US')} calls in flight at once, each with a 1000 ms timeout (time for the whole batch, ` +
+      'over the bare batch, and bytes per call): ' +
+      scale
+        .map(
+          (r) =>
+            `${r.library} ${r.variant.replace(/^[\d,]+ × /, '')} ${plus((r.overheadNs * n) / 1e6, (x) => `${x.toFixed(1)} ms`)}, ${bytes(r.bytesPerOp)}` +
+            (r.timedOutCalls > 0
+              ? ` (${r.timedOutCalls.toLocaleString('en-US')} of ${r.settledCalls.toLocaleString('en-US')} calls timed out: starting the batch took longer than 1000 ms)`
+              : ''),
+        )
+        .join('; ') +
+      '.' +
+      (scale.every((r) => r.timedOutCalls === 0)
+        ? ' No call timed out: every batch was started and settled within its timeout.'
+        : '')
+    );
+  }
 }
