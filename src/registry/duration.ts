@@ -2,13 +2,8 @@ import { describeValue } from '../errors/describeValue.js';
 import { MAX_DURATION_MS } from '../validation/validate.js';
 import { ConfigError } from './ConfigError.js';
 
-/**
- * A duration in config data: a number of milliseconds, or a string of digits with a unit,
- * `ms`, `s`, `m` or `h`: `"250ms"`, `"30s"`, `"1.5s"`, `"5m"`, `"1h"`. Nothing else is
- * accepted (no spaces, signs, exponents, compound forms or bare digit strings), so a typo
- * cannot turn into a surprising value.
- */
-export type Duration = number | string;
+export type { Duration } from '../protocol/kind.js';
+
 
 const UNIT_MS = new Map([
   ['ms', 1],

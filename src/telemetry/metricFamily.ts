@@ -1,4 +1,7 @@
-import type { PolicyKind } from '../errors/PolicyRejectedError.js';
+/** The `key` label of the series that sums the keys not reported one by one. */
+export const OTHER_KEYS = '_other';
+/** The `key` label of a keyed name's duration histogram, shared by all its keys. */
+export const ALL_KEYS = '_all';
 
 /** The OpenTelemetry instrument kinds breakwater reports through. */
 export type InstrumentKind = 'counter' | 'upDownCounter' | 'gauge';
@@ -31,8 +34,15 @@ export interface MetricFamilyDescriptor<T extends FamilyType = FamilyType> {
   };
 }
 
-/** @internal The metric families of one policy kind. */
-export interface KindMetricFamilies {
-  readonly kind: PolicyKind;
-  readonly families: readonly MetricFamilyDescriptor[];
+/** The labels of one series, by label name. */
+export type SeriesLabels = Readonly<Record<string, string>>;
+
+/** Where a kind writes the series of its instances when metrics are collected. */
+export interface SeriesSink {
+  /** One series of `family` with `labels` and `value`. */
+  add(
+    family: MetricFamilyDescriptor<'counter' | 'gauge'>,
+    labels: SeriesLabels,
+    value: number,
+  ): void;
 }

@@ -1,0 +1,39 @@
+import type { PolicyKindDescriptor } from '../../protocol/kind.js';
+import { Bulkhead, type BulkheadStats } from './Bulkhead.js';
+import { bulkheadSchema } from './config.js';
+import { BulkheadGroup } from './keyed.js';
+import { type BulkheadCounts, bulkheadMetrics } from './metrics.js';
+import {
+  type BulkheadOptions,
+  type ResolvedBulkheadOptions,
+  resolveBulkheadOptions,
+} from './options.js';
+
+/** The bulkhead kind: what the registry, config data and exporters know of it. */
+export const bulkheadKind: PolicyKindDescriptor<Bulkhead, ResolvedBulkheadOptions, BulkheadCounts> =
+  {
+    name: 'bulkhead',
+    label: 'bulkhead',
+    section: 'bulkheads',
+    is: (value): value is Bulkhead => value instanceof Bulkhead,
+    create: (options) => new Bulkhead(options as number | BulkheadOptions),
+    resolve: (data) => resolveBulkheadOptions(data as BulkheadOptions),
+    reconfigure(bulkhead, options) {
+      bulkhead.checkOptions(options);
+      return () => bulkhead.applyOptions(options);
+    },
+    dispose: (bulkhead) => bulkhead.dispose(),
+    view: (bulkhead) => ({ stats: bulkhead.stats() }),
+    config: { schema: bulkheadSchema },
+    keyed: (name, options) => new BulkheadGroup(name, options),
+    metrics: bulkheadMetrics,
+    dashboard({ stats }) {
+      const s = stats as BulkheadStats;
+      const r = s.rejectionsByReason;
+      return {
+        calls: s.admitted,
+        rejected: r.full + r.queueTimeout,
+        detail: `${s.inFlight} / ${s.maxConcurrent} in flight, ${s.queueLength} queued`,
+      };
+    },
+  };

@@ -1,0 +1,55 @@
+import type { PolicyKindDescriptor } from '../../protocol/kind.js';
+import {
+  checkRateData,
+  mergeRate,
+  missingRate,
+  rateLimiterDependsOn,
+  rateLimiterSchema,
+} from './config.js';
+import { RateLimiterGroup, rateLimiterView } from './keyed.js';
+import { type RateLimiterCounts, rateLimiterMetrics } from './metrics.js';
+import {
+  type RateLimiterOptions,
+  type ResolvedRateLimiterOptions,
+  resolveRateLimiterOptions,
+} from './options.js';
+import { RateLimiter } from './RateLimiter.js';
+import type { RateLimiterStats } from './stats.js';
+
+/** The rate limiter kind: what the registry, config data and exporters know of it. */
+export const rateLimiterKind: PolicyKindDescriptor<
+  RateLimiter,
+  ResolvedRateLimiterOptions,
+  RateLimiterCounts
+> = {
+  name: 'rateLimiter',
+  label: 'rate limiter',
+  section: 'rateLimiters',
+  decoratorName: 'rateLimit',
+  is: (value): value is RateLimiter => value instanceof RateLimiter,
+  create: (options) => new RateLimiter(options as RateLimiterOptions),
+  resolve: (data) => resolveRateLimiterOptions(data as RateLimiterOptions),
+  reconfigure(limiter, options) {
+    limiter.checkOptions(options);
+    return () => limiter.applyOptions(options);
+  },
+  dispose: (limiter) => limiter.dispose(),
+  view: rateLimiterView,
+  config: {
+    schema: rateLimiterSchema,
+    check: checkRateData,
+    missing: missingRate,
+    merge: mergeRate,
+    dependsOn: rateLimiterDependsOn,
+  },
+  keyed: (name, options) => new RateLimiterGroup(name, options),
+  metrics: rateLimiterMetrics,
+  dashboard({ stats }) {
+    const s = stats as RateLimiterStats;
+    return {
+      calls: s.admitted,
+      rejected: s.rejected,
+      detail: `${s.available} / ${s.burst} available${s.waiting ? `, ${s.waiting} waiting` : ''}`,
+    };
+  },
+};

@@ -1,0 +1,24 @@
+import { type ConfigSchema, configSchema, type Duration } from '../../protocol/kind.js';
+import type { BackoffKind, JitterKind } from './options.js';
+
+/** A retry policy's options as config data. `"Infinity"` is accepted where `Infinity` is. */
+export interface RetryConfig {
+  readonly maxAttempts?: number | 'Infinity';
+  readonly maxDuration?: Duration;
+  readonly backoff?: BackoffKind;
+  readonly delay?: Duration;
+  readonly maxDelay?: Duration;
+  readonly multiplier?: number;
+  readonly jitter?: JitterKind;
+}
+
+/** @internal The keys of a retry policy's options in config data. */
+export const retrySchema: ConfigSchema = configSchema([
+  ['maxAttempts', 'countOrInfinity'],
+  ['maxDuration', 'durationOrInfinity'],
+  ['backoff', 'value'],
+  ['delay', 'duration'],
+  ['maxDelay', 'duration'],
+  ['multiplier', 'value'],
+  ['jitter', 'value'],
+]);

@@ -1,0 +1,35 @@
+import type { PolicyKindDescriptor } from '../../protocol/kind.js';
+import { retrySchema } from './config.js';
+import { type RetryCounts, retryMetrics } from './metrics.js';
+import { type ResolvedRetryOptions, type RetryOptions, resolveRetryOptions } from './options.js';
+import { Retry, type RetryStats } from './Retry.js';
+
+/** The retry kind: what the registry, config data and exporters know of it. */
+export const retryKind: PolicyKindDescriptor<Retry, ResolvedRetryOptions, RetryCounts> = {
+  name: 'retry',
+  label: 'retry policy',
+  section: 'retries',
+  is: (value): value is Retry => value instanceof Retry,
+  create: (options) => new Retry(options as RetryOptions),
+  resolve: (data) => resolveRetryOptions(data as RetryOptions),
+  reconfigure(retry, options) {
+    retry.checkOptions(options);
+    return () => retry.applyOptions(options);
+  },
+  dispose: (retry) => retry.dispose(),
+  view: (retry) => ({ stats: retry.stats() }),
+  config: {
+    schema: retrySchema,
+    codeOnly: ['handle', 'handleResult', 'retryAfter', 'random'],
+    dependsOn: new Map([['maxDelay', ['delay']]]),
+  },
+  metrics: retryMetrics,
+  dashboard({ stats }) {
+    const s = stats as RetryStats;
+    return {
+      trend: s.retries,
+      trendLabel: 'retries per second',
+      detail: `${s.retries} retries, ${s.gaveUp} gave up, ${s.waiting} waiting`,
+    };
+  },
+};

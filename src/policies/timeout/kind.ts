@@ -1,0 +1,40 @@
+import type { PolicyKindDescriptor } from '../../protocol/kind.js';
+import { formatMs } from '../shared/formatMs.js';
+import { checkTimeoutData, timeoutSchema } from './config.js';
+import { type TimeoutCounts, timeoutMetrics } from './metrics.js';
+import {
+  type ResolvedTimeoutOptions,
+  resolveTimeoutOptions,
+  type TimeoutOptions,
+} from './options.js';
+import { Timeout, type TimeoutStats } from './Timeout.js';
+
+/** The timeout kind: what the registry, config data and exporters know of it. */
+export const timeoutKind: PolicyKindDescriptor<Timeout, ResolvedTimeoutOptions, TimeoutCounts> = {
+  name: 'timeout',
+  label: 'timeout',
+  section: 'timeouts',
+  is: (value): value is Timeout => value instanceof Timeout,
+  create: (options) => new Timeout(options as number | TimeoutOptions),
+  resolve: (data) => resolveTimeoutOptions(data as unknown as TimeoutOptions),
+  reconfigure(timeout, options) {
+    timeout.checkOptions(options);
+    return () => timeout.applyOptions(options);
+  },
+  dispose: (timeout) => timeout.dispose(),
+  view: (timeout) => ({ stats: timeout.stats() }),
+  config: {
+    schema: timeoutSchema,
+    check: checkTimeoutData,
+    missing: (data) => (data.timeout === undefined ? { option: 'timeout', needs: '' } : undefined),
+  },
+  metrics: timeoutMetrics,
+  dashboard({ stats }) {
+    const s = stats as TimeoutStats;
+    return {
+      trend: s.timeouts,
+      trendLabel: 'timeouts per second',
+      detail: `limit ${formatMs(s.timeout)}, ${s.timeouts} timed out`,
+    };
+  },
+};

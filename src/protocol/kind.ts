@@ -1,0 +1,269 @@
+import type { LatencyHistogram } from '../telemetry/LatencyHistogram.js';
+import type { MetricFamilyDescriptor, SeriesSink } from '../telemetry/metricFamily.js';
+
+/**
+ * How one key of config data is read: as is, as a duration (`"30s"` or ms), as a duration or
+ * `"Infinity"`, as a count or `"Infinity"`, as a `metrics` option (a boolean or an object of
+ * its fields), as a nested object of known keys, or as an object whose keys depend on its
+ * `kind` field (see {@link ConfigVariants}).
+ */
+export type ConfigField =
+  | 'value'
+  | 'duration'
+  | 'durationOrInfinity'
+  | 'countOrInfinity'
+  | 'metrics'
+  | ConfigSchema
+  | ConfigVariants;
+
+/**
+ * The keys an object of config data may have, and how each is read. A `Map`, so lookups by
+ * keys taken from the data never reach a prototype.
+ */
+export type ConfigSchema = ReadonlyMap<string, ConfigField>;
+
+/**
+ * An object of config data whose keys depend on its `kind` (a breaker's window). In a named
+ * entry it merges field by field over the default when it keeps the default's kind, and
+ * replaces it otherwise.
+ */
+export interface ConfigVariants {
+  /** Every key any variant may have, and how each is read. */
+  readonly fields: ConfigSchema;
+  /** The keys each value of `kind` takes (`kind` itself included). */
+  readonly variants: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * A duration in config data: a number of milliseconds, or a string of digits with a unit,
+ * `ms`, `s`, `m` or `h`: `"250ms"`, `"30s"`, `"1.5s"`, `"5m"`, `"1h"`. Nothing else is
+ * accepted (no spaces, signs, exponents, compound forms or bare digit strings), so a typo
+ * cannot turn into a surprising value.
+ */
+export type Duration = number | string;
+
+/** One kind's options as plain data: the policy's own keys, durations in ms. */
+export type OptionsData = Record<string, unknown>;
+
+/**
+ * How a kind's options come from config data (a registry's `defaults.<kind>` and its section
+ * of named entries). Numbers are checked by the kind's own resolver, so a value is accepted
+ * from data exactly when the policy accepts it in code.
+ */
+export interface KindConfig {
+  /** The keys of the kind's options in data. */
+  readonly schema: ConfigSchema;
+  /** Options of the kind that exist in code only (functions, objects), for clear messages. */
+  readonly codeOnly?: readonly string[];
+  /**
+   * Checks options data, throwing `OptionsError` at the first bad option. Defaults may leave
+   * out what only a named entry must give (a timeout's duration): the check stands in for it.
+   * @default the kind's `resolve`
+   */
+  check?(data: OptionsData): void;
+  /**
+   * What a named instance's merged options lack to be built (`option` is the path to name,
+   * `needs` says what it is needed for), or undefined when they are complete.
+   */
+  missing?(data: OptionsData): { readonly option: string; readonly needs: string } | undefined;
+  /**
+   * Adjusts a named entry merged over the defaults (`merged` is `{...defaults, ...named}` with
+   * nested objects merged field by field): a rate given in another form replaces the default's.
+   */
+  merge?(defaults: OptionsData, named: OptionsData, merged: OptionsData): void;
+  /**
+   * Option paths whose valid range depends on other options: not reported again once one of
+   * those was found invalid.
+   */
+  readonly dependsOn?: ReadonlyMap<string, readonly string[]>;
+}
+
+/** How an instance shows in snapshots, listings and the dashboard: plain JSON data. */
+export interface InstanceView {
+  /** The state of a kind that has states (a breaker's `closed`, `open`, ...). */
+  readonly state?: string;
+  readonly stats: object;
+}
+
+/**
+ * How the dashboard shows one instance, computed from its {@link InstanceView} on the server.
+ * Counters are totals since the instance was made: the page shows their growth per second.
+ */
+export interface DashboardRow {
+  /** Calls admitted. */
+  readonly calls?: number;
+  /** Calls refused. */
+  readonly rejected?: number;
+  /** What the sparkline plots, when not the calls. */
+  readonly trend?: number;
+  /** What the sparkline plots, in words (`retries per second`). */
+  readonly trendLabel?: string;
+  /** One line of the instance's current figures. */
+  readonly detail: string;
+}
+
+/** Whether an instance lets traffic through, for `/health`. */
+export type InstanceHealth = 'ok' | 'degraded' | 'down';
+
+/**
+ * What a keyed group of instances needs of its kind (see the registry's keyed instances):
+ * how instances are built, shelved as numbers while idle, protected from eviction, and what
+ * their counts leave behind when they go.
+ */
+export interface KeyedKind<T> {
+  /** Numbers kept per key while the key has no instance (0 for none). */
+  readonly stride: number;
+  /** A new instance for `key`. */
+  create(key: string): T;
+  /** Restores an instance just made from the numbers at `store[at..at+stride)` (zeros: fresh). */
+  revive(instance: T, store: Float64Array, at: number): void;
+  /**
+   * When the instance can be dropped losing nothing but its identity, writes its numbers at
+   * `store[at..)`, releases what it holds and returns true; otherwise returns false.
+   */
+  shelve(instance: T, store: Float64Array, at: number, key: string): boolean;
+  /**
+   * True when the instance must not be evicted at `now`, with keys dropped after
+   * `idleTimeout` ms unused.
+   */
+  isProtected(instance: T, now: number, idleTimeout: number): boolean;
+  /**
+   * Takes the counts of a key being dropped: its instance, or (`instance` undefined) its
+   * numbers at `store[at..at+stride)`.
+   */
+  retire(instance: T | undefined, store: Float64Array, at: number): void;
+  /** Releases everything an evicted instance holds. */
+  dispose(instance: T): void;
+}
+
+/** The instances of one keyed name, as a {@link KeyedGroup} sees them. */
+export interface KeyedInstancesView<T> {
+  /** The instance of `key` if it is held as an object (not shelved), without using it. */
+  peek(key: string): T | undefined;
+  /** Calls `fn` for every key held: its instance, or its numbers when shelved. */
+  forEach(
+    fn: (key: string, instance: T | undefined, store: Float64Array, at: number) => void,
+  ): void;
+}
+
+/**
+ * The keyed instances of one name: built from one set of resolved options, shelved when idle.
+ * Made by {@link PolicyKindDescriptor.keyed} when the name is first used.
+ */
+export interface KeyedGroup<P, R, C = unknown> extends KeyedKind<P> {
+  /** The options every key of the name is built from. */
+  readonly options: R;
+  /** One histogram for every key of the name, when the kind keeps latency metrics. */
+  readonly latency: LatencyHistogram | undefined;
+  /** Set once by the registry, before the first key is made. */
+  instances: KeyedInstancesView<P>;
+  /**
+   * Checks that `instance` can take `options` (throws `OptionsError` otherwise); an instance
+   * that cannot, and is not protected, is dropped instead.
+   */
+  check(instance: P, options: R): void;
+  /** Applies new options to the group and its instances, kept ones in `keep`. */
+  apply(options: R, keep: readonly P[]): void;
+  /** The view of a key: its instance, or (`instance` undefined) its numbers. */
+  view(instance: P | undefined, store: Float64Array, at: number): InstanceView;
+  /** Metrics: the counts left behind by keys dropped or shelved. */
+  readonly retired?: C;
+  /** Metrics: adds the numbers of a shelved key to `counts`. */
+  addShelved?(counts: C, store: Float64Array, at: number): void;
+}
+
+/** What a registry gives a kind's instances: where their state changes go. */
+export interface KindHooks {
+  /** Records a state change of the instance named `name` (and `key` for a keyed one). */
+  stateChange(name: string, key: string | undefined, event: object): void;
+}
+
+/**
+ * A kind's metric families and how its instances report into them. Collection reads
+ * instances at scrape time; nothing runs per call.
+ */
+export interface KindMetrics<P, C> {
+  /** Every family the kind reports, in the order it reports them. */
+  readonly families: readonly MetricFamilyDescriptor[];
+  /** False for an instance built with metrics off. @default always true */
+  enabled?(policy: P): boolean;
+  /** The latency histogram of an instance that keeps one. */
+  latency?(policy: P): LatencyHistogram | undefined;
+  /** Empty counts, for one instance or the sum of several. */
+  counts(): C;
+  /** Adds the current numbers of `policy` to `counts`. */
+  add(counts: C, policy: P): void;
+  /** Adds `other` (a group's retired counts) to `counts`. */
+  addCounts(counts: C, other: C): void;
+  /** True when `counts` hold nothing (a group's retired counts without a series to show). */
+  isEmpty(counts: C): boolean;
+  /** Writes the series of one instance (or sum) labelled `name` and `key`. */
+  series(sink: SeriesSink, name: string, key: string, counts: C): void;
+}
+
+/**
+ * One policy kind: everything the registry, config data, decorators, snapshots, metrics,
+ * OpenTelemetry and the dashboard need to know about it, in one object in the kind's folder.
+ * The library's kinds are listed in `policies/kinds.ts`; a kind defined elsewhere is given to
+ * a `Registry` with its `kinds` option.
+ *
+ * Its refusals need no entry here: a refusal error extends `PolicyRejectedError` and says
+ * whether the call reached the dependency, which breakers and retries read.
+ *
+ * @typeParam P the policy class
+ * @typeParam R its resolved options
+ * @typeParam C its metric counts
+ */
+export interface PolicyKindDescriptor<P extends object = object, R = unknown, C = unknown> {
+  /**
+   * The kind's name: its key under config `defaults`, its `kind` in snapshots, its `kind`
+   * label in metrics (`circuitBreaker`). Also the decorator's label unless `decoratorName`.
+   */
+  readonly name: string;
+  /** The kind in words, for messages and the dashboard (`circuit breaker`). */
+  readonly label: string;
+  /** The config section of its named instances (`circuitBreakers`). */
+  readonly section: string;
+  /** The decorator's name in messages, when not {@link name} (`rateLimit`). */
+  readonly decoratorName?: string;
+  /** True for an instance of the kind (of this copy of the library). */
+  is(value: unknown): value is P;
+  /** A new instance from options in code, as the kind's factory takes them. */
+  create(options: unknown): P;
+  /** Checked and resolved options from options data (with `name` and `clock`). */
+  resolve(data: OptionsData): R;
+  /**
+   * Checks that `policy` can take `options` now (throws `OptionsError` otherwise) and returns
+   * the function that applies them.
+   */
+  reconfigure(policy: P, options: R): () => void;
+  dispose(policy: P): void;
+  /** How an instance shows in snapshots. */
+  view(policy: P): InstanceView;
+  /** How config data gives its options. */
+  readonly config: KindConfig;
+  /** Instances per key under one name; absent for kinds kept by name only. */
+  keyed?(name: string, options: R, hooks: KindHooks): KeyedGroup<P, R, C>;
+  /** Connects a named instance to its registry (state changes). */
+  attach?(policy: P, name: string, hooks: KindHooks): void;
+  /**
+   * The current state of an instance of a kind that has states (a breaker's `closed`, ...),
+   * read without building its view: listings show instances out of {@link restState} first.
+   */
+  state?(policy: P): string;
+  /** The state of an instance that needs no attention (a breaker's `closed`). */
+  readonly restState?: string;
+  /** Whether an instance in `state` lets traffic through, for `/health`. @default `ok` */
+  health?(state: string): InstanceHealth;
+  readonly metrics?: KindMetrics<P, C>;
+  /** How the dashboard shows an instance. @default its name and state alone */
+  dashboard?(view: InstanceView): DashboardRow;
+}
+
+/** A {@link ConfigSchema} from its entries, in order. */
+export const configSchema = (fields: readonly (readonly [string, ConfigField])[]): ConfigSchema =>
+  new Map(fields);
+
+/** Any policy kind, whatever its policy, options and counts (the type of a list of kinds). */
+// biome-ignore lint/suspicious/noExplicitAny: a list holds kinds of unrelated type parameters.
+export type AnyPolicyKind = PolicyKindDescriptor<any, any, any>;
