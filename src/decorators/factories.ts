@@ -1,29 +1,33 @@
-import { OptionsError, UsageError } from '../errors/OptionsError.js';
-import { Pipeline, type Policy } from '../pipeline/Pipeline.js';
-import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
+import { OptionsError } from '../errors/OptionsError.js';
+import { Pipeline } from '../pipeline/Pipeline.js';
+import type { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
+import { bulkheadKind } from '../policies/bulkhead/kind.js';
 import type { BulkheadOptions } from '../policies/bulkhead/options.js';
-import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
+import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
+import { circuitBreakerKind } from '../policies/circuit-breaker/kind.js';
 import type { CircuitBreakerOptions } from '../policies/circuit-breaker/options.js';
 import { Fallback } from '../policies/fallback/Fallback.js';
 import type { FallbackOptions } from '../policies/fallback/options.js';
+import { rateLimiterKind } from '../policies/rate-limiter/kind.js';
 import type { RateLimiterOptions } from '../policies/rate-limiter/options.js';
-import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
+import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
+import { retryKind } from '../policies/retry/kind.js';
 import type { RetryOptions } from '../policies/retry/options.js';
-import { Retry } from '../policies/retry/Retry.js';
+import type { Retry } from '../policies/retry/Retry.js';
 import { otherCopyNote } from '../policies/shared/brand.js';
+import { timeoutKind } from '../policies/timeout/kind.js';
 import type { TimeoutOptions } from '../policies/timeout/options.js';
-import { Timeout } from '../policies/timeout/Timeout.js';
-import { Registry } from '../registry/Registry.js';
+import type { Timeout } from '../policies/timeout/Timeout.js';
 import { checkOptionsObject } from '../validation/validate.js';
-import { makeDecorator, type SpecSource } from './decorate.js';
-import type { NamedKind, Spec } from './plan.js';
+import { makeDecorator } from './decorate.js';
+import { policyDecorator, signalOption, type UnregisteredKind } from './kindDecorator.js';
+import type { Spec } from './plan.js';
 import type {
   KeyedDecoratorOptions,
   NamedDecoratorOptions,
   PolicyDecorator,
   PolicyDecoratorOptions,
   SharedDecoratorOptions,
-  SignalArgument,
 } from './types.js';
 
 /**
@@ -58,12 +62,7 @@ export function circuitBreaker(
   decoratorOptions?: PolicyDecoratorOptions,
 ): PolicyDecorator;
 export function circuitBreaker(arg?: unknown, options?: unknown): PolicyDecorator {
-  return policyDecorator('circuitBreaker', arg, options, {
-    named: 'circuitBreaker',
-    keyed: true,
-    is: (p) => p instanceof CircuitBreaker,
-    create: (o) => new CircuitBreaker(o as CircuitBreakerOptions),
-  });
+  return policyDecorator(circuitBreakerKind, arg, options);
 }
 
 /**
@@ -83,12 +82,7 @@ export function retry(
   decoratorOptions?: PolicyDecoratorOptions,
 ): PolicyDecorator<PromiseLike<unknown>>;
 export function retry(arg?: unknown, options?: unknown): PolicyDecorator<PromiseLike<unknown>> {
-  return policyDecorator('retry', arg, options, {
-    named: 'retry',
-    keyed: false,
-    is: (p) => p instanceof Retry,
-    create: (o) => new Retry(o as RetryOptions),
-  });
+  return policyDecorator(retryKind, arg, options);
 }
 
 /**
@@ -110,12 +104,7 @@ export function timeout(
   decoratorOptions?: PolicyDecoratorOptions,
 ): PolicyDecorator<PromiseLike<unknown>>;
 export function timeout(arg: unknown, options?: unknown): PolicyDecorator<PromiseLike<unknown>> {
-  return policyDecorator('timeout', arg, options, {
-    named: 'timeout',
-    keyed: false,
-    is: (p) => p instanceof Timeout,
-    create: (o) => new Timeout(o as number | TimeoutOptions),
-  });
+  return policyDecorator(timeoutKind, arg, options);
 }
 
 /**
@@ -133,12 +122,7 @@ export function bulkhead(
   decoratorOptions?: PolicyDecoratorOptions,
 ): PolicyDecorator;
 export function bulkhead(arg?: unknown, options?: unknown): PolicyDecorator {
-  return policyDecorator('bulkhead', arg, options, {
-    named: 'bulkhead',
-    keyed: true,
-    is: (p) => p instanceof Bulkhead,
-    create: (o) => new Bulkhead(o as number | BulkheadOptions),
-  });
+  return policyDecorator(bulkheadKind, arg, options);
 }
 
 /**
@@ -169,13 +153,16 @@ export function rateLimit(
   decoratorOptions?: PolicyDecoratorOptions,
 ): PolicyDecorator;
 export function rateLimit(arg: unknown, options?: unknown): PolicyDecorator {
-  return policyDecorator('rateLimit', arg, options, {
-    named: 'rateLimiter',
-    keyed: true,
-    is: (p) => p instanceof RateLimiter,
-    create: (o) => new RateLimiter(o as RateLimiterOptions),
-  });
+  return policyDecorator(rateLimiterKind, arg, options);
 }
+
+/** Fallbacks are kept by no registry, so `@fallback` takes no registry name. */
+const fallbackKind: UnregisteredKind = {
+  unregistered: true,
+  name: 'fallback',
+  is: (value) => value instanceof Fallback,
+  create: (options) => new Fallback(options as FallbackOptions),
+};
 
 /** A fallback on a method: fallback options (a new policy) or a `Fallback`. */
 export function fallback<T>(policy: Fallback<T>, options?: SharedDecoratorOptions): PolicyDecorator;
@@ -184,12 +171,7 @@ export function fallback<T>(
   decoratorOptions?: PolicyDecoratorOptions,
 ): PolicyDecorator;
 export function fallback(arg: unknown, options?: unknown): PolicyDecorator {
-  return policyDecorator('fallback', arg, options, {
-    named: undefined,
-    keyed: false,
-    is: (p) => p instanceof Fallback,
-    create: (o) => new Fallback(o as FallbackOptions),
-  });
+  return policyDecorator(fallbackKind, arg, options);
 }
 
 /**
@@ -217,94 +199,4 @@ export function usePipeline(pipeline: Pipeline, options?: SharedDecoratorOptions
     spec: () => spec,
     signal: signalOption(o.signal),
   }) as PolicyDecorator;
-}
-
-interface KindInfo {
-  /** The registry kind a name stands for (none for fallbacks). */
-  readonly named: NamedKind | undefined;
-  /** The registry keeps this kind per key. */
-  readonly keyed: boolean;
-  readonly is: (value: unknown) => boolean;
-  readonly create: (options: unknown) => Policy;
-}
-
-function policyDecorator<R>(
-  label: string,
-  arg: unknown,
-  options: unknown,
-  info: KindInfo,
-): PolicyDecorator<R> {
-  let source: SpecSource;
-  const shared = (typeof arg === 'string' && info.named !== undefined) || info.is(arg);
-  if (shared && typeof options === 'object' && options !== null && 'perInstance' in options) {
-    throw new UsageError(
-      `@${label}(...): \`perInstance\` applies to policy options only; a ${typeof arg === 'string' ? 'registry name' : 'policy object'} stands for one shared instance`,
-    );
-  }
-  if (typeof arg === 'string' && info.named !== undefined) {
-    source = namedSource(label, arg, options, info.named, info.keyed);
-  } else if (info.is(arg)) {
-    const o = checkOptionsObject(options, ['signal'], '');
-    const spec: Spec = { form: 'fixed', policies: [arg as Policy] };
-    source = { label, spec: () => spec, signal: signalOption(o.signal) };
-  } else {
-    const o = checkOptionsObject(options, ['perInstance', 'signal'], '');
-    const perInstance = booleanOption(o.perInstance, 'perInstance');
-    // Built now so bad options fail where the decorator is written, not at the first call.
-    let spare: Policy | undefined = info.create(arg);
-    const create = () => info.create(arg);
-    const spec = perInstance
-      ? (): Spec => ({ form: 'per-instance', create })
-      : (): Spec => {
-          // Each decorated method gets its own policy, even from one decorator value.
-          const policy = spare ?? create();
-          spare = undefined;
-          return { form: 'fixed', policies: [policy] };
-        };
-    source = { label, spec, signal: signalOption(o.signal) };
-  }
-  return makeDecorator(source) as PolicyDecorator<R>;
-}
-
-function namedSource(
-  label: string,
-  name: string,
-  options: unknown,
-  kind: NamedKind,
-  keyed: boolean,
-): SpecSource {
-  if (name.length === 0) throw new OptionsError('name', name, 'a registry name (non-empty)');
-  const o = checkOptionsObject(
-    options,
-    keyed ? ['registry', 'key', 'signal'] : ['registry', 'signal'],
-    '',
-  );
-  const registry = o.registry;
-  if (registry !== undefined && !(registry instanceof Registry)) {
-    throw new OptionsError('registry', registry, `a Registry${otherCopyNote(registry)}`);
-  }
-  const key = o.key;
-  if (key !== undefined && typeof key !== 'function') {
-    throw new OptionsError('key', key, 'a function of the arguments returning a string');
-  }
-  const spec: Spec = {
-    form: 'named',
-    kind,
-    name,
-    registry,
-    key: key as ((...args: unknown[]) => unknown) | undefined,
-  };
-  return { label, spec: () => spec, signal: signalOption(o.signal) };
-}
-
-function booleanOption(value: unknown, path: string): boolean {
-  if (value === undefined) return false;
-  if (typeof value === 'boolean') return value;
-  throw new OptionsError(path, value, 'a boolean');
-}
-
-function signalOption(value: unknown): SignalArgument | undefined {
-  if (value === undefined || value === 'last' || value === false) return value;
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
-  throw new OptionsError('signal', value, "'last', false or an argument index (an integer >= 0)");
 }

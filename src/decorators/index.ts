@@ -1,6 +1,7 @@
 /**
  * Method decorators: `@circuitBreaker`, `@retry`, `@timeout`, `@bulkhead`, `@rateLimit`,
- * `@fallback` and `@usePipeline`. They work as TC39 decorators and as legacy
+ * `@fallback` and `@usePipeline`; `kindDecorator(kind)` makes the decorator of a policy kind
+ * defined outside the library. They work as TC39 decorators and as legacy
  * `experimentalDecorators` ones; stacked on one method they make one pipeline, outermost (top)
  * first.
  *
@@ -27,8 +28,10 @@ export {
   usePipeline,
 } from './factories.js';
 export { pipelineOf } from './introspect.js';
+export { kindDecorator } from './kindDecorator.js';
 export type {
   KeyedDecoratorOptions,
+  KindDecorator,
   NamedDecoratorOptions,
   PolicyDecorator,
   PolicyDecoratorOptions,

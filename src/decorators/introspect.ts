@@ -5,7 +5,7 @@ import { planOf } from './plan.js';
 /**
  * The pipeline that calls of `target[method]` go through, built if it was not yet: for a
  * decorated method, its policies (outermost first) are `pipelineOf(obj, 'm').policies`, e.g. to
- * listen to the events of a breaker made from options. `target` is the object (or the class,
+ * listen to the events of a policy made from options. `target` is the object (or the class,
  * for a static method); with `perInstance` policies each object has its own pipeline.
  * Throws a `UsageError` for a method that is not decorated, or whose policies are per key.
  */

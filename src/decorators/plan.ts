@@ -1,16 +1,10 @@
 import { UsageError } from '../errors/OptionsError.js';
 import { Pipeline, type Policy } from '../pipeline/Pipeline.js';
-import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
-import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
-import { Fallback } from '../policies/fallback/Fallback.js';
-import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
-import { Timeout } from '../policies/timeout/Timeout.js';
+import type { AnyPolicyKind } from '../protocol/kind.js';
+import { StepKind } from '../protocol/step.js';
 import { defaultRegistry, type Registry } from '../registry/Registry.js';
 import { MAX_KEY_LENGTH } from '../validation/validate.js';
 import type { SignalArgument } from './types.js';
-
-/** The policy kinds a registry name can stand for. */
-export type NamedKind = 'circuitBreaker' | 'retry' | 'timeout' | 'bulkhead' | 'rateLimiter';
 
 /**
  * What one decorator contributes to a method's pipeline, in one of three forms. A spec is made
@@ -24,7 +18,8 @@ export type Spec =
   /** A policy looked up by name on first call, or per call by key. */
   | {
       readonly form: 'named';
-      readonly kind: NamedKind;
+      /** The kind the name is looked up under. */
+      readonly kind: AnyPolicyKind;
       readonly name: string;
       readonly registry: Registry | undefined;
       readonly key: ((...args: unknown[]) => unknown) | undefined;
@@ -35,7 +30,7 @@ interface Entry {
   readonly pipeline: Pipeline;
   /** Run with `executeSync`: the method is not `async` and no policy waits. */
   readonly sync: boolean;
-  /** The pipeline holds a timeout, so the function gets a signal of its own. */
+  /** A step of the pipeline hands the function a signal of its own (a deadline's). */
   readonly ownSignal: boolean;
   /**
    * A call whose arguments hold no `AbortSignal` needs no signal handling: always, except
@@ -163,16 +158,14 @@ export class Binding {
       if (typeof key !== 'string' || key.length > MAX_KEY_LENGTH) {
         const got = typeof key === 'string' ? `a string of ${key.length} characters` : typeof key;
         throw new UsageError(
-          `The \`key\` function of ${spec.kind} "${spec.name}" must return a string of at most ${MAX_KEY_LENGTH} characters, got ${got}`,
+          `The \`key\` function of ${spec.kind.name} "${spec.name}" must return a string of at most ${MAX_KEY_LENGTH} characters, got ${got}`,
         );
       }
-      const registry = spec.registry ?? defaultRegistry;
-      const instance =
-        spec.kind === 'circuitBreaker'
-          ? registry.keyedCircuitBreaker(spec.name, key)
-          : spec.kind === 'rateLimiter'
-            ? registry.keyedRateLimiter(spec.name, key)
-            : registry.keyedBulkhead(spec.name, key);
+      const instance = (spec.registry ?? defaultRegistry).getKeyed<Policy>(
+        spec.kind,
+        spec.name,
+        key,
+      );
       (instances ??= []).push(instance);
       if (last !== undefined) {
         let next = node.get(last) as WeakMap<object, unknown> | undefined;
@@ -193,35 +186,19 @@ export class Binding {
 }
 
 function named(spec: Extract<Spec, { form: 'named' }>): Policy {
-  const registry = spec.registry ?? defaultRegistry;
-  switch (spec.kind) {
-    case 'circuitBreaker':
-      return registry.circuitBreaker(spec.name);
-    case 'retry':
-      return registry.retry(spec.name);
-    case 'timeout':
-      return registry.timeout(spec.name);
-    case 'bulkhead':
-      return registry.bulkhead(spec.name);
-    case 'rateLimiter':
-      return registry.rateLimiter(spec.name);
-  }
+  return (spec.registry ?? defaultRegistry).get<Policy>(spec.kind, spec.name);
 }
 
 function makeEntry(pipeline: Pipeline, plan: MethodPlan): Entry {
   const policies = pipeline.policies;
   const sync = !plan.declaredAsync && policies.every(neverWaits);
-  const ownSignal = policies.some((p) => p instanceof Timeout);
+  const ownSignal = policies.some((p) => p.needs().ownSignal);
   return { pipeline, sync, ownSignal, direct: sync || !(ownSignal && plan.signalAt >= 0) };
 }
 
 /** The same test `Pipeline` applies before it allows `executeSync`. */
 function neverWaits(p: Policy): boolean {
-  return (
-    p instanceof CircuitBreaker ||
-    p instanceof Fallback ||
-    ((p instanceof Bulkhead || p instanceof RateLimiter) && !p.mayWait)
-  );
+  return p.stepKind === StepKind.Fallback || (p.stepKind === StepKind.Gate && !p.mayWait);
 }
 
 const AbortSignalClass = typeof AbortSignal === 'function' ? AbortSignal : undefined;
@@ -343,8 +320,8 @@ function callGeneral(plan: MethodPlan, self: unknown, args: unknown[]): unknown 
   const arg = at >= 0 ? args[at] : undefined;
   const signal = isAbortSignal(arg) ? arg : undefined;
   const options = signal === undefined ? undefined : { signal };
-  // With a timeout the method gets the execution's signal (it follows the caller's and also
-  // aborts at the deadline); otherwise the execution's signal is the caller's own.
+  // With a step that owns a signal (a deadline) the method gets the execution's signal (it
+  // follows the caller's and also aborts at the deadline); otherwise it is the caller's own.
   if (entry.ownSignal && (signal !== undefined || (signalAt >= 0 && arg === undefined))) {
     return entry.pipeline.execute((context) => {
       args[at] = context.signal;

@@ -39,9 +39,9 @@ export interface KeyedDecoratorOptions<A extends unknown[] = never[]>
   extends NamedDecoratorOptions {
   /**
    * Computes a key from the call's arguments (with `this` the object called); each key gets its
-   * own instance from the registry (`keyedCircuitBreaker` / `keyedBulkhead`), e.g. one breaker
+   * own instance from the registry (`registry.getKeyed(kind, name, key)` on each call), e.g. one
    * per downstream host. A key that is not a string of at most 1,024 characters fails the call
-   * with a `UsageError`.
+   * with a `UsageError`. Only for a kind the registry keeps per key.
    */
   readonly key?: (...args: A) => string;
 }
@@ -62,4 +62,17 @@ export interface PolicyDecorator<R = unknown, A extends unknown[] = never[]> {
     propertyKey: string | symbol,
     descriptor: TypedPropertyDescriptor<F>,
   ): void;
+}
+
+/**
+ * The decorator of one policy kind, made by `kindDecorator(kind)`. Its argument is a registry
+ * name (per key with `{ key }`), an instance of the kind `P`, or options `O` for a new instance.
+ */
+export interface KindDecorator<P extends object, O = unknown> {
+  <A extends unknown[] = never[]>(
+    name: string,
+    options?: KeyedDecoratorOptions<A>,
+  ): PolicyDecorator<unknown, A>;
+  (policy: P, options?: SharedDecoratorOptions): PolicyDecorator;
+  (options?: O, decoratorOptions?: PolicyDecoratorOptions): PolicyDecorator;
 }

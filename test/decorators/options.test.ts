@@ -22,32 +22,8 @@ import {
   Retry,
   UsageError,
 } from '../../src/index.js';
+import { type Fn, legacy, tc39 } from '../support/decorators.js';
 import { errorOf } from '../support/errors.js';
-
-type Fn = (...args: unknown[]) => unknown;
-
-/** Calls a decorator as TC39 decorators do. */
-function tc39(decorator: unknown, fn: Fn, name = 'method', kind = 'method'): Fn {
-  return (decorator as (value: Fn, context: object) => Fn)(fn, {
-    kind,
-    name,
-    static: false,
-    private: false,
-    addInitializer() {},
-    access: {},
-    metadata: {},
-  });
-}
-
-/** Calls a decorator as legacy `experimentalDecorators` do; returns the descriptor. */
-function legacy(decorator: unknown, descriptor: PropertyDescriptor | undefined, name = 'method') {
-  const result = (decorator as (t: object, k: string, d?: PropertyDescriptor) => unknown)(
-    {},
-    name,
-    descriptor,
-  );
-  return (result ?? descriptor) as PropertyDescriptor;
-}
 
 const failing = () => {
   throw new Error('down');
