@@ -47,6 +47,8 @@ export {
   isBulkheadRejectedError,
 } from './policies/bulkhead/errors.js';
 export type { BulkheadRejectedEvent } from './policies/bulkhead/events.js';
+// The policy kinds, and what a kind defined outside the library implements.
+export { bulkheadKind } from './policies/bulkhead/kind.js';
 export { type BulkheadOptions, bulkheadDefaults } from './policies/bulkhead/options.js';
 export { CircuitBreaker } from './policies/circuit-breaker/CircuitBreaker.js';
 export {
@@ -60,6 +62,7 @@ export type {
   StateChangeEvent,
   TransitionReason,
 } from './policies/circuit-breaker/events.js';
+export { circuitBreakerKind } from './policies/circuit-breaker/kind.js';
 export {
   type BreakBackoffOptions,
   type CircuitBreakerOptions,
@@ -84,6 +87,11 @@ export {
 export type { FallbackEvent } from './policies/fallback/events.js';
 export { Fallback } from './policies/fallback/Fallback.js';
 export type { Failure as FallbackFailure, FallbackOptions } from './policies/fallback/options.js';
+export {
+  POLICY_KINDS,
+  type RegistryInstanceSnapshot,
+  type RegistryTransition,
+} from './policies/kinds.js';
 export { isRateLimitedError, RateLimitedError } from './policies/rate-limiter/errors.js';
 export type { RateLimitedEvent } from './policies/rate-limiter/events.js';
 export {
@@ -91,12 +99,15 @@ export {
   type KeyedRateLimiterOptions,
   keyedRateLimiterDefaults,
 } from './policies/rate-limiter/KeyedRateLimiter.js';
+export { rateLimiterKind } from './policies/rate-limiter/kind.js';
 export {
   type RateLimiterOptions,
   rateLimiterDefaults,
 } from './policies/rate-limiter/options.js';
 export { type AcquireOptions, RateLimiter } from './policies/rate-limiter/RateLimiter.js';
+export type { RateLimiterStats } from './policies/rate-limiter/stats.js';
 export type { GiveUpEvent, RetryEvent } from './policies/retry/events.js';
+export { retryKind } from './policies/retry/kind.js';
 export {
   type AttemptFailure,
   type BackoffKind,
@@ -107,20 +118,13 @@ export {
 export { Retry, type RetryStats } from './policies/retry/Retry.js';
 export { isTimeoutError, TimeoutError } from './policies/timeout/errors.js';
 export type { TimeoutEvent } from './policies/timeout/events.js';
+export { timeoutKind } from './policies/timeout/kind.js';
 export {
   type TimeoutOptions,
   type TimeoutStrategy,
   timeoutDefaults,
 } from './policies/timeout/options.js';
 export { Timeout, type TimeoutStats } from './policies/timeout/Timeout.js';
-// The policy kinds, and what a kind defined outside the library implements.
-export { bulkheadKind } from './policies/bulkhead/kind.js';
-export { circuitBreakerKind } from './policies/circuit-breaker/kind.js';
-export { POLICY_KINDS, type RegistryInstanceSnapshot } from './policies/kinds.js';
-export { rateLimiterKind } from './policies/rate-limiter/kind.js';
-export type { RateLimiterStats } from './policies/rate-limiter/stats.js';
-export { retryKind } from './policies/retry/kind.js';
-export { timeoutKind } from './policies/timeout/kind.js';
 export {
   type AnyPolicyKind,
   type ConfigField,
@@ -141,13 +145,6 @@ export {
   type PolicyKindDescriptor,
   type PolicyKindOf,
 } from './protocol/kind.js';
-export type {
-  FamilyType,
-  InstrumentKind,
-  MetricFamilyDescriptor,
-  SeriesLabels,
-  SeriesSink,
-} from './telemetry/metricFamily.js';
 // The step protocol: what a policy kind defined outside the library implements to be a gate.
 export {
   type Gate,
@@ -181,8 +178,14 @@ export {
   type RegistryPolicy,
 } from './registry/Registry.js';
 export type { RegistrySnapshot } from './registry/snapshot.js';
-export type { RegistryTransition } from './registry/TransitionLog.js';
 export { diagnosticsChannels } from './telemetry/channels.js';
 export { LatencyHistogram, type LatencySnapshot } from './telemetry/LatencyHistogram.js';
+export type {
+  FamilyType,
+  InstrumentKind,
+  MetricFamilyDescriptor,
+  SeriesLabels,
+  SeriesSink,
+} from './telemetry/metricFamily.js';
 export type { MetricsOptions } from './telemetry/metrics.js';
 export { VERSION } from './version.js';

@@ -6,7 +6,7 @@ import type { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
 import { bulkheadKind } from '../policies/bulkhead/kind.js';
 import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import { circuitBreakerKind } from '../policies/circuit-breaker/kind.js';
-import { POLICY_KINDS } from '../policies/kinds.js';
+import { POLICY_KINDS, type RegistryTransition } from '../policies/kinds.js';
 import { rateLimiterKind } from '../policies/rate-limiter/kind.js';
 import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { retryKind } from '../policies/retry/kind.js';
@@ -24,7 +24,7 @@ import { KeyedInstances } from './KeyedInstances.js';
 import { checkKinds } from './kindsOption.js';
 import { prepareReconfigure } from './reconfigure.js';
 import { type RegistrySnapshot, registrySnapshot } from './snapshot.js';
-import { type RegistryTransition, TransitionLog } from './TransitionLog.js';
+import { TransitionLog } from './TransitionLog.js';
 
 /** Options of a {@link Registry} itself (the policies' options come from the config). */
 export interface RegistryOptions {
