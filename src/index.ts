@@ -41,6 +41,7 @@ export type {
   Success as ExecutionSuccess,
 } from './pipeline/result.js';
 export { Bulkhead } from './policies/bulkhead/Bulkhead.js';
+export type { BulkheadConfig } from './policies/bulkhead/config.js';
 export {
   BulkheadRejectedError,
   type BulkheadRejection,
@@ -49,6 +50,7 @@ export {
 export type { BulkheadRejectedEvent } from './policies/bulkhead/events.js';
 export { type BulkheadOptions, bulkheadDefaults } from './policies/bulkhead/options.js';
 export { CircuitBreaker } from './policies/circuit-breaker/CircuitBreaker.js';
+export type { CircuitBreakerConfig, WindowConfig } from './policies/circuit-breaker/config.js';
 export {
   BrokenCircuitError,
   IsolatedCircuitError,
@@ -84,6 +86,8 @@ export {
 export type { FallbackEvent } from './policies/fallback/events.js';
 export { Fallback } from './policies/fallback/Fallback.js';
 export type { Failure as FallbackFailure, FallbackOptions } from './policies/fallback/options.js';
+export type { PolicyKindConfigs } from './policies/kinds.js';
+export type { RateLimiterConfig } from './policies/rate-limiter/config.js';
 export { isRateLimitedError, RateLimitedError } from './policies/rate-limiter/errors.js';
 export type { RateLimitedEvent } from './policies/rate-limiter/events.js';
 export {
@@ -96,6 +100,7 @@ export {
   rateLimiterDefaults,
 } from './policies/rate-limiter/options.js';
 export { type AcquireOptions, RateLimiter } from './policies/rate-limiter/RateLimiter.js';
+export type { RetryConfig } from './policies/retry/config.js';
 export type { GiveUpEvent, RetryEvent } from './policies/retry/events.js';
 export {
   type AttemptFailure,
@@ -105,6 +110,7 @@ export {
   retryDefaults,
 } from './policies/retry/options.js';
 export { Retry } from './policies/retry/Retry.js';
+export type { TimeoutConfig } from './policies/timeout/config.js';
 export { isTimeoutError, TimeoutError } from './policies/timeout/errors.js';
 export type { TimeoutEvent } from './policies/timeout/events.js';
 export {
@@ -113,6 +119,7 @@ export {
   timeoutDefaults,
 } from './policies/timeout/options.js';
 export { Timeout } from './policies/timeout/Timeout.js';
+export type { Duration, KindConfigTypes } from './protocol/kind.js';
 // The step protocol: what a policy kind defined outside the library implements to be a gate.
 export {
   type Gate,
@@ -128,17 +135,11 @@ export {
 } from './protocol/step.js';
 export { ConfigError, type ConfigIssue } from './registry/ConfigError.js';
 export {
-  type BulkheadConfig,
-  type CircuitBreakerConfig,
   type KeysConfig,
   keysDefaults,
-  type RateLimiterConfig,
   type RegistryConfig,
-  type RetryConfig,
-  type TimeoutConfig,
-  type WindowConfig,
 } from './registry/config/types.js';
-export { type Duration, parseDuration } from './registry/duration.js';
+export { parseDuration } from './registry/duration.js';
 export {
   defaultRegistry,
   Registry,

@@ -1,9 +1,7 @@
 import { describeValue } from '../errors/describeValue.js';
+import type { Duration } from '../protocol/kind.js';
 import { MAX_DURATION_MS } from '../validation/validate.js';
 import { ConfigError } from './ConfigError.js';
-
-export type { Duration } from '../protocol/kind.js';
-
 
 const UNIT_MS = new Map([
   ['ms', 1],
