@@ -303,3 +303,7 @@ export const configSchema = (fields: readonly (readonly [string, ConfigField])[]
 /** Any policy kind, whatever its policy, options and counts (the type of a list of kinds). */
 // biome-ignore lint/suspicious/noExplicitAny: a list holds kinds of unrelated type parameters.
 export type AnyPolicyKind = PolicyKindDescriptor<any, any, any>;
+
+/** A policy kind whose instances are `P`, whatever its options and counts. */
+// biome-ignore lint/suspicious/noExplicitAny: only the policy type matters to who holds it.
+export type PolicyKindOf<P extends object> = PolicyKindDescriptor<P, any, any>;

@@ -1,32 +1,6 @@
 import type { Clock } from '../clock/Clock.js';
+import type { KeyedKind } from '../protocol/kind.js';
 import { KeyIndex } from './KeyIndex.js';
-
-/** @internal What a {@link KeyedInstances} needs to know about the instances it keeps. */
-export interface KeyedKind<T> {
-  /** Numbers kept per key while the key has no instance (0 for none). */
-  readonly stride: number;
-  /** A new instance for `key`. */
-  create(key: string): T;
-  /** Restores an instance just made from the numbers at `store[at..at+stride)` (zeros: fresh). */
-  revive(instance: T, store: Float64Array, at: number): void;
-  /**
-   * When the instance can be dropped losing nothing but its identity, writes its numbers at
-   * `store[at..)`, releases what it holds and returns true; otherwise returns false.
-   */
-  shelve(instance: T, store: Float64Array, at: number, key: string): boolean;
-  /**
-   * True when the instance must not be evicted at `now`, with keys dropped after
-   * `idleTimeout` ms unused.
-   */
-  isProtected(instance: T, now: number, idleTimeout: number): boolean;
-  /**
-   * Takes the counts of a key being dropped: its instance, or (`instance` undefined) its
-   * numbers at `store[at..at+stride)`.
-   */
-  retire(instance: T | undefined, store: Float64Array, at: number): void;
-  /** Releases everything an evicted instance holds. */
-  dispose(instance: T): void;
-}
 
 const NIL = -1;
 /** Entries looked at from the least recently used end per eviction for room. */

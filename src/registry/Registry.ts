@@ -2,63 +2,45 @@ import type { Clock } from '../clock/Clock.js';
 import { systemClock } from '../clock/systemClock.js';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
-import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
-import { type BulkheadOptions, resolveBulkheadOptions } from '../policies/bulkhead/options.js';
-import { CircuitBreaker, type TransitionSink } from '../policies/circuit-breaker/CircuitBreaker.js';
-import {
-  type CircuitBreakerOptions,
-  resolveBreakerOptions,
-} from '../policies/circuit-breaker/options.js';
-import {
-  type RateLimiterOptions,
-  resolveRateLimiterOptions,
-} from '../policies/rate-limiter/options.js';
-import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
-import type { RetryOptions } from '../policies/retry/options.js';
-import { Retry } from '../policies/retry/Retry.js';
+import type { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
+import { bulkheadKind } from '../policies/bulkhead/kind.js';
+import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
+import { circuitBreakerKind } from '../policies/circuit-breaker/kind.js';
+import { POLICY_KINDS, type RegistryTransition } from '../policies/kinds.js';
+import { rateLimiterKind } from '../policies/rate-limiter/kind.js';
+import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
+import { retryKind } from '../policies/retry/kind.js';
+import type { Retry } from '../policies/retry/Retry.js';
 import { brand, otherCopyNote } from '../policies/shared/brand.js';
-import type { TimeoutOptions } from '../policies/timeout/options.js';
-import { Timeout } from '../policies/timeout/Timeout.js';
+import { timeoutKind } from '../policies/timeout/kind.js';
+import type { Timeout } from '../policies/timeout/Timeout.js';
+import type { AnyPolicyKind, KindHooks, OptionsData, PolicyKindOf } from '../protocol/kind.js';
 import { checkOptionsObject, clockOption, keyError } from '../validation/validate.js';
 import type { ConfigError } from './ConfigError.js';
-import type { OptionsData, RegistryConfig, RegistryKind, ValidConfig } from './config/types.js';
+import type { RegistryConfig, ValidConfig } from './config/types.js';
 import { optionsFor, validateConfig } from './config/validate.js';
+import type { KindInstances, RegistryInstances } from './instances.js';
 import { KeyedInstances } from './KeyedInstances.js';
-import { BreakerKind, BulkheadKind, type Keyed, RateLimiterKind } from './kinds.js';
+import { checkKinds } from './kindsOption.js';
 import { prepareReconfigure } from './reconfigure.js';
 import { type RegistrySnapshot, registrySnapshot } from './snapshot.js';
-import { type RegistryTransition, TransitionLog } from './TransitionLog.js';
+import { TransitionLog } from './TransitionLog.js';
 
 /** Options of a {@link Registry} itself (the policies' options come from the config). */
 export interface RegistryOptions {
   /** The clock given to every policy the registry builds, and read for idle keys. */
   readonly clock?: Clock;
-}
-
-/**
- * @internal Every instance of a registry: what `collectMetrics`, the listings and the
- * registry's own snapshot and reconfiguration read.
- */
-export interface RegistryInstances {
-  readonly breakers: ReadonlyMap<string, Named<CircuitBreaker>>;
-  readonly retries: ReadonlyMap<string, Named<Retry>>;
-  readonly timeouts: ReadonlyMap<string, Named<Timeout>>;
-  readonly bulkheads: ReadonlyMap<string, Named<Bulkhead>>;
-  readonly rateLimiters: ReadonlyMap<string, Named<RateLimiter>>;
-  readonly keyedBreakers: ReadonlyMap<string, Keyed<CircuitBreaker, BreakerKind>>;
-  readonly keyedBulkheads: ReadonlyMap<string, Keyed<Bulkhead, BulkheadKind>>;
-  readonly keyedRateLimiters: ReadonlyMap<string, Keyed<RateLimiter, RateLimiterKind>>;
+  /**
+   * Policy kinds defined outside the library (see `PolicyKindDescriptor`), held by name and
+   * key, read from config data (`defaults.<name>` and their `section`), listed in snapshots,
+   * metrics and the dashboard like the library's own. Each needs a `name` and a `section`
+   * no other kind uses. @default none
+   */
+  readonly kinds?: readonly AnyPolicyKind[];
 }
 
 /** A policy a registry can hold. */
 export type RegistryPolicy = CircuitBreaker | Retry | Timeout | Bulkhead | RateLimiter;
-
-/** @internal A named instance of a registry. */
-export interface Named<P> {
-  readonly policy: P;
-  /** Built in code and handed to `register`: the config never changes it. */
-  readonly registered: boolean;
-}
 
 /**
  * Named and keyed policy instances built from config data, shared across a codebase.
@@ -98,47 +80,80 @@ export interface Named<P> {
 export class Registry {
   private config: ValidConfig;
   private readonly clock: Clock;
-  private readonly breakers = new Map<string, Named<CircuitBreaker>>();
-  private readonly retries = new Map<string, Named<Retry>>();
-  private readonly timeouts = new Map<string, Named<Timeout>>();
-  private readonly bulkheads = new Map<string, Named<Bulkhead>>();
-  private readonly rateLimiters = new Map<string, Named<RateLimiter>>();
-  private readonly keyedBreakers = new Map<string, Keyed<CircuitBreaker, BreakerKind>>();
-  private readonly keyedBulkheads = new Map<string, Keyed<Bulkhead, BulkheadKind>>();
-  private readonly keyedRateLimiters = new Map<string, Keyed<RateLimiter, RateLimiterKind>>();
+  /** Every kind's instances, by kind name, in the order of the kinds. */
+  private readonly byKind: ReadonlyMap<string, KindInstances>;
+  private readonly all: RegistryInstances;
   private readonly transitions = new TransitionLog();
+  private readonly hooks: KindHooks;
+  // The library's kinds, for the typed shorthands (`circuitBreaker(name)`, ...).
+  private readonly breakers: KindInstances;
+  private readonly retries: KindInstances;
+  private readonly timeouts: KindInstances;
+  private readonly bulkheads: KindInstances;
+  private readonly rateLimiters: KindInstances;
 
   /**
    * @param config settings as plain data (see {@link RegistryConfig}); throws
    *   {@link ConfigError} listing every problem when it is invalid.
    */
   constructor(config?: RegistryConfig, options?: RegistryOptions) {
-    const o = checkOptionsObject(options, ['clock'], '');
+    const o = checkOptionsObject(options, ['clock', 'kinds'], '');
     this.clock = clockOption(o.clock, 'clock', systemClock);
-    this.config = validateConfig(config);
+    const kinds = [...POLICY_KINDS, ...checkKinds(o.kinds, POLICY_KINDS)];
+    this.all = kinds.map((kind) => ({ kind, named: new Map(), keyed: new Map() }));
+    this.byKind = new Map(this.all.map((k) => [k.kind.name, k]));
+    const transitions = this.transitions;
+    this.hooks = {
+      stateChange: (name, key, event) => transitions.record(name, key, event as never),
+    };
+    this.config = validateConfig(config, kinds);
+    this.breakers = this.kindInstances(circuitBreakerKind);
+    this.retries = this.kindInstances(retryKind);
+    this.timeouts = this.kindInstances(timeoutKind);
+    this.bulkheads = this.kindInstances(bulkheadKind);
+    this.rateLimiters = this.kindInstances(rateLimiterKind);
+  }
+
+  /**
+   * The instance of `kind` named `name`: the same instance on every call, built from
+   * `defaults.<kind>` with its entry in the kind's section on top (or the defaults alone for a
+   * name without an entry). `kind` is a kind's descriptor or its name (`'circuitBreaker'`);
+   * throws {@link UsageError} for a kind the registry was not given.
+   *
+   * @example
+   * ```ts
+   * const breaker = registry.get(circuitBreakerKind, 'payments'); // registry.circuitBreaker('payments')
+   * ```
+   */
+  get<P extends object>(kind: PolicyKindOf<P> | string, name: string): P {
+    return this.named(this.kindInstances(kind), name) as P;
+  }
+
+  /**
+   * The instance of `kind` for `key` under name `name` (one per downstream host, tenant, ...),
+   * built from the config of `name` on first use. Ask for it on each use rather than keeping
+   * it: an idle one may be evicted, or rebuilt from its numbers (see the class description).
+   * Throws {@link OptionsError} when `key` is not a string of at most 1,024 characters: keys
+   * usually come from traffic, and one huge key would make every listing of the registry
+   * (health, metrics, dashboard) as large; {@link UsageError} for a kind the registry was not
+   * given or that is not kept per key.
+   */
+  getKeyed<P extends object>(kind: PolicyKindOf<P> | string, name: string, key: string): P {
+    const k = this.kindInstances(kind);
+    const invalid = keyError(key);
+    if (invalid !== undefined) throw invalid;
+    const keyed = k.keyed.get(name) ?? this.keyedGroup(k, name);
+    return keyed.instances.get(key) as P;
   }
 
   /** The circuit breaker named `name`: the same instance on every call. */
   circuitBreaker(name: string): CircuitBreaker {
-    let entry = this.breakers.get(name);
-    if (entry === undefined) {
-      const options = this.options(this.config, 'circuitBreaker', name);
-      entry = { policy: new CircuitBreaker(options as CircuitBreakerOptions), registered: false };
-      entry.policy.transitionSink = this.sinkFor(name);
-      this.breakers.set(name, entry);
-    }
-    return entry.policy;
+    return this.named(this.breakers, name) as CircuitBreaker;
   }
 
   /** The retry policy named `name`: the same instance on every call. */
   retry(name: string): Retry {
-    let entry = this.retries.get(name);
-    if (entry === undefined) {
-      const options = this.options(this.config, 'retry', name);
-      entry = { policy: new Retry(options as RetryOptions), registered: false };
-      this.retries.set(name, entry);
-    }
-    return entry.policy;
+    return this.named(this.retries, name) as Retry;
   }
 
   /**
@@ -146,27 +161,12 @@ export class Registry {
    * {@link ConfigError} when neither `timeouts[name]` nor `defaults.timeout` gives a timeout.
    */
   timeout(name: string): Timeout {
-    let entry = this.timeouts.get(name);
-    if (entry === undefined) {
-      const options = this.options(this.config, 'timeout', name);
-      entry = {
-        policy: new Timeout(options as unknown as TimeoutOptions),
-        registered: false,
-      };
-      this.timeouts.set(name, entry);
-    }
-    return entry.policy;
+    return this.named(this.timeouts, name) as Timeout;
   }
 
   /** The bulkhead named `name`: the same instance on every call. */
   bulkhead(name: string): Bulkhead {
-    let entry = this.bulkheads.get(name);
-    if (entry === undefined) {
-      const options = this.options(this.config, 'bulkhead', name);
-      entry = { policy: new Bulkhead(options as BulkheadOptions), registered: false };
-      this.bulkheads.set(name, entry);
-    }
-    return entry.policy;
+    return this.named(this.bulkheads, name) as Bulkhead;
   }
 
   /**
@@ -175,13 +175,7 @@ export class Registry {
    * rate (`limit`, or `capacity` and `refillRate`).
    */
   rateLimiter(name: string): RateLimiter {
-    let entry = this.rateLimiters.get(name);
-    if (entry === undefined) {
-      const options = this.options(this.config, 'rateLimiter', name);
-      entry = { policy: new RateLimiter(options as RateLimiterOptions), registered: false };
-      this.rateLimiters.set(name, entry);
-    }
-    return entry.policy;
+    return this.named(this.rateLimiters, name) as RateLimiter;
   }
 
   /**
@@ -189,43 +183,23 @@ export class Registry {
    * its kind returns it from then on. The config never changes it, but `dispose` disposes it.
    * Throws {@link UsageError} when its kind already has an instance of that name.
    */
-  register(name: string, policy: RegistryPolicy): void {
+  register(name: string, policy: RegistryPolicy | object): void {
     checkName(name);
-    const map =
-      policy instanceof CircuitBreaker
-        ? this.breakers
-        : policy instanceof Retry
-          ? this.retries
-          : policy instanceof Timeout
-            ? this.timeouts
-            : policy instanceof Bulkhead
-              ? this.bulkheads
-              : policy instanceof RateLimiter
-                ? this.rateLimiters
-                : undefined;
-    if (map === undefined) {
+    const k = this.all.find(({ kind }) => kind.is(policy));
+    if (k === undefined) {
       throw new OptionsError(
         'policy',
         policy,
-        `a CircuitBreaker, Retry, Timeout, Bulkhead or RateLimiter${otherCopyNote(policy)}`,
+        `a policy of a kind the registry holds (${this.all.map(({ kind }) => kind.label).join(', ')})${otherCopyNote(policy)}`,
       );
     }
-    if (map.has(name)) {
-      const kind =
-        map === this.breakers
-          ? 'circuit breaker'
-          : map === this.retries
-            ? 'retry policy'
-            : map === this.timeouts
-              ? 'timeout'
-              : map === this.bulkheads
-                ? 'bulkhead'
-                : 'rate limiter';
-      throw new UsageError(`The registry already has a ${kind} named ${JSON.stringify(name)}`);
+    if (k.named.has(name)) {
+      throw new UsageError(
+        `The registry already has a ${k.kind.label} named ${JSON.stringify(name)}`,
+      );
     }
-    (map as Map<string, Named<RegistryPolicy>>).set(name, { policy, registered: true });
-    // A breaker registered in several registries reports its transitions to the last one.
-    if (policy instanceof CircuitBreaker) policy.transitionSink = this.sinkFor(name);
+    k.named.set(name, { policy, registered: true });
+    k.kind.attach?.(policy, name, this.hooks);
   }
 
   /**
@@ -250,10 +224,6 @@ export class Registry {
     return this.transitions.listen(listener);
   }
 
-  private sinkFor(name: string): TransitionSink {
-    return (_breaker, event) => this.transitions.record(name, undefined, event);
-  }
-
   /**
    * The breaker of `key` under name `name` (one per downstream host, tenant, ...), built from
    * the config of `name` on first use. Ask for it on each use rather than keeping it: an idle
@@ -263,18 +233,12 @@ export class Registry {
    * (health, metrics, dashboard) as large.
    */
   keyedCircuitBreaker(name: string, key: string): CircuitBreaker {
-    const invalid = keyError(key);
-    if (invalid !== undefined) throw invalid;
-    const group = this.keyedBreakers.get(name) ?? this.keyedBreakerGroup(name);
-    return group.instances.get(key);
+    return this.keyed(this.breakers, name, key) as CircuitBreaker;
   }
 
   /** The bulkhead of `key` under name `name`, like {@link keyedCircuitBreaker}. */
   keyedBulkhead(name: string, key: string): Bulkhead {
-    const invalid = keyError(key);
-    if (invalid !== undefined) throw invalid;
-    const group = this.keyedBulkheads.get(name) ?? this.keyedBulkheadGroup(name);
-    return group.instances.get(key);
+    return this.keyed(this.bulkheads, name, key) as Bulkhead;
   }
 
   /**
@@ -283,10 +247,7 @@ export class Registry {
    * rate.
    */
   keyedRateLimiter(name: string, key: string): RateLimiter {
-    const invalid = keyError(key);
-    if (invalid !== undefined) throw invalid;
-    const group = this.keyedRateLimiters.get(name) ?? this.keyedRateLimiterGroup(name);
-    return group.instances.get(key);
+    return this.keyed(this.rateLimiters, name, key) as RateLimiter;
   }
 
   /**
@@ -295,7 +256,7 @@ export class Registry {
    * first.
    */
   snapshot(): RegistrySnapshot {
-    return registrySnapshot(this.all());
+    return registrySnapshot(this.all);
   }
 
   /**
@@ -310,9 +271,12 @@ export class Registry {
    * dropped and rebuilt on their next use when they are not protected.
    */
   reconfigure(config: RegistryConfig): void {
-    const next = validateConfig(config);
+    const next = validateConfig(
+      config,
+      this.all.map((k) => k.kind),
+    );
     const apply = prepareReconfigure(
-      this.all(),
+      this.all,
       next,
       (kind, name) => this.options(next, kind, name),
       this.clock,
@@ -327,83 +291,72 @@ export class Registry {
    * usable: later calls build new instances from the same config.
    */
   dispose(): void {
-    for (const map of [
-      this.breakers,
-      this.retries,
-      this.timeouts,
-      this.bulkheads,
-      this.rateLimiters,
-    ] as Map<string, Named<RegistryPolicy>>[]) {
-      for (const { policy } of map.values()) policy.dispose();
-      map.clear();
+    for (const { kind, named, keyed } of this.all) {
+      for (const { policy } of named.values()) kind.dispose(policy);
+      named.clear();
+      for (const { instances } of keyed.values()) instances.clear();
+      keyed.clear();
     }
-    for (const { instances } of this.keyedBreakers.values()) instances.clear();
-    for (const { instances } of this.keyedBulkheads.values()) instances.clear();
-    for (const { instances } of this.keyedRateLimiters.values()) instances.clear();
-    this.keyedBreakers.clear();
-    this.keyedBulkheads.clear();
-    this.keyedRateLimiters.clear();
     this.transitions.clear();
   }
 
   /**
-   * @internal Every instance, for metric collection (see `collectMetrics`) and the bounded
-   * listings of `/health` and the dashboard.
+   * @internal Every instance, by kind, for metric collection (see `collectMetrics`) and the
+   * bounded listings of `/health` and the dashboard.
    */
   instancesForMetrics(): RegistryInstances {
-    return this.all();
+    return this.all;
   }
 
   // ---- internals --------------------------------------------------------------------------------
 
-  private all(): RegistryInstances {
-    return {
-      breakers: this.breakers,
-      retries: this.retries,
-      timeouts: this.timeouts,
-      bulkheads: this.bulkheads,
-      rateLimiters: this.rateLimiters,
-      keyedBreakers: this.keyedBreakers,
-      keyedBulkheads: this.keyedBulkheads,
-      keyedRateLimiters: this.keyedRateLimiters,
-    };
+  private kindInstances(kind: AnyPolicyKind | string): KindInstances {
+    const name = typeof kind === 'string' ? kind : kind?.name;
+    const k = this.byKind.get(name as string);
+    if (k === undefined || (typeof kind !== 'string' && k.kind !== kind)) {
+      throw new UsageError(
+        `The registry holds no policy kind ${typeof name === 'string' ? JSON.stringify(name) : String(kind)}: give a kind defined outside the library to \`new Registry(config, { kinds: [...] })\``,
+      );
+    }
+    return k;
+  }
+
+  private named(k: KindInstances, name: string): object {
+    let entry = k.named.get(name);
+    if (entry === undefined) {
+      const policy = k.kind.create(this.options(this.config, k.kind, name));
+      k.kind.attach?.(policy, name, this.hooks);
+      entry = { policy, registered: false };
+      k.named.set(name, entry);
+    }
+    return entry.policy;
+  }
+
+  private keyed(k: KindInstances, name: string, key: string): object {
+    const invalid = keyError(key);
+    if (invalid !== undefined) throw invalid;
+    const keyed = k.keyed.get(name) ?? this.keyedGroup(k, name);
+    return keyed.instances.get(key);
   }
 
   /** Options for instance `name` of `kind` under `config`, with the name and the clock. */
-  private options(config: ValidConfig, kind: RegistryKind, name: string): OptionsData {
+  private options(config: ValidConfig, kind: AnyPolicyKind, name: string): OptionsData {
     checkName(name);
     return { ...optionsFor(config, kind, name), name, clock: this.clock };
   }
 
-  private keyedBreakerGroup(name: string): Keyed<CircuitBreaker, BreakerKind> {
-    const o = resolveBreakerOptions(this.options(this.config, 'circuitBreaker', name));
-    const kind: BreakerKind = new BreakerKind(name, o, (breaker, event) => {
-      this.transitions.record(name, kind.keyOf(breaker), event);
-    });
+  private keyedGroup(k: KindInstances, name: string) {
+    const { kind } = k;
+    if (kind.keyed === undefined) {
+      throw new UsageError(`A ${kind.label} is not kept per key: ask for it by name`);
+    }
+    const group = kind.keyed(name, kind.resolve(this.options(this.config, kind, name)), this.hooks);
     const { maxKeys, idleTimeout } = this.config.keys;
-    const instances = new KeyedInstances(kind, this.clock, maxKeys, idleTimeout);
-    kind.instances = instances;
-    const group = { kind, instances };
-    this.keyedBreakers.set(name, group);
-    return group;
-  }
-
-  private keyedBulkheadGroup(name: string): Keyed<Bulkhead, BulkheadKind> {
-    const o = resolveBulkheadOptions(this.options(this.config, 'bulkhead', name));
-    const kind = new BulkheadKind(name, o);
-    const { maxKeys, idleTimeout } = this.config.keys;
-    const group = { kind, instances: new KeyedInstances(kind, this.clock, maxKeys, idleTimeout) };
-    this.keyedBulkheads.set(name, group);
-    return group;
-  }
-
-  private keyedRateLimiterGroup(name: string): Keyed<RateLimiter, RateLimiterKind> {
-    const o = resolveRateLimiterOptions(this.options(this.config, 'rateLimiter', name));
-    const kind = new RateLimiterKind(name, o);
-    const { maxKeys, idleTimeout } = this.config.keys;
-    const group = { kind, instances: new KeyedInstances(kind, this.clock, maxKeys, idleTimeout) };
-    this.keyedRateLimiters.set(name, group);
-    return group;
+    const instances = new KeyedInstances(group, this.clock, maxKeys, idleTimeout);
+    group.instances = instances;
+    const keyed = { group, instances };
+    k.keyed.set(name, keyed);
+    return keyed;
   }
 }
 

@@ -1,122 +1,109 @@
-import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
-import { type CircuitState, S_CLOSED, STATE_NAMES } from '../policies/circuit-breaker/state.js';
-import type { CircuitBreakerStats } from '../policies/circuit-breaker/stats.js';
-import type { BreakerKind, Keyed } from './kinds.js';
-import type { RegistryInstances } from './Registry.js';
-import { BreakerTotals } from './RetiredTotals.js';
-import {
-  breakerEntry,
-  bulkheadEntry,
-  pushNamedAfterBreakers,
-  type RegistryInstanceSnapshot,
-  rateLimiterEntry,
-  shelvedBreakerEntry,
-} from './snapshot.js';
+import type { RegistryInstanceSnapshot } from '../policies/kinds.js';
+import type { AnyPolicyKind } from '../protocol/kind.js';
+import type { Keyed, RegistryInstances } from './instances.js';
+import { pushNamed, snapshotEntry } from './snapshot.js';
 
 /**
  * @internal Bounded views of a registry for health endpoints, dashboards and metrics: a keyed
  * name may hold millions of keys, but only a few are shown one by one, so only those few get a
- * snapshot; the others are read for their state and summed without building any object.
+ * view; the others are read for their state and summed without building any object.
  */
 
 /** Keyed instances of one kind and name left out of a listing. */
 export interface OmittedKeys {
-  readonly kind: RegistryInstanceSnapshot['kind'];
+  readonly kind: string;
   readonly name: string;
   /** How many keys were left out. */
   readonly count: number;
 }
 
-/** @internal Counts of one breaker series (one instance, or the sum of several). */
-export class BreakerCounts extends BreakerTotals {
-  /** Breakers in each state, in the order of `STATE_NAMES`. */
-  readonly inState = [0, 0, 0, 0, 0, 0];
-
-  addBreaker(s: CircuitBreakerStats): void {
-    this.add(s);
-    this.inState[STATE_NAMES.indexOf(s.state)]!++;
-  }
-}
-
-/** @internal A keyed breaker to show one by one. */
-export interface ListedBreaker {
+/** @internal A keyed instance to show one by one. */
+export interface ListedKey<P> {
   readonly key: string;
-  /** The breaker, or undefined for one shelved as {@link numbers}. */
-  readonly breaker: CircuitBreaker | undefined;
-  /** The numbers of a shelved (closed) breaker, copied when it was met. */
+  /** The instance, or undefined for one shelved as {@link numbers}. */
+  readonly instance: P | undefined;
+  /** The numbers of a shelved instance, copied when it was met. */
   readonly numbers: Float64Array | undefined;
 }
 
-/** @internal What {@link listKeyedBreakers} found. */
-export interface KeyedBreakerListing {
-  /** At most `max` keys: those not closed, then closed ones, most recently used first. */
-  readonly shown: readonly ListedBreaker[];
+/** @internal What {@link listKeyed} found. */
+export interface KeyedListing<P> {
+  /**
+   * At most `max` keys: those out of their kind's rest state, then the others, most recently
+   * used first.
+   */
+  readonly shown: readonly ListedKey<P>[];
   /** Keys not shown. */
   readonly hidden: number;
 }
 
+/** @internal What {@link listKeyed} does with the keys it does not show, and what it meets. */
+export interface ListingVisitor<P> {
+  /** Skip shelved keys altogether (neither shown nor hidden). */
+  readonly liveOnly?: boolean;
+  /** Called for every key not shown: its instance, or its numbers when shelved. */
+  hidden?(instance: P | undefined, store: Float64Array, at: number): void;
+  /** Called for every key whose instance is out of its kind's rest state, shown or not. */
+  outOfRest?(key: string, state: string): void;
+}
+
 /**
- * @internal The keys of a keyed breaker name to show one by one (those not closed first, then
- * the most recently used), adding the counts of the others to `others` when given. Calls
- * `onNotClosed` for every key whose breaker is not closed, shown or not. Snapshots nothing:
- * the caller snapshots what it shows; the others cost a read of their state (none for a
- * shelved one, which is closed) and, to sum them, of their counters.
+ * @internal The keys of a keyed name to show one by one: those out of their kind's rest state
+ * first (a breaker that is not closed), then the most recently used. Views nothing: the
+ * caller views what it shows; the others cost a read of their state (none for a shelved one,
+ * which is at rest) and whatever `visit.hidden` does.
  */
-export function listKeyedBreakers(
-  { kind, instances }: Keyed<CircuitBreaker, BreakerKind>,
+export function listKeyed<P>(
+  kind: AnyPolicyKind,
+  { group, instances }: Keyed<P>,
   max: number,
-  others?: BreakerCounts,
-  onNotClosed?: (key: string, state: CircuitState) => void,
-): KeyedBreakerListing {
+  visit: ListingVisitor<P> = {},
+): KeyedListing<P> {
   instances.sweepAll();
-  const stride = kind.stride;
-  const notClosed: ListedBreaker[] = [];
-  const closed: ListedBreaker[] = [];
+  const stride = group.stride;
+  const stateOf = kind.state;
+  const rest = kind.restState;
+  const outOfRest: ListedKey<P>[] = [];
+  const atRest: ListedKey<P>[] = [];
   let hidden = 0;
-  instances.forEach((key, breaker, store, at) => {
-    if (breaker === undefined) {
-      // Shelved: a closed breaker kept as numbers.
-      if (closed.length < max) {
-        closed.push({ key, breaker, numbers: store.slice(at, at + stride) });
+  instances.forEach((key, instance, store, at) => {
+    if (instance === undefined) {
+      if (visit.liveOnly) return;
+      // Shelved: an instance at rest kept as numbers.
+      if (atRest.length < max) {
+        atRest.push({ key, instance, numbers: store.slice(at, at + stride) });
       } else {
         hidden++;
-        if (others !== undefined) {
-          others.addNumbers(store, at);
-          others.inState[S_CLOSED]!++;
-        }
+        visit.hidden?.(undefined, store, at);
       }
       return;
     }
-    const state = breaker.state;
-    if (state !== 'closed') {
-      onNotClosed?.(key, state);
-      if (notClosed.length < max) {
-        notClosed.push({ key, breaker, numbers: undefined });
+    const state = stateOf === undefined ? undefined : stateOf(instance);
+    if (state !== undefined && state !== rest) {
+      visit.outOfRest?.(key, state);
+      if (outOfRest.length < max) {
+        outOfRest.push({ key, instance, numbers: undefined });
         return;
       }
-    } else if (closed.length < max) {
-      closed.push({ key, breaker, numbers: undefined });
+    } else if (atRest.length < max) {
+      atRest.push({ key, instance, numbers: undefined });
       return;
     }
     hidden++;
-    if (others !== undefined) {
-      breaker.addCounts(others);
-      others.inState[STATE_NAMES.indexOf(state)]!++;
-    }
+    visit.hidden?.(instance, store, at);
   });
-  // Closed keys met before `max` keys that are not closed had been seen give way to them.
-  const room = max - notClosed.length;
-  for (let i = room; i < closed.length; i++) {
+  // Keys at rest met before `max` keys out of rest had been seen give way to them.
+  const room = max - outOfRest.length;
+  for (let i = room; i < atRest.length; i++) {
     hidden++;
-    if (others === undefined) continue;
-    const { breaker, numbers } = closed[i]!;
-    if (breaker === undefined) others.addNumbers(numbers!, 0);
-    else breaker.addCounts(others);
-    others.inState[S_CLOSED]!++;
+    const { instance, numbers } = atRest[i]!;
+    visit.hidden?.(instance, numbers ?? EMPTY, 0);
   }
-  if (closed.length > room) closed.length = room;
-  return { shown: notClosed.concat(closed), hidden };
+  if (atRest.length > room) atRest.length = room;
+  return { shown: outOfRest.concat(atRest), hidden };
 }
+
+const EMPTY = new Float64Array(0);
 
 /** @internal What {@link limitedSnapshot} returns. */
 export interface LimitedSnapshot {
@@ -125,61 +112,42 @@ export interface LimitedSnapshot {
 }
 
 /**
- * @internal Every named instance and at most `max` keys of each keyed kind and name (breakers
- * that are not closed first, then the most recently used), in the order of
- * `Registry.snapshot`, and the number of keys left out per name. Calls `onNotClosed` for every
- * breaker that is not closed, named or keyed, listed or not. Only the instances listed are
- * snapshotted.
+ * @internal Every named instance and at most `max` keys of each keyed name (those out of their
+ * kind's rest state first, then the most recently used), in the order of `Registry.snapshot`,
+ * and the number of keys left out per name. Calls `outOfRest` for every instance out of its
+ * kind's rest state, named or keyed, listed or not. Only the instances listed are viewed.
  */
 export function limitedSnapshot(
   all: RegistryInstances,
   max: number,
-  onNotClosed?: (name: string, key: string | undefined, state: CircuitState) => void,
+  outOfRest?: (kind: AnyPolicyKind, name: string, key: string | undefined, state: string) => void,
 ): LimitedSnapshot {
   const instances: RegistryInstanceSnapshot[] = [];
   const omitted: OmittedKeys[] = [];
-  for (const [name, { policy }] of all.breakers) {
-    const entry = breakerEntry(name, undefined, policy);
-    instances.push(entry);
-    if (entry.kind === 'circuitBreaker' && entry.state !== 'closed') {
-      onNotClosed?.(name, undefined, entry.state);
+  pushNamed(all, instances);
+  if (outOfRest !== undefined) {
+    for (const { kind, named } of all) {
+      if (kind.state === undefined) continue;
+      for (const [name, { policy }] of named) {
+        const state = kind.state(policy);
+        if (state !== kind.restState) outOfRest(kind, name, undefined, state);
+      }
     }
   }
-  pushNamedAfterBreakers(all, instances);
-  for (const [name, group] of all.keyedBreakers) {
-    const visit =
-      onNotClosed === undefined
-        ? undefined
-        : (key: string, state: CircuitState) => onNotClosed(name, key, state);
-    const { shown, hidden } = listKeyedBreakers(group, max, undefined, visit);
-    for (const { key, breaker, numbers } of shown) {
-      instances.push(
-        breaker === undefined
-          ? shelvedBreakerEntry(name, key, numbers!, 0)
-          : breakerEntry(name, key, breaker),
-      );
+  for (const { kind, keyed } of all) {
+    for (const [name, group] of keyed) {
+      const visit: ListingVisitor<object> =
+        outOfRest === undefined
+          ? {}
+          : { outOfRest: (key, state) => outOfRest(kind, name, key, state) };
+      const { shown, hidden } = listKeyed(kind, group, max, visit);
+      for (const { key, instance, numbers } of shown) {
+        instances.push(
+          snapshotEntry(kind, name, key, group.group.view(instance, numbers ?? EMPTY, 0)),
+        );
+      }
+      if (hidden > 0) omitted.push({ kind: kind.name, name, count: hidden });
     }
-    if (hidden > 0) omitted.push({ kind: 'circuitBreaker', name, count: hidden });
-  }
-  for (const [name, { kind, instances: keyed }] of all.keyedBulkheads) {
-    keyed.sweepAll();
-    let shown = 0;
-    keyed.forEach((key, bulkhead) => {
-      if (shown === max) return;
-      shown++;
-      instances.push(bulkheadEntry(name, key, bulkhead, kind.o.maxConcurrent));
-    });
-    if (keyed.size > shown) omitted.push({ kind: 'bulkhead', name, count: keyed.size - shown });
-  }
-  for (const [name, { kind, instances: keyed }] of all.keyedRateLimiters) {
-    keyed.sweepAll();
-    let shown = 0;
-    keyed.forEach((key, limiter) => {
-      if (shown === max) return;
-      shown++;
-      instances.push(rateLimiterEntry(name, key, limiter, kind.o.burst));
-    });
-    if (keyed.size > shown) omitted.push({ kind: 'rateLimiter', name, count: keyed.size - shown });
   }
   return { instances, omitted };
 }

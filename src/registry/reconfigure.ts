@@ -1,17 +1,11 @@
 import type { Clock } from '../clock/Clock.js';
 import { describeValue } from '../errors/describeValue.js';
 import { OptionsError } from '../errors/OptionsError.js';
-import { resolveBulkheadOptions } from '../policies/bulkhead/options.js';
-import { sameWindowShape } from '../policies/circuit-breaker/makeWindow.js';
-import { resolveBreakerOptions } from '../policies/circuit-breaker/options.js';
-import { resolveRateLimiterOptions } from '../policies/rate-limiter/options.js';
-import { resolveRetryOptions } from '../policies/retry/options.js';
-import { resolveTimeoutOptions } from '../policies/timeout/options.js';
+import type { AnyPolicyKind, KeyedKind, OptionsData } from '../protocol/kind.js';
 import { ConfigError, type ConfigIssue } from './ConfigError.js';
-import { SECTION_OF } from './config/schema.js';
-import type { OptionsData, RegistryKind, ValidConfig } from './config/types.js';
-import type { KeyedInstances, KeyedKind } from './KeyedInstances.js';
-import type { RegistryInstances } from './Registry.js';
+import type { ValidConfig } from './config/types.js';
+import type { RegistryInstances } from './instances.js';
+import type { KeyedInstances } from './KeyedInstances.js';
 
 /**
  * @internal Checks config `next` against every instance of a registry built from config (not
@@ -22,116 +16,51 @@ import type { RegistryInstances } from './Registry.js';
 export function prepareReconfigure(
   all: RegistryInstances,
   next: ValidConfig,
-  options: (kind: RegistryKind, name: string) => OptionsData,
+  options: (kind: AnyPolicyKind, name: string) => OptionsData,
   clock: Clock,
 ): () => void {
   const issues: ConfigIssue[] = [];
   const steps: (() => void)[] = [];
-  const check = (kind: RegistryKind, name: string, prepare: () => () => void): void => {
+  const check = (kind: AnyPolicyKind, name: string, prepare: () => () => void): void => {
     try {
       steps.push(prepare());
     } catch (error) {
       if (error instanceof ConfigError) issues.push(...error.issues);
       else if (error instanceof OptionsError) {
         issues.push({
-          path: `${SECTION_OF.get(kind)}.${name}.${error.option}`,
+          path: `${kind.section}.${name}.${error.option}`,
           message: `expected ${error.expected}, got ${describeValue(error.value)}`,
         });
       } else throw error;
     }
   };
 
-  for (const [name, { policy, registered }] of all.breakers) {
-    if (registered) continue;
-    check('circuitBreaker', name, () => {
-      const o = resolveBreakerOptions(options('circuitBreaker', name));
-      policy.checkOptions(o);
-      return () => policy.applyOptions(o);
-    });
+  for (const { kind, named } of all) {
+    for (const [name, { policy, registered }] of named) {
+      if (registered) continue;
+      check(kind, name, () => kind.reconfigure(policy, kind.resolve(options(kind, name))));
+    }
   }
-  for (const [name, { policy, registered }] of all.retries) {
-    if (registered) continue;
-    check('retry', name, () => {
-      const o = resolveRetryOptions(options('retry', name));
-      policy.checkOptions(o);
-      return () => policy.applyOptions(o);
-    });
-  }
-  for (const [name, { policy, registered }] of all.timeouts) {
-    if (registered) continue;
-    check('timeout', name, () => {
-      const o = resolveTimeoutOptions(options('timeout', name) as never);
-      policy.checkOptions(o);
-      return () => policy.applyOptions(o);
-    });
-  }
-  for (const [name, { policy, registered }] of all.bulkheads) {
-    if (registered) continue;
-    check('bulkhead', name, () => {
-      const o = resolveBulkheadOptions(options('bulkhead', name));
-      policy.checkOptions(o);
-      return () => policy.applyOptions(o);
-    });
-  }
-  for (const [name, { policy, registered }] of all.rateLimiters) {
-    if (registered) continue;
-    check('rateLimiter', name, () => {
-      const o = resolveRateLimiterOptions(options('rateLimiter', name));
-      policy.checkOptions(o);
-      return () => policy.applyOptions(o);
-    });
-  }
-  for (const [name, { kind, instances }] of all.keyedBreakers) {
-    check('circuitBreaker', name, () => {
-      const o = resolveBreakerOptions(options('circuitBreaker', name));
-      const { keep, drop } = sortKeyed(instances, kind, clock, (b) => b.checkOptions(o, b.name));
-      return () => {
-        const old = kind.o;
-        kind.o = o;
-        for (const key of drop) instances.delete(key);
-        for (const b of keep) b.applyOptions(o);
-        if (!sameWindowShape(o, old)) {
-          // A window of another shape starts empty, shelved ones included.
-          instances.forEach((_key, b, store, at) => {
-            if (b === undefined) store[at] = 0;
-          });
-        }
-      };
-    });
-  }
-  for (const [name, { kind, instances }] of all.keyedBulkheads) {
-    check('bulkhead', name, () => {
-      const o = resolveBulkheadOptions(options('bulkhead', name));
-      const { keep, drop } = sortKeyed(instances, kind, clock, (b) => b.checkOptions(o, b.name));
-      return () => {
-        kind.o = o;
-        for (const key of drop) instances.delete(key);
-        for (const b of keep) b.applyOptions(o);
-      };
-    });
-  }
-  for (const [name, { kind, instances }] of all.keyedRateLimiters) {
-    check('rateLimiter', name, () => {
-      const o = resolveRateLimiterOptions(options('rateLimiter', name));
-      const { keep, drop } = sortKeyed(instances, kind, clock, (l) => l.checkOptions(o, l.name));
-      return () => {
-        kind.o = o;
-        for (const key of drop) instances.delete(key);
-        for (const l of keep) l.applyOptions(o);
-      };
-    });
+  for (const { kind, keyed } of all) {
+    for (const [name, { group, instances }] of keyed) {
+      check(kind, name, () => {
+        const o = kind.resolve(options(kind, name));
+        const { keep, drop } = sortKeyed(instances, group, clock, (i) => group.check(i, o));
+        return () => {
+          for (const key of drop) instances.delete(key);
+          group.apply(o, keep);
+        };
+      });
+    }
   }
   if (issues.length > 0) throw new ConfigError(issues);
 
   return () => {
     for (const step of steps) step();
     const { maxKeys, idleTimeout } = next.keys;
-    for (const { instances } of all.keyedBreakers.values())
-      instances.setLimits(maxKeys, idleTimeout);
-    for (const { instances } of all.keyedBulkheads.values())
-      instances.setLimits(maxKeys, idleTimeout);
-    for (const { instances } of all.keyedRateLimiters.values())
-      instances.setLimits(maxKeys, idleTimeout);
+    for (const { keyed } of all) {
+      for (const { instances } of keyed.values()) instances.setLimits(maxKeys, idleTimeout);
+    }
   };
 }
 
