@@ -1,4 +1,3 @@
-import { OptionsError } from '../../errors/OptionsError.js';
 import {
   type AnyPolicyKind,
   type ConfigField,
@@ -23,7 +22,6 @@ export const FORBIDDEN: ReadonlySet<string> = new Set(['__proto__', 'constructor
 
 /** @internal How config data is read for a list of kinds. */
 export interface ConfigKinds {
-  readonly kinds: readonly AnyPolicyKind[];
   /** The kinds, as `defaults` names them. */
   readonly names: readonly string[];
   readonly byName: ReadonlyMap<string, AnyPolicyKind>;
@@ -38,9 +36,8 @@ export interface ConfigKinds {
 }
 
 /**
- * @internal The tables config data is read with, from `kinds`. Throws `OptionsError` (for
- * the registry's `kinds` option) for two kinds of one name or section, or a section named
- * `defaults` or `keys`.
+ * @internal The tables config data is read with, from `kinds` (of distinct names and
+ * sections, none named as a top key: the registry's `kinds` option is checked for that).
  */
 export function configKinds(kinds: readonly AnyPolicyKind[]): ConfigKinds {
   const byName = new Map<string, AnyPolicyKind>();
@@ -48,23 +45,12 @@ export function configKinds(kinds: readonly AnyPolicyKind[]): ConfigKinds {
   const codeOnly = new Set(['clock']);
   const durations = new Map<AnyPolicyKind, ReadonlySet<string>>();
   for (const kind of kinds) {
-    if (byName.has(kind.name)) {
-      throw new OptionsError('kinds', kind.name, 'policy kinds of distinct names');
-    }
-    if (kind.section === 'defaults' || kind.section === 'keys' || bySection.has(kind.section)) {
-      throw new OptionsError(
-        'kinds',
-        kind.section,
-        'policy kinds of distinct config sections, none named `defaults` or `keys`',
-      );
-    }
     byName.set(kind.name, kind);
     bySection.set(kind.section, kind);
     for (const option of kind.config.codeOnly ?? []) codeOnly.add(option);
     durations.set(kind, durationPaths(kind.config.schema, '', new Set()));
   }
   return {
-    kinds,
     names: [...byName.keys()],
     byName,
     bySection,

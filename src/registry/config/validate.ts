@@ -96,7 +96,6 @@ function hasOption(options: OptionsData, option: string): boolean {
  * @internal Validates registry config data for `kinds`, collecting every problem (each with
  * its path) into one {@link ConfigError}. Numbers are checked by the kinds' own option
  * resolvers, so a value is accepted from data exactly when the policy accepts it in code.
- * Throws `OptionsError` when two kinds share a name or a section.
  */
 export function validateConfig(input: unknown, kinds: readonly AnyPolicyKind[]): ValidConfig {
   const table = configKinds(kinds);

@@ -406,14 +406,4 @@ describe('config data of a kind defined outside the library', () => {
     const plain: RegistryConfig = config;
     expect(plain).toBeDefined();
   });
-
-  it('rejects kinds that share a name or a section, or take a section of the data itself', () => {
-    expect(errorOf(OptionsError, () => validateConfig({}, [...KINDS, hedgeKind])).message).toBe(
-      'Expected `kinds` to be policy kinds of distinct names, got "hedge"',
-    );
-    const keys = { ...hedgeKind, name: 'other', section: 'keys' };
-    expect(errorOf(OptionsError, () => validateConfig({}, [...KINDS, keys])).option).toBe('kinds');
-    const twice = { ...hedgeKind, name: 'other' };
-    expect(errorOf(OptionsError, () => validateConfig({}, [...KINDS, twice])).value).toBe('hedges');
-  });
 });
