@@ -1,167 +1,32 @@
 /**
- * A policy kind the library does not know, defined here (a descriptor with its config schema
- * and keyed group, and a small gate engine: at most `limit` calls at once), decorates methods
- * through `kindDecorator` as the library's own kinds do: with options, per object, by registry
- * name from config data, per key, and stacked with the library's decorators.
+ * A policy kind defined outside the library (test/support/concurrencyCapKind.ts: a descriptor
+ * with its config schema and keyed group, and a small gate engine admitting at most `limit`
+ * calls at once) decorates methods through `kindDecorator` as the library's own kinds do: with
+ * options, per object, by registry name from config data, per key, and stacked with the
+ * library's decorators.
  */
 import { describe, expect, it } from 'vitest';
 import { kindDecorator, pipelineOf, retry } from '../../src/decorators/index.js';
-import {
-  type ErrorCode,
-  type Gate,
-  NEEDS_NOTHING,
-  OptionsError,
-  Outcome,
-  PolicyRejectedError,
-  REJECTED,
-  Registry,
-  type RegistryConfig,
-  Retry,
-  StepKind,
-  type StepNeeds,
-  UsageError,
-} from '../../src/index.js';
-import {
-  configSchema,
-  type InstanceView,
-  type KeyedGroup,
-  type KeyedInstancesView,
-  type OptionsData,
-  type PolicyKindDescriptor,
-} from '../../src/protocol/kind.js';
+import { OptionsError, Registry, type RegistryConfig, Retry, UsageError } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { deferred } from '../support/async.js';
+import {
+  type CapOptions,
+  CapReachedError,
+  ConcurrencyCap,
+  concurrencyCapKind as capKind,
+} from '../support/concurrencyCapKind.js';
 import { type Fn, tc39 } from '../support/decorators.js';
 import { errorOf, rejectionOf } from '../support/errors.js';
-
-interface CapOptions {
-  /** Calls admitted at once. @default 1 */
-  readonly limit?: number;
-  readonly name?: string;
-}
-
-interface ResolvedCapOptions {
-  readonly limit: number;
-  readonly name: string;
-}
-
-function resolveCap(options: unknown): ResolvedCapOptions {
-  const { limit = 1, name = 'cap' } = (options ?? {}) as CapOptions;
-  if (!Number.isInteger(limit) || limit < 1)
-    throw new OptionsError('limit', limit, 'an integer >= 1');
-  return { limit, name };
-}
-
-class CapReachedError extends PolicyRejectedError {
-  constructor(name: string) {
-    super('ERR_EXAMPLE_CAP' as ErrorCode, 'the cap is reached', 'concurrencyCap' as never, name);
-  }
-}
-
-class ConcurrencyCap implements Gate {
-  readonly stepKind = StepKind.Gate;
-  readonly needsDuration = false;
-  readonly latencyEvery = 0;
-  readonly mayWait = false;
-  readonly name: string;
-  limit: number;
-  inFlight = 0;
-  readonly outcomes: Outcome[] = [];
-  private readonly error: CapReachedError;
-
-  constructor(options?: CapOptions) {
-    const { limit, name } = resolveCap(options);
-    this.limit = limit;
-    this.name = name;
-    this.error = new CapReachedError(name);
-  }
-
-  needs(): StepNeeds {
-    return { ...NEEDS_NOTHING, callSlot: true };
-  }
-  admit(): number {
-    if (this.inFlight >= this.limit) return REJECTED;
-    return this.inFlight++;
-  }
-  release(_token: number, outcome: Outcome): void {
-    this.inFlight--;
-    this.outcomes.push(outcome);
-  }
-  releaseSuccess(token: number, value: unknown): void {
-    this.release(token, this.classifyResult(value));
-  }
-  classifyError(): Outcome {
-    return Outcome.Failure;
-  }
-  classifyResult(_value: unknown): Outcome {
-    return Outcome.Success;
-  }
-  rejection(): Error {
-    return this.error;
-  }
-  dispose(): void {}
-  stats() {
-    return { inFlight: this.inFlight, limit: this.limit };
-  }
-}
-
-/** The caps of one keyed name: an idle cap holds nothing, so shelving keeps no numbers. */
-class CapGroup implements KeyedGroup<ConcurrencyCap, ResolvedCapOptions> {
-  readonly stride = 0;
-  readonly latency = undefined;
-  instances!: KeyedInstancesView<ConcurrencyCap>;
-
-  constructor(
-    private readonly name: string,
-    public options: ResolvedCapOptions,
-  ) {}
-
-  create(key: string): ConcurrencyCap {
-    return new ConcurrencyCap({ limit: this.options.limit, name: `${this.name}:${key}` });
-  }
-  revive(): void {}
-  shelve(cap: ConcurrencyCap): boolean {
-    return cap.inFlight === 0;
-  }
-  isProtected(cap: ConcurrencyCap): boolean {
-    return cap.inFlight !== 0;
-  }
-  retire(): void {}
-  dispose(): void {}
-  check(): void {}
-  apply(options: ResolvedCapOptions, keep: readonly ConcurrencyCap[]): void {
-    this.options = options;
-    for (const cap of keep) cap.limit = options.limit;
-  }
-  view(cap: ConcurrencyCap | undefined): InstanceView {
-    return { stats: cap?.stats() ?? { inFlight: 0, limit: this.options.limit } };
-  }
-}
-
-const capKind: PolicyKindDescriptor<ConcurrencyCap, ResolvedCapOptions> = {
-  name: 'concurrencyCap',
-  label: 'concurrency cap',
-  section: 'concurrencyCaps',
-  is: (value): value is ConcurrencyCap => value instanceof ConcurrencyCap,
-  create: (options) => new ConcurrencyCap(options as CapOptions),
-  resolve: (data: OptionsData) => resolveCap(data),
-  reconfigure: (cap, options) => () => {
-    cap.limit = options.limit;
-  },
-  dispose: (cap) => cap.dispose(),
-  view: (cap) => ({ stats: cap.stats() }),
-  config: { schema: configSchema([['limit', 'value']]) },
-  keyed: (name, options) => new CapGroup(name, options),
-};
 
 const concurrencyCap = kindDecorator<ConcurrencyCap, CapOptions>(capKind);
 
 /** A registry that knows the cap kind, from config data. */
 function capRegistry(): Registry {
   const config = {
-    defaults: { concurrencyCap: { limit: 3 } },
+    defaults: { concurrencyCap: { limit: 3, cooldown: '2s' } },
     concurrencyCaps: { reports: { limit: 1 } },
-  } as RegistryConfig;
+  } as unknown as RegistryConfig;
   return new Registry(config, { kinds: [capKind] });
 }
 
@@ -199,13 +64,13 @@ describe('kindDecorator: the decorator of a kind defined outside the library', (
     held.calls[0]!.resolve('done');
     await expect(first).resolves.toBe('done');
     expect(capOf(a!)).toBe(capOf(b!));
-    expect(capOf(a!).outcomes).toEqual([Outcome.Success]);
+    expect(capOf(a!).stats()).toEqual({ inFlight: 0, limit: 1, admitted: 1, refused: 1 });
   });
 
   it('on a method not declared async, runs synchronously as a gate that never waits does', () => {
     const [a] = twoObjects(tc39(concurrencyCap({ limit: 1 }), () => 42));
     expect(a!.method()).toBe(42);
-    expect(capOf(a!).inFlight).toBe(0);
+    expect(capOf(a!).stats()).toMatchObject({ inFlight: 0, admitted: 1 });
   });
 
   it('with perInstance: each object gets its own instance', async () => {
@@ -227,12 +92,13 @@ describe('kindDecorator: the decorator of a kind defined outside the library', (
     held.calls[0]!.resolve('done');
     await first;
     expect(capOf(a!)).toBe(registry.get(capKind, 'reports'));
-    expect(capOf(a!).limit).toBe(1);
+    expect(capOf(a!).o).toMatchObject({ limit: 1, cooldown: 2_000, name: 'reports' });
 
     const [other] = twoObjects(tc39(concurrencyCap('exports', { registry }), () => 1));
     expect(other!.method()).toBe(1);
     expect(capOf(other!)).toBe(registry.get(capKind, 'exports'));
-    expect(capOf(other!).limit).toBe(3);
+    expect(capOf(other!).o).toMatchObject({ limit: 3, cooldown: 2_000 });
+    registry.dispose();
   });
 
   it('per key: one registry instance per key, asked on each call', async () => {
@@ -248,20 +114,19 @@ describe('kindDecorator: the decorator of a kind defined outside the library', (
     const self = { method };
     const running = [self.method('a'), self.method('a'), self.method('a'), self.method('b')];
     await rejectionOf(CapReachedError, () => self.method('a'));
-    expect(registry.getKeyed(capKind, 'tenants', 'a').inFlight).toBe(3);
-    expect(registry.getKeyed(capKind, 'tenants', 'b').inFlight).toBe(1);
+    const a = registry.getKeyed(capKind, 'tenants', 'a');
+    expect(a.name).toBe('tenants:a');
+    expect(a.stats()).toEqual({ inFlight: 3, limit: 3, admitted: 3, refused: 1 });
+    expect(registry.getKeyed(capKind, 'tenants', 'b').stats()).toMatchObject({ inFlight: 1 });
     for (const call of calls) call.resolve('ok');
     await expect(Promise.all(running)).resolves.toEqual(['a:ok', 'a:ok', 'a:ok', 'b:ok']);
-    expect(registry.getKeyed(capKind, 'tenants', 'a').outcomes).toEqual([
-      Outcome.Success,
-      Outcome.Success,
-      Outcome.Success,
-    ]);
+    expect(a.inFlight).toBe(0);
 
     const badKey = tc39(concurrencyCap('tenants', { registry, key: () => 7 as never }), () => 1);
-    expect(errorOf(UsageError, () => badKey()).message).toContain(
-      'The `key` function of concurrencyCap "tenants" must return a string',
+    expect(errorOf(UsageError, () => badKey()).message).toBe(
+      'The `key` function of concurrencyCap "tenants" must return a string of at most 1024 characters, got number',
     );
+    registry.dispose();
   });
 
   it('stacked under a library decorator: one pipeline, each retry attempt takes a permit', async () => {
@@ -272,19 +137,15 @@ describe('kindDecorator: the decorator of a kind defined outside the library', (
       if (attempts < 3) throw new Error('flaky');
       return 'ok';
     });
-    const method = tc39(retry({ clock, maxAttempts: 3, delay: 10 }), inner);
-    const self = { method };
+    const self = { method: tc39(retry({ clock, maxAttempts: 3, delay: 10 }), inner) };
     const [retryPolicy, cap] = pipelineOf(self, 'method').policies;
     expect(retryPolicy).toBeInstanceOf(Retry);
     expect(cap).toBeInstanceOf(ConcurrencyCap);
     const call = self.method();
     await clock.advanceAsync(100);
     await expect(call).resolves.toBe('ok');
-    expect((cap as unknown as ConcurrencyCap).outcomes).toEqual([
-      Outcome.Failure,
-      Outcome.Failure,
-      Outcome.Success,
-    ]);
+    expect(attempts).toBe(3);
+    expect((cap as unknown as ConcurrencyCap).stats()).toMatchObject({ inFlight: 0, admitted: 3 });
   });
 
   it('refuses what the kind does not take, naming the decorator by the kind', async () => {
@@ -292,10 +153,10 @@ describe('kindDecorator: the decorator of a kind defined outside the library', (
       concurrencyCap('reports', { perInstance: true } as never),
     );
     expect(perInstance.message).toContain('@concurrencyCap(...)');
-    const named = kindDecorator({ ...capKind, decoratorName: 'cap' });
+    const renamed = kindDecorator({ ...capKind, decoratorName: 'cap' });
+    const cap = new ConcurrencyCap({ limit: 1, cooldown: 1, name: 'c', clock: new ManualClock() });
     expect(
-      errorOf(UsageError, () => named(new ConcurrencyCap(), { perInstance: true } as never))
-        .message,
+      errorOf(UsageError, () => renamed(cap, { perInstance: true } as never)).message,
     ).toContain('@cap(...)');
 
     const byNameOnly = kindDecorator({ ...capKind, keyed: undefined });
@@ -304,7 +165,7 @@ describe('kindDecorator: the decorator of a kind defined outside the library', (
     );
     expect(errorOf(OptionsError, () => kindDecorator({} as never)).option).toBe('kind');
 
-    // The default registry was given no outside kind: the first call says so.
+    // The default registry was given no kind from outside the library: the first call says so.
     const [a] = twoObjects(tc39(concurrencyCap('reports'), async () => 1));
     const error = await rejectionOf(UsageError, () => a!.method());
     expect(error.message).toContain('"concurrencyCap"');
