@@ -7,7 +7,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { kindDecorator, pipelineOf, retry } from '../../src/decorators/index.js';
-import { OptionsError, Registry, type RegistryConfig, Retry, UsageError } from '../../src/index.js';
+import {
+  type Duration,
+  type KindConfigTypes,
+  OptionsError,
+  Registry,
+  type RegistryConfig,
+  Retry,
+  UsageError,
+} from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { deferred } from '../support/async.js';
 import {
@@ -21,12 +29,17 @@ import { errorOf, rejectionOf } from '../support/errors.js';
 
 const concurrencyCap = kindDecorator<ConcurrencyCap, CapOptions>(capKind);
 
+/** The cap's config data, typed. */
+type CapConfig = RegistryConfig<{
+  concurrencyCap: KindConfigTypes<'concurrencyCaps', { limit?: number; cooldown?: Duration }>;
+}>;
+
 /** A registry that knows the cap kind, from config data. */
 function capRegistry(): Registry {
-  const config = {
+  const config: CapConfig = {
     defaults: { concurrencyCap: { limit: 3, cooldown: '2s' } },
     concurrencyCaps: { reports: { limit: 1 } },
-  } as unknown as RegistryConfig;
+  };
   return new Registry(config, { kinds: [capKind] });
 }
 
