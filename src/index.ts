@@ -84,6 +84,7 @@ export {
 export type { FallbackEvent } from './policies/fallback/events.js';
 export { Fallback } from './policies/fallback/Fallback.js';
 export type { Failure as FallbackFailure, FallbackOptions } from './policies/fallback/options.js';
+export { diagnosticsChannels } from './policies/kinds.js';
 export { isRateLimitedError, RateLimitedError } from './policies/rate-limiter/errors.js';
 export type { RateLimitedEvent } from './policies/rate-limiter/events.js';
 export {
@@ -154,7 +155,6 @@ export type {
   TimeoutStats,
 } from './registry/snapshot.js';
 export type { RegistryTransition } from './registry/TransitionLog.js';
-export { diagnosticsChannels } from './telemetry/channels.js';
 export { LatencyHistogram, type LatencySnapshot } from './telemetry/LatencyHistogram.js';
 export type { MetricsOptions } from './telemetry/metrics.js';
 export { VERSION } from './version.js';

@@ -1,13 +1,18 @@
 import type { AnyPolicyKind } from '../protocol/kind.js';
+import { REJECTED_CHANNEL } from '../telemetry/channels.js';
 import type { BulkheadStats } from './bulkhead/Bulkhead.js';
 import { bulkheadKind } from './bulkhead/kind.js';
+import { STATE_CHANGE_CHANNEL, STATE_CHANGE_EVENT } from './circuit-breaker/diagnostics.js';
 import { circuitBreakerKind } from './circuit-breaker/kind.js';
 import type { CircuitState } from './circuit-breaker/state.js';
 import type { CircuitBreakerStats } from './circuit-breaker/stats.js';
 import { rateLimiterKind } from './rate-limiter/kind.js';
 import type { RateLimiterStats } from './rate-limiter/stats.js';
+import { RETRY_CHANNEL, RETRY_EVENT } from './retry/diagnostics.js';
 import { retryKind } from './retry/kind.js';
 import type { RetryStats } from './retry/Retry.js';
+import { REJECTED_EVENT } from './shared/rejectedEvent.js';
+import { TIMEOUT_CHANNEL } from './timeout/diagnostics.js';
 import { timeoutKind } from './timeout/kind.js';
 import type { TimeoutStats } from './timeout/Timeout.js';
 
@@ -24,6 +29,34 @@ export const POLICY_KINDS: readonly AnyPolicyKind[] = [
   bulkheadKind,
   rateLimiterKind,
 ];
+
+/** Names of the channels breakwater publishes to. */
+export const diagnosticsChannels = {
+  /**
+   * A circuit breaker changed state: `{ name, from, to, reason, generation, failureRate,
+   * slowCallRate, callsInWindow, breakDuration }`.
+   */
+  stateChange: STATE_CHANGE_CHANNEL,
+  /**
+   * A breaker, bulkhead or rate limiter refused a call: `{ kind: 'circuitBreaker' | 'bulkhead'
+   * | 'rateLimiter', name, reason, error }`.
+   */
+  rejected: REJECTED_CHANNEL,
+  /** A retry policy is about to wait and try again: `{ name, attempt, delay, error }`. */
+  retry: RETRY_CHANNEL,
+  /** A timeout policy's deadline passed: `{ name, timeout }`. */
+  timeout: TIMEOUT_CHANNEL,
+} as const;
+
+/** Names of the span events `traceBreakwaterEvents` adds. */
+export const spanEventNames = {
+  /** A retry policy is about to wait and try again. */
+  retry: RETRY_EVENT,
+  /** A circuit breaker, bulkhead or rate limiter refused a call. */
+  rejected: REJECTED_EVENT,
+  /** A circuit breaker changed state. */
+  stateChange: STATE_CHANGE_EVENT,
+} as const;
 
 interface InstanceEntry {
   /** The instance's registry name. */

@@ -12,13 +12,14 @@ import {
   StepKind,
   type StepNeeds,
 } from '../../protocol/step.js';
-import { rejectedChannel, stateChangeChannel } from '../../telemetry/channels.js';
+import { rejectedChannel } from '../../telemetry/channels.js';
 import { LatencyHistogram } from '../../telemetry/LatencyHistogram.js';
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
 import { brand } from '../shared/brand.js';
 import { isCountedError } from '../shared/classify.js';
 import { buildFromResolved, presetLatency, presetName, takePreset } from '../shared/preset.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
+import { stateChangeChannel } from './diagnostics.js';
 import { BrokenCircuitError, IsolatedCircuitError } from './errors.js';
 import type {
   CallOutcomeEvent,
