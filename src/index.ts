@@ -40,13 +40,15 @@ export type {
   Failure as ExecutionFailure,
   Success as ExecutionSuccess,
 } from './pipeline/result.js';
-export { Bulkhead } from './policies/bulkhead/Bulkhead.js';
+export { Bulkhead, type BulkheadStats } from './policies/bulkhead/Bulkhead.js';
 export {
   BulkheadRejectedError,
   type BulkheadRejection,
   isBulkheadRejectedError,
 } from './policies/bulkhead/errors.js';
 export type { BulkheadRejectedEvent } from './policies/bulkhead/events.js';
+// The policy kinds, and what a kind defined outside the library implements.
+export { bulkheadKind } from './policies/bulkhead/kind.js';
 export { type BulkheadOptions, bulkheadDefaults } from './policies/bulkhead/options.js';
 export { CircuitBreaker } from './policies/circuit-breaker/CircuitBreaker.js';
 export {
@@ -60,6 +62,7 @@ export type {
   StateChangeEvent,
   TransitionReason,
 } from './policies/circuit-breaker/events.js';
+export { circuitBreakerKind } from './policies/circuit-breaker/kind.js';
 export {
   type BreakBackoffOptions,
   type CircuitBreakerOptions,
@@ -84,7 +87,12 @@ export {
 export type { FallbackEvent } from './policies/fallback/events.js';
 export { Fallback } from './policies/fallback/Fallback.js';
 export type { Failure as FallbackFailure, FallbackOptions } from './policies/fallback/options.js';
-export { diagnosticsChannels } from './policies/kinds.js';
+export {
+  diagnosticsChannels,
+  POLICY_KINDS,
+  type RegistryInstanceSnapshot,
+  type RegistryTransition,
+} from './policies/kinds.js';
 export { isRateLimitedError, RateLimitedError } from './policies/rate-limiter/errors.js';
 export type { RateLimitedEvent } from './policies/rate-limiter/events.js';
 export {
@@ -92,12 +100,15 @@ export {
   type KeyedRateLimiterOptions,
   keyedRateLimiterDefaults,
 } from './policies/rate-limiter/KeyedRateLimiter.js';
+export { rateLimiterKind } from './policies/rate-limiter/kind.js';
 export {
   type RateLimiterOptions,
   rateLimiterDefaults,
 } from './policies/rate-limiter/options.js';
 export { type AcquireOptions, RateLimiter } from './policies/rate-limiter/RateLimiter.js';
+export type { RateLimiterStats } from './policies/rate-limiter/stats.js';
 export type { GiveUpEvent, RetryEvent } from './policies/retry/events.js';
+export { retryKind } from './policies/retry/kind.js';
 export {
   type AttemptFailure,
   type BackoffKind,
@@ -105,15 +116,36 @@ export {
   type RetryOptions,
   retryDefaults,
 } from './policies/retry/options.js';
-export { Retry } from './policies/retry/Retry.js';
+export { Retry, type RetryStats } from './policies/retry/Retry.js';
 export { isTimeoutError, TimeoutError } from './policies/timeout/errors.js';
 export type { TimeoutEvent } from './policies/timeout/events.js';
+export { timeoutKind } from './policies/timeout/kind.js';
 export {
   type TimeoutOptions,
   type TimeoutStrategy,
   timeoutDefaults,
 } from './policies/timeout/options.js';
-export { Timeout } from './policies/timeout/Timeout.js';
+export { Timeout, type TimeoutStats } from './policies/timeout/Timeout.js';
+export {
+  type AnyPolicyKind,
+  type ConfigField,
+  type ConfigSchema,
+  type ConfigVariants,
+  configSchema,
+  type DashboardRow,
+  type Duration,
+  type InstanceHealth,
+  type InstanceView,
+  type KeyedGroup,
+  type KeyedInstancesView,
+  type KeyedKind,
+  type KindConfig,
+  type KindHooks,
+  type KindMetrics,
+  type OptionsData,
+  type PolicyKindDescriptor,
+  type PolicyKindOf,
+} from './protocol/kind.js';
 // The step protocol: what a policy kind defined outside the library implements to be a gate.
 export {
   type Gate,
@@ -139,22 +171,21 @@ export {
   type TimeoutConfig,
   type WindowConfig,
 } from './registry/config/types.js';
-export { type Duration, parseDuration } from './registry/duration.js';
+export { parseDuration } from './registry/duration.js';
 export {
   defaultRegistry,
   Registry,
   type RegistryOptions,
   type RegistryPolicy,
 } from './registry/Registry.js';
-export type {
-  BulkheadStats,
-  RateLimiterStats,
-  RegistryInstanceSnapshot,
-  RegistrySnapshot,
-  RetryStats,
-  TimeoutStats,
-} from './registry/snapshot.js';
-export type { RegistryTransition } from './registry/TransitionLog.js';
+export type { RegistrySnapshot } from './registry/snapshot.js';
 export { LatencyHistogram, type LatencySnapshot } from './telemetry/LatencyHistogram.js';
+export type {
+  FamilyType,
+  InstrumentKind,
+  MetricFamilyDescriptor,
+  SeriesLabels,
+  SeriesSink,
+} from './telemetry/metricFamily.js';
 export type { MetricsOptions } from './telemetry/metrics.js';
 export { VERSION } from './version.js';

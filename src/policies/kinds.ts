@@ -3,6 +3,7 @@ import { REJECTED_CHANNEL } from '../telemetry/channels.js';
 import type { BulkheadStats } from './bulkhead/Bulkhead.js';
 import { bulkheadKind } from './bulkhead/kind.js';
 import { STATE_CHANGE_CHANNEL, STATE_CHANGE_EVENT } from './circuit-breaker/diagnostics.js';
+import type { StateChangeEvent } from './circuit-breaker/events.js';
 import { circuitBreakerKind } from './circuit-breaker/kind.js';
 import type { CircuitState } from './circuit-breaker/state.js';
 import type { CircuitBreakerStats } from './circuit-breaker/stats.js';
@@ -80,3 +81,16 @@ export type RegistryInstanceSnapshot =
   | (InstanceEntry & { readonly kind: 'rateLimiter'; readonly stats: RateLimiterStats })
   | (InstanceEntry & { readonly kind: 'retry'; readonly stats: RetryStats })
   | (InstanceEntry & { readonly kind: 'timeout'; readonly stats: TimeoutStats });
+
+/**
+ * A state change of one of a registry's instances, as plain data: a breaker's (the fields of
+ * its `StateChangeEvent`), or of a kind with states given to the registry (its own event).
+ */
+export interface RegistryTransition extends StateChangeEvent {
+  /** The registry name of the breaker. */
+  readonly name: string;
+  /** The key of a keyed breaker (absent for named ones). */
+  readonly key?: string;
+  /** When it happened, in ms since the Unix epoch (`Date.now()`). */
+  readonly at: number;
+}
