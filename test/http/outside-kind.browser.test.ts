@@ -1,129 +1,47 @@
 /**
- * A policy kind defined here, outside the library, given to a `Registry` with its `kinds`
- * option: `/health` judges its instances by the kind's `health`, and the dashboard, in a real
- * headless Chromium, shows them by the kind's `label`, `dashboard` row and states.
+ * A policy kind defined outside the library (the concurrency cap of test/support), given to a
+ * `Registry` with its `kinds` option: `/health` judges its instances by the kind's `health`,
+ * and the dashboard, in a real headless Chromium, shows them by the kind's `label`, its
+ * `dashboard` row and their states.
  */
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/clock/Clock.js';
-import { OptionsError } from '../../src/errors/OptionsError.js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createObservabilityHandler,
   type HealthReport,
   type ObservabilityHandler,
 } from '../../src/http/index.js';
-import { Registry } from '../../src/index.js';
-import {
-  configSchema,
-  type OptionsData,
-  type PolicyKindDescriptor,
-} from '../../src/protocol/kind.js';
+import { pipeline, Registry, type RegistryConfig } from '../../src/index.js';
+import { ManualClock } from '../../src/testing/index.js';
 import { describeWithChromium, launchChromium } from '../support/chromium.js';
+import { concurrencyCapKind } from '../support/concurrencyCapKind.js';
 import { type Served, serve } from './support.js';
 
 /** The page updates every 100 ms; a busy machine gets some slack. */
 const POLL = { timeout: 5000, interval: 50 };
 
-type ValveState = 'open' | 'throttled' | 'shut';
-
-interface ValveOptions {
-  readonly limit: number;
-  readonly clock: Clock;
-}
-
-interface ValveStats {
-  readonly passed: number;
-  readonly refused: number;
-  readonly limit: number;
-  readonly timeInState: number;
-}
-
-/** The small engine of the kind: lets calls through unless shut, and counts them. */
-class Valve {
-  state: ValveState = 'open';
-  passed = 0;
-  refused = 0;
-  onChange: ((from: ValveState, to: ValveState) => void) | undefined;
-  private since: number;
-
-  constructor(private readonly options: ValveOptions) {
-    this.since = options.clock.now();
-  }
-
-  pass(): boolean {
-    if (this.state === 'shut') {
-      this.refused++;
-      return false;
-    }
-    this.passed++;
-    return true;
-  }
-
-  set(to: ValveState): void {
-    const from = this.state;
-    this.state = to;
-    this.since = this.options.clock.now();
-    this.onChange?.(from, to);
-  }
-
-  stats(): ValveStats {
-    return {
-      passed: this.passed,
-      refused: this.refused,
-      limit: this.options.limit,
-      timeInState: this.options.clock.now() - this.since,
-    };
-  }
-}
-
-function resolveValve(data: OptionsData): ValveOptions {
-  const limit = data.limit ?? 10;
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
-    throw new OptionsError('limit', limit, 'a positive integer');
-  }
-  return { limit, clock: data.clock as Clock };
-}
-
-const valveKind: PolicyKindDescriptor<Valve, ValveOptions> = {
-  name: 'valve',
-  label: 'pressure valve',
-  section: 'valves',
-  is: (value): value is Valve => value instanceof Valve,
-  create: (options) => new Valve(options as ValveOptions),
-  resolve: resolveValve,
-  reconfigure: () => () => {},
-  dispose() {},
-  view: (valve) => ({ state: valve.state, stats: valve.stats() }),
-  config: { schema: configSchema([['limit', 'value']]) },
-  attach(valve, name, hooks) {
-    valve.onChange = (from, to) => hooks.stateChange(name, undefined, { from, to, reason: 'set' });
-  },
-  state: (valve) => valve.state,
-  restState: 'open',
-  health: (state) => (state === 'shut' ? 'down' : state === 'throttled' ? 'degraded' : 'ok'),
-  dashboard({ stats }) {
-    const s = stats as ValveStats;
-    return { calls: s.passed, rejected: s.refused, detail: `${s.passed} passed, limit ${s.limit}` };
-  },
-};
-
-const CONFIG = { valves: { water: { limit: 5 }, steam: { limit: 7 } } };
+const CONFIG = {
+  defaults: { concurrencyCap: { limit: 2, cooldown: '10m' } },
+  concurrencyCaps: { payments: { limit: 1 } },
+} as unknown as RegistryConfig;
 
 describe('/health with a kind defined outside the library', () => {
+  let clock: ManualClock;
   let registry: Registry;
   let handler: ObservabilityHandler;
   let served: Served;
 
-  beforeAll(async () => {
-    registry = new Registry(CONFIG as never, { kinds: [valveKind] });
-    handler = createObservabilityHandler(registry, { critical: ['water'] });
+  beforeEach(async () => {
+    clock = new ManualClock();
+    registry = new Registry(CONFIG, { clock, kinds: [concurrencyCapKind] });
+    handler = createObservabilityHandler(registry, { critical: ['payments'] });
     served = await serve((req, res) => handler(req, res));
   });
 
-  afterAll(async () => {
-    handler?.close();
-    await served?.close();
-    registry?.dispose();
+  afterEach(async () => {
+    handler.close();
+    await served.close();
+    registry.dispose();
   });
 
   async function health() {
@@ -132,55 +50,70 @@ describe('/health with a kind defined outside the library', () => {
     return { code: response.status, status: body.status, unavailable: body.unavailable };
   }
 
-  it('lists its instances and is ok while they are at rest', async () => {
-    registry.get(valveKind, 'water');
-    registry.get(valveKind, 'steam');
+  it('lists its instances with their state, and is ok while they are at rest', async () => {
+    registry.get(concurrencyCapKind, 'payments');
+    registry.getKeyed(concurrencyCapKind, 'search', 'tenant-1');
     expect(await health()).toEqual({ code: 200, status: 'ok', unavailable: [] });
     const body = (await (await fetch(`${served.url}/health`)).json()) as HealthReport;
     expect(body.instances).toEqual([
       {
-        kind: 'valve',
-        name: 'water',
-        state: 'open',
-        stats: { passed: 0, refused: 0, limit: 5, timeInState: expect.any(Number) },
+        kind: 'concurrencyCap',
+        name: 'payments',
+        state: 'accepting',
+        stats: { inFlight: 0, limit: 1, admitted: 0, refused: 0 },
       },
       {
-        kind: 'valve',
-        name: 'steam',
-        state: 'open',
-        stats: { passed: 0, refused: 0, limit: 7, timeInState: expect.any(Number) },
+        kind: 'concurrencyCap',
+        name: 'search',
+        key: 'tenant-1',
+        state: 'accepting',
+        stats: { inFlight: 0, limit: 2, admitted: 0, refused: 0 },
       },
     ]);
   });
 
-  it("answers 503 while its critical instance is down by the kind's health", async () => {
-    const water = registry.get(valveKind, 'water');
-    water.set('shut');
+  it("answers 503 while a critical instance is down by its kind's health, and 200 once it is not", async () => {
+    registry.get(concurrencyCapKind, 'payments').stop();
     expect(await health()).toEqual({
       code: 503,
       status: 'degraded',
-      unavailable: [{ name: 'water', state: 'shut' }],
+      unavailable: [{ name: 'payments', state: 'stopped' }],
     });
-    water.set('throttled');
+    clock.advance(600_000);
+    expect(await health()).toEqual({ code: 200, status: 'ok', unavailable: [] });
+  });
+
+  it('answers 503 when one key of a critical keyed name is down, listing it with its key', async () => {
+    registry.getKeyed(concurrencyCapKind, 'payments', 'tenant-7').stop();
+    expect(await health()).toEqual({
+      code: 503,
+      status: 'degraded',
+      unavailable: [{ name: 'payments', key: 'tenant-7', state: 'stopped' }],
+    });
+  });
+
+  it('reports degraded but answers 200 while a critical instance is only degraded', async () => {
+    let release!: () => void;
+    const held = pipeline(registry.get(concurrencyCapKind, 'payments')).execute(
+      () => new Promise<void>((resolve) => (release = resolve)),
+    );
+    // Its one permit is taken: full, which the kind calls degraded.
     expect(await health()).toEqual({ code: 200, status: 'degraded', unavailable: [] });
-    water.set('open');
+    release();
+    await held;
     expect(await health()).toEqual({ code: 200, status: 'ok', unavailable: [] });
   });
 
   it('stays 200 but reports degraded while only a non-critical instance is down', async () => {
-    const steam = registry.get(valveKind, 'steam');
-    steam.set('shut');
-    try {
-      expect(await health()).toEqual({ code: 200, status: 'degraded', unavailable: [] });
-    } finally {
-      steam.set('open');
-    }
+    registry.get(concurrencyCapKind, 'search').stop();
+    expect(await health()).toEqual({ code: 200, status: 'degraded', unavailable: [] });
   });
 });
 
 interface Row {
   kind: string;
   name: string;
+  key: string | undefined;
   state: string | undefined;
   cells: Record<string, string>;
 }
@@ -201,12 +134,13 @@ describeWithChromium('a kind defined outside the library on the dashboard in Chr
   const pageErrors: string[] = [];
   const consoleErrors: string[] = [];
 
-  async function row(kind: string, name: string): Promise<Row | undefined> {
+  async function row(kind: string, name: string, key?: string): Promise<Row | undefined> {
     const rows = await page.evaluate(() =>
       [...(globalThis as unknown as PageGlobals).document.querySelectorAll('#rows tr')].map(
         (tr) => ({
           kind: tr.dataset.kind!,
           name: tr.dataset.name!,
+          key: tr.dataset.key,
           state: tr.dataset.state,
           cells: Object.fromEntries(
             [...tr.cells].map((td) => [td.className.split(' ')[0]!, td.textContent ?? '']),
@@ -214,14 +148,15 @@ describeWithChromium('a kind defined outside the library on the dashboard in Chr
         }),
       ),
     );
-    return rows.find((r) => r.kind === kind && r.name === name);
+    return rows.find((r) => r.kind === kind && r.name === name && r.key === key);
   }
 
   beforeAll(async () => {
-    registry = new Registry(CONFIG as never, { kinds: [valveKind] });
-    registry.get(valveKind, 'water');
-    registry.circuitBreaker('payments');
-    handler = createObservabilityHandler(registry, { interval: 100 });
+    registry = new Registry(CONFIG, { kinds: [concurrencyCapKind] });
+    registry.circuitBreaker('orders');
+    registry.get(concurrencyCapKind, 'payments');
+    for (const key of ['a', 'b', 'c']) registry.getKeyed(concurrencyCapKind, 'api', key);
+    handler = createObservabilityHandler(registry, { interval: 100, maxKeysPerName: 1 });
     served = await serve((req, res) => handler(req, res));
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -244,34 +179,41 @@ describeWithChromium('a kind defined outside the library on the dashboard in Chr
 
   it("shows its instance by the kind's label, with its state badge and the kind's detail", async () => {
     await expect
-      .poll(async () => (await row('valve', 'water'))?.cells.detail, POLL)
-      .toBe('0 passed, limit 5');
-    const water = await row('valve', 'water');
-    expect(water?.cells.kind).toBe('pressure valve');
-    expect(water?.state).toBe('open');
-    // The badge, then the time in state from the stats.
-    expect(water?.cells.state).toMatch(/^openfor \d/);
+      .poll(async () => (await row('concurrencyCap', 'payments'))?.cells.detail, POLL)
+      .toBe('0 / 1 at once');
+    const payments = await row('concurrencyCap', 'payments');
+    expect(payments?.cells.kind).toBe('concurrency cap');
+    expect(payments?.state).toBe('accepting');
+    // The badge alone: the kind's stats have no time in state.
+    expect(payments?.cells.state).toBe('accepting');
     expect(await page.textContent('#summary')).toBe(
-      '2 instances; circuit breaker: 1 closed; pressure valve: 1 open',
+      '3 instances; circuit breaker: 1 closed; concurrency cap: 2 accepting',
+    );
+  });
+
+  it('names the kind by its label in the keys left out', async () => {
+    expect(await page.textContent('#omitted')).toBe(
+      '2 more keys of concurrency cap "api" not shown',
     );
   });
 
   it("shows the rates of the calls the kind's row counts", async () => {
-    const water = registry.get(valveKind, 'water');
+    const payments = registry.get(concurrencyCapKind, 'payments');
+    const guarded = pipeline(payments);
     let running = true;
     const load = (async () => {
       while (running) {
-        water.pass();
+        await guarded.tryExecute(() => 'ok');
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
     })();
     try {
       await expect
-        .poll(async () => Number((await row('valve', 'water'))?.cells.calls), POLL)
+        .poll(async () => Number((await row('concurrencyCap', 'payments'))?.cells.calls), POLL)
         .toBeGreaterThan(0);
-      water.set('shut');
+      payments.stop();
       await expect
-        .poll(async () => Number((await row('valve', 'water'))?.cells.rejected), POLL)
+        .poll(async () => Number((await row('concurrencyCap', 'payments'))?.cells.rejected), POLL)
         .toBeGreaterThan(0);
     } finally {
       running = false;
@@ -279,17 +221,15 @@ describeWithChromium('a kind defined outside the library on the dashboard in Chr
     }
   });
 
-  it('follows its state changes: the badge, the summary and the transitions', async () => {
-    const water = registry.get(valveKind, 'water');
-    if (water.state !== 'shut') water.set('shut');
-    await page.waitForSelector('#rows tr[data-kind="valve"][data-state="shut"]', POLL);
-    expect((await row('valve', 'water'))?.cells.state).toMatch(/^shut/);
+  it('follows its state: the badge and the summary', async () => {
+    await page.waitForSelector(
+      '#rows tr[data-kind="concurrencyCap"][data-name="payments"][data-state="stopped"]',
+      POLL,
+    );
+    expect((await row('concurrencyCap', 'payments'))?.cells.state).toBe('stopped');
     await expect
       .poll(() => page.textContent('#summary'), POLL)
-      .toBe('2 instances; circuit breaker: 1 closed; pressure valve: 1 shut');
-    const item = page.locator('#transitions li[data-name="water"][data-to="shut"]');
-    await expect.poll(() => item.count(), POLL).toBe(1);
-    expect(await item.textContent()).toMatch(/water: open → shut \(set\)/);
+      .toBe('3 instances; circuit breaker: 1 closed; concurrency cap: 1 accepting, 1 stopped');
     expect(pageErrors).toEqual([]);
     expect(consoleErrors).toEqual([]);
   });
