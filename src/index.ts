@@ -41,6 +41,7 @@ export type {
   Success as ExecutionSuccess,
 } from './pipeline/result.js';
 export { Bulkhead, type BulkheadStats } from './policies/bulkhead/Bulkhead.js';
+export type { BulkheadConfig } from './policies/bulkhead/config.js';
 export {
   BulkheadRejectedError,
   type BulkheadRejection,
@@ -51,6 +52,7 @@ export type { BulkheadRejectedEvent } from './policies/bulkhead/events.js';
 export { bulkheadKind } from './policies/bulkhead/kind.js';
 export { type BulkheadOptions, bulkheadDefaults } from './policies/bulkhead/options.js';
 export { CircuitBreaker } from './policies/circuit-breaker/CircuitBreaker.js';
+export type { CircuitBreakerConfig, WindowConfig } from './policies/circuit-breaker/config.js';
 export {
   BrokenCircuitError,
   IsolatedCircuitError,
@@ -90,9 +92,11 @@ export type { Failure as FallbackFailure, FallbackOptions } from './policies/fal
 export {
   diagnosticsChannels,
   POLICY_KINDS,
+  type PolicyKindConfigs,
   type RegistryInstanceSnapshot,
   type RegistryTransition,
 } from './policies/kinds.js';
+export type { RateLimiterConfig } from './policies/rate-limiter/config.js';
 export { isRateLimitedError, RateLimitedError } from './policies/rate-limiter/errors.js';
 export type { RateLimitedEvent } from './policies/rate-limiter/events.js';
 export {
@@ -107,6 +111,7 @@ export {
 } from './policies/rate-limiter/options.js';
 export { type AcquireOptions, RateLimiter } from './policies/rate-limiter/RateLimiter.js';
 export type { RateLimiterStats } from './policies/rate-limiter/stats.js';
+export type { RetryConfig } from './policies/retry/config.js';
 export type { GiveUpEvent, RetryEvent } from './policies/retry/events.js';
 export { retryKind } from './policies/retry/kind.js';
 export {
@@ -117,6 +122,7 @@ export {
   retryDefaults,
 } from './policies/retry/options.js';
 export { Retry, type RetryStats } from './policies/retry/Retry.js';
+export type { TimeoutConfig } from './policies/timeout/config.js';
 export { isTimeoutError, TimeoutError } from './policies/timeout/errors.js';
 export type { TimeoutEvent } from './policies/timeout/events.js';
 export { timeoutKind } from './policies/timeout/kind.js';
@@ -140,8 +146,11 @@ export {
   type KeyedInstancesView,
   type KeyedKind,
   type KindConfig,
+  type KindConfigTypes,
   type KindHooks,
   type KindMetrics,
+  type MissingOption,
+  type MissingOptionContext,
   type OptionsData,
   type PolicyKindDescriptor,
   type PolicyKindOf,
@@ -161,15 +170,9 @@ export {
 } from './protocol/step.js';
 export { ConfigError, type ConfigIssue } from './registry/ConfigError.js';
 export {
-  type BulkheadConfig,
-  type CircuitBreakerConfig,
   type KeysConfig,
   keysDefaults,
-  type RateLimiterConfig,
   type RegistryConfig,
-  type RetryConfig,
-  type TimeoutConfig,
-  type WindowConfig,
 } from './registry/config/types.js';
 export { parseDuration } from './registry/duration.js';
 export {

@@ -1,18 +1,23 @@
-import type { AnyPolicyKind } from '../protocol/kind.js';
+import type { AnyPolicyKind, KindConfigTypes } from '../protocol/kind.js';
 import { REJECTED_CHANNEL } from '../telemetry/channels.js';
 import type { BulkheadStats } from './bulkhead/Bulkhead.js';
+import type { BulkheadConfig } from './bulkhead/config.js';
 import { bulkheadKind } from './bulkhead/kind.js';
+import type { CircuitBreakerConfig } from './circuit-breaker/config.js';
 import { STATE_CHANGE_CHANNEL, STATE_CHANGE_EVENT } from './circuit-breaker/diagnostics.js';
 import type { StateChangeEvent } from './circuit-breaker/events.js';
 import { circuitBreakerKind } from './circuit-breaker/kind.js';
 import type { CircuitState } from './circuit-breaker/state.js';
 import type { CircuitBreakerStats } from './circuit-breaker/stats.js';
+import type { RateLimiterConfig } from './rate-limiter/config.js';
 import { rateLimiterKind } from './rate-limiter/kind.js';
 import type { RateLimiterStats } from './rate-limiter/stats.js';
+import type { RetryConfig } from './retry/config.js';
 import { RETRY_CHANNEL, RETRY_EVENT } from './retry/diagnostics.js';
 import { retryKind } from './retry/kind.js';
 import type { RetryStats } from './retry/Retry.js';
 import { REJECTED_EVENT } from './shared/rejectedEvent.js';
+import type { TimeoutConfig } from './timeout/config.js';
 import { TIMEOUT_CHANNEL } from './timeout/diagnostics.js';
 import { timeoutKind } from './timeout/kind.js';
 import type { TimeoutStats } from './timeout/Timeout.js';
@@ -58,6 +63,30 @@ export const spanEventNames = {
   /** A circuit breaker changed state. */
   stateChange: STATE_CHANGE_EVENT,
 } as const;
+
+/**
+ * The types of the library's kinds' config data, by kind name (each kind's `name` and
+ * `section`), from which `RegistryConfig` is built.
+ *
+ * @example
+ * ```json
+ * {
+ *   "defaults": { "circuitBreaker": { "breakDuration": "30s" }, "timeout": { "timeout": "2s" } },
+ *   "circuitBreakers": { "payments": { "failureRateThreshold": 0.25, "breakDuration": "1m" } },
+ *   "retries": { "payments": { "maxAttempts": 4, "delay": "200ms" } },
+ *   "rateLimiters": { "search": { "limit": 50, "period": "1s", "maxWait": "200ms" } },
+ *   "keys": { "maxKeys": 50000, "idleTimeout": "15m" }
+ * }
+ * ```
+ */
+export interface PolicyKindConfigs {
+  readonly circuitBreaker: KindConfigTypes<'circuitBreakers', CircuitBreakerConfig>;
+  readonly retry: KindConfigTypes<'retries', RetryConfig>;
+  /** Defaults may leave the duration to each entry. */
+  readonly timeout: KindConfigTypes<'timeouts', TimeoutConfig, Partial<TimeoutConfig>>;
+  readonly bulkhead: KindConfigTypes<'bulkheads', BulkheadConfig>;
+  readonly rateLimiter: KindConfigTypes<'rateLimiters', RateLimiterConfig>;
+}
 
 interface InstanceEntry {
   /** The instance's registry name. */
