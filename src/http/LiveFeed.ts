@@ -30,7 +30,7 @@ export interface LiveFeedSettings {
 /**
  * @internal The Server-Sent Events stream behind `/events`, shared by every connected
  * dashboard: one `snapshot` event at once (with the recent transitions) and then one every
- * `interval` ms, and a `transition` event for each breaker state change as it happens.
+ * `interval` ms, and a `transition` event for each state change (a breaker's) as it happens.
  *
  * One timer and one registry listener serve all clients. Both exist only while a client is
  * connected: the first one starts them, the last one to leave stops them. The timer is
