@@ -118,7 +118,9 @@ describe('a policy kind defined outside the library, in a registry', () => {
     const registry = makeRegistry();
     registry.get(concurrencyCapKind, 'db').stop();
     registry.getKeyed(concurrencyCapKind, 'db', 'tenant-a');
-    const caps = registry.snapshot().instances.filter((i) => i.kind === 'concurrencyCap');
+    const caps = registry
+      .snapshot()
+      .instances.filter((i) => (i.kind as string) === 'concurrencyCap');
     expect(caps).toEqual([
       {
         kind: 'concurrencyCap',
