@@ -27,7 +27,8 @@ import {
   machine,
   snapshotDist,
 } from './lib/env.mjs';
-import { aggregate, consoleReport, pollution } from './lib/report.mjs';
+import { pollution } from './lib/pollution.mjs';
+import { aggregate, consoleReport } from './lib/report.mjs';
 import { loadScenarios } from './lib/scenarios.mjs';
 import { round } from './lib/stats.mjs';
 

@@ -40,7 +40,7 @@ export type {
   Failure as ExecutionFailure,
   Success as ExecutionSuccess,
 } from './pipeline/result.js';
-export { Bulkhead } from './policies/bulkhead/Bulkhead.js';
+export { Bulkhead, type BulkheadStats } from './policies/bulkhead/Bulkhead.js';
 export {
   BulkheadRejectedError,
   type BulkheadRejection,
@@ -104,7 +104,7 @@ export {
   type RetryOptions,
   retryDefaults,
 } from './policies/retry/options.js';
-export { Retry } from './policies/retry/Retry.js';
+export { Retry, type RetryStats } from './policies/retry/Retry.js';
 export { isTimeoutError, TimeoutError } from './policies/timeout/errors.js';
 export type { TimeoutEvent } from './policies/timeout/events.js';
 export {
@@ -112,7 +112,42 @@ export {
   type TimeoutStrategy,
   timeoutDefaults,
 } from './policies/timeout/options.js';
-export { Timeout } from './policies/timeout/Timeout.js';
+export { Timeout, type TimeoutStats } from './policies/timeout/Timeout.js';
+// The policy kinds, and what a kind defined outside the library implements.
+export { bulkheadKind } from './policies/bulkhead/kind.js';
+export { circuitBreakerKind } from './policies/circuit-breaker/kind.js';
+export { POLICY_KINDS, type RegistryInstanceSnapshot } from './policies/kinds.js';
+export { rateLimiterKind } from './policies/rate-limiter/kind.js';
+export type { RateLimiterStats } from './policies/rate-limiter/stats.js';
+export { retryKind } from './policies/retry/kind.js';
+export { timeoutKind } from './policies/timeout/kind.js';
+export {
+  type AnyPolicyKind,
+  type ConfigField,
+  type ConfigSchema,
+  type ConfigVariants,
+  configSchema,
+  type DashboardRow,
+  type Duration,
+  type InstanceHealth,
+  type InstanceView,
+  type KeyedGroup,
+  type KeyedInstancesView,
+  type KeyedKind,
+  type KindConfig,
+  type KindHooks,
+  type KindMetrics,
+  type OptionsData,
+  type PolicyKindDescriptor,
+  type PolicyKindOf,
+} from './protocol/kind.js';
+export type {
+  FamilyType,
+  InstrumentKind,
+  MetricFamilyDescriptor,
+  SeriesLabels,
+  SeriesSink,
+} from './telemetry/metricFamily.js';
 // The step protocol: what a policy kind defined outside the library implements to be a gate.
 export {
   type Gate,
@@ -138,21 +173,14 @@ export {
   type TimeoutConfig,
   type WindowConfig,
 } from './registry/config/types.js';
-export { type Duration, parseDuration } from './registry/duration.js';
+export { parseDuration } from './registry/duration.js';
 export {
   defaultRegistry,
   Registry,
   type RegistryOptions,
   type RegistryPolicy,
 } from './registry/Registry.js';
-export type {
-  BulkheadStats,
-  RateLimiterStats,
-  RegistryInstanceSnapshot,
-  RegistrySnapshot,
-  RetryStats,
-  TimeoutStats,
-} from './registry/snapshot.js';
+export type { RegistrySnapshot } from './registry/snapshot.js';
 export type { RegistryTransition } from './registry/TransitionLog.js';
 export { diagnosticsChannels } from './telemetry/channels.js';
 export { LatencyHistogram, type LatencySnapshot } from './telemetry/LatencyHistogram.js';

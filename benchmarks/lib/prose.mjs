@@ -1,4 +1,4 @@
-/** Wording shared by the scenarios' readings and miss notes (see lib/doc.mjs). */
+/** Wording shared by the scenarios' readings and miss notes (see lib/readings.mjs). */
 import { fmtBytes, fmtNs, fmtRatio } from './report.mjs';
 
 export const ns = (x) => `${fmtNs(x)} ns`;

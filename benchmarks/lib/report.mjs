@@ -1,4 +1,4 @@
-/** Turns the child processes' outputs into report rows, a console table and markdown. */
+/** Turns the child processes' outputs into report rows, a console table and markdown tables. */
 import { verdict } from './budgets.mjs';
 import { max, median, min, round } from './stats.mjs';
 
@@ -109,32 +109,6 @@ export function aggregate(scenarios) {
     }
   }
   return rows;
-}
-
-const figures = (r) => ({
-  scenario: r.scenario,
-  library: r.library,
-  nsPerOp: r.nsPerOp,
-  overheadNs: r.overheadNs,
-  bytesPerOp: r.bytesPerOp,
-});
-
-/** Polluted rows next to their clean counterparts (same variant, the `cleanOf` scenario). */
-export function pollution(rows) {
-  return rows
-    .filter((r) => r.cleanOf !== null)
-    .map((p) => {
-      const c = rows.find(
-        (r) => r.scenario === p.cleanOf && r.library === p.library && r.variant === p.variant,
-      );
-      return {
-        library: p.library,
-        variant: p.variant,
-        clean: c ? figures(c) : null,
-        polluted: figures(p),
-        changePct: c ? round(((p.nsPerOp - c.nsPerOp) / c.nsPerOp) * 100, 1) : null,
-      };
-    });
 }
 
 // ---- formatting -----------------------------------------------------------------------------
@@ -299,6 +273,41 @@ export function markdownTable(rows, absent = []) {
   for (const r of rows) out.push(`| ${cells(r, false).map(md).join(' | ')} |`);
   for (const a of absent) out.push(`| ${absentCells(a, false).map(md).join(' | ')} |`);
   return out.join('\n');
+}
+
+/** A section per scenario with rows: its title and id, then its table. */
+export function markdownResults(report) {
+  const out = [];
+  for (const s of report.scenarios) {
+    const rows = report.rows.filter((r) => r.scenario === s.id);
+    const absent = report.absent.filter((a) => a.scenario === s.id);
+    if (rows.length === 0) continue;
+    out.push(`### ${s.title} (\`${s.id}\`)\n\n${markdownTable(rows, absent)}`);
+  }
+  return out.join('\n\n');
+}
+
+/** "PASS: label · MISS: label · ...". */
+export function budgetSummary(budgets) {
+  return budgets.map((b) => `${verdict(b.pass)}: ${b.label}`).join(' · ');
+}
+
+/**
+ * Failed ratio checks that came within 10 % of the ratio needed, as a paragraph set off by
+ * blank lines, or nothing.
+ */
+export function nearMisses(budgets) {
+  const near = [];
+  for (const b of budgets) {
+    if (b.kind !== 'ratio') continue;
+    for (const c of b.checks) {
+      if (c.pass === false && c.ratio >= b.minRatio * 0.9) {
+        near.push(`${b.label}, vs ${c.against} (${fmtRatio(c.ratio)} of ${b.minRatio}×)`);
+      }
+    }
+  }
+  if (near.length === 0) return '';
+  return `\nNear misses, within 10 % of the ratio needed: ${near.join('; ')}. The spreads of the rows involved are wider than\nthat gap, so another run may judge these either way.\n`;
 }
 
 export function markdownBudgets(budgets) {

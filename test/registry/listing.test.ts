@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { pipeline, Registry } from '../../src/index.js';
-import { BreakerCounts, limitedSnapshot, listKeyedBreakers } from '../../src/registry/listing.js';
+import { circuitBreakerKind } from '../../src/policies/circuit-breaker/kind.js';
+import type { BreakerCounts } from '../../src/policies/circuit-breaker/counts.js';
+import { limitedSnapshot, listKeyed } from '../../src/registry/listing.js';
 
 describe('limitedSnapshot', () => {
   it('keeps every named instance and at most max keys of each kind and name', () => {
@@ -64,7 +66,7 @@ describe('limitedSnapshot', () => {
     for (let i = 0; i < 5; i++) registry.keyedCircuitBreaker('api', `open${i}`).forceOpen();
     for (let i = 0; i < 5; i++) registry.keyedCircuitBreaker('api', `closed${i}`);
     const seen: string[] = [];
-    limitedSnapshot(registry.instancesForMetrics(), 2, (name, key, state) => {
+    limitedSnapshot(registry.instancesForMetrics(), 2, (_kind, name, key, state) => {
       seen.push(`${name}/${key}/${state}`);
     });
     expect(seen).toEqual([
@@ -84,7 +86,7 @@ describe('limitedSnapshot', () => {
   });
 });
 
-describe('listKeyedBreakers', () => {
+describe('listKeyed', () => {
   it('sums the keys it does not show, shelved ones included, with the number in each state', () => {
     const registry = new Registry({
       defaults: { circuitBreaker: { window: { kind: 'consecutive', threshold: 1 } } },
@@ -94,9 +96,16 @@ describe('listKeyedBreakers', () => {
       pipeline(registry.keyedCircuitBreaker('api', `k${i}`)).executeSync(() => 'ok');
     }
     registry.keyedCircuitBreaker('api', 'k7').forceOpen();
-    const group = registry.instancesForMetrics().keyedBreakers.get('api')!;
-    const others = new BreakerCounts();
-    const { shown, hidden } = listKeyedBreakers(group, 3, others);
+    const breakers = registry.instancesForMetrics().find((k) => k.kind === circuitBreakerKind)!;
+    const keyed = breakers.keyed.get('api')!;
+    const metrics = circuitBreakerKind.metrics!;
+    const others = metrics.counts() as BreakerCounts;
+    const { shown, hidden } = listKeyed(circuitBreakerKind, keyed, 3, {
+      hidden(breaker, store, at) {
+        if (breaker === undefined) keyed.group.addShelved!(others, store, at);
+        else metrics.add(others, breaker);
+      },
+    });
     expect(shown.map((s) => s.key)).toEqual(['k7', 'k1999', 'k1998']);
     expect(hidden).toBe(1_997);
     expect(others.inState).toEqual([1_997, 0, 0, 0, 0, 0]);
