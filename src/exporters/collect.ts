@@ -46,7 +46,8 @@ class Families implements SeriesSink {
     // each kind's `families`, whichever instance writes first.
     for (const kind of kinds) {
       for (const family of kind.metrics?.families ?? []) {
-        if (family.type !== 'histogram') this.scalar(family as MetricFamilyDescriptor<'counter'>);
+        if (family.type !== 'histogram')
+          this.scalar(family as MetricFamilyDescriptor<'counter' | 'gauge'>);
       }
     }
     const { name, help, type } = callDurationFamily;
