@@ -41,14 +41,18 @@ export type {
   Success as ExecutionSuccess,
 } from './pipeline/result.js';
 export { Bulkhead, type BulkheadStats } from './policies/bulkhead/Bulkhead.js';
+export type { BulkheadConfig } from './policies/bulkhead/config.js';
 export {
   BulkheadRejectedError,
   type BulkheadRejection,
   isBulkheadRejectedError,
 } from './policies/bulkhead/errors.js';
 export type { BulkheadRejectedEvent } from './policies/bulkhead/events.js';
+// The policy kinds, and what a kind defined outside the library implements.
+export { bulkheadKind } from './policies/bulkhead/kind.js';
 export { type BulkheadOptions, bulkheadDefaults } from './policies/bulkhead/options.js';
 export { CircuitBreaker } from './policies/circuit-breaker/CircuitBreaker.js';
+export type { CircuitBreakerConfig, WindowConfig } from './policies/circuit-breaker/config.js';
 export {
   BrokenCircuitError,
   IsolatedCircuitError,
@@ -60,6 +64,7 @@ export type {
   StateChangeEvent,
   TransitionReason,
 } from './policies/circuit-breaker/events.js';
+export { circuitBreakerKind } from './policies/circuit-breaker/kind.js';
 export {
   type BreakBackoffOptions,
   type CircuitBreakerOptions,
@@ -84,6 +89,13 @@ export {
 export type { FallbackEvent } from './policies/fallback/events.js';
 export { Fallback } from './policies/fallback/Fallback.js';
 export type { Failure as FallbackFailure, FallbackOptions } from './policies/fallback/options.js';
+export {
+  POLICY_KINDS,
+  type PolicyKindConfigs,
+  type RegistryInstanceSnapshot,
+  type RegistryTransition,
+} from './policies/kinds.js';
+export type { RateLimiterConfig } from './policies/rate-limiter/config.js';
 export { isRateLimitedError, RateLimitedError } from './policies/rate-limiter/errors.js';
 export type { RateLimitedEvent } from './policies/rate-limiter/events.js';
 export {
@@ -91,12 +103,16 @@ export {
   type KeyedRateLimiterOptions,
   keyedRateLimiterDefaults,
 } from './policies/rate-limiter/KeyedRateLimiter.js';
+export { rateLimiterKind } from './policies/rate-limiter/kind.js';
 export {
   type RateLimiterOptions,
   rateLimiterDefaults,
 } from './policies/rate-limiter/options.js';
 export { type AcquireOptions, RateLimiter } from './policies/rate-limiter/RateLimiter.js';
+export type { RateLimiterStats } from './policies/rate-limiter/stats.js';
+export type { RetryConfig } from './policies/retry/config.js';
 export type { GiveUpEvent, RetryEvent } from './policies/retry/events.js';
+export { retryKind } from './policies/retry/kind.js';
 export {
   type AttemptFailure,
   type BackoffKind,
@@ -105,22 +121,16 @@ export {
   retryDefaults,
 } from './policies/retry/options.js';
 export { Retry, type RetryStats } from './policies/retry/Retry.js';
+export type { TimeoutConfig } from './policies/timeout/config.js';
 export { isTimeoutError, TimeoutError } from './policies/timeout/errors.js';
 export type { TimeoutEvent } from './policies/timeout/events.js';
+export { timeoutKind } from './policies/timeout/kind.js';
 export {
   type TimeoutOptions,
   type TimeoutStrategy,
   timeoutDefaults,
 } from './policies/timeout/options.js';
 export { Timeout, type TimeoutStats } from './policies/timeout/Timeout.js';
-// The policy kinds, and what a kind defined outside the library implements.
-export { bulkheadKind } from './policies/bulkhead/kind.js';
-export { circuitBreakerKind } from './policies/circuit-breaker/kind.js';
-export { POLICY_KINDS, type RegistryInstanceSnapshot } from './policies/kinds.js';
-export { rateLimiterKind } from './policies/rate-limiter/kind.js';
-export type { RateLimiterStats } from './policies/rate-limiter/stats.js';
-export { retryKind } from './policies/retry/kind.js';
-export { timeoutKind } from './policies/timeout/kind.js';
 export {
   type AnyPolicyKind,
   type ConfigField,
@@ -135,19 +145,15 @@ export {
   type KeyedInstancesView,
   type KeyedKind,
   type KindConfig,
+  type KindConfigTypes,
   type KindHooks,
   type KindMetrics,
+  type MissingOption,
+  type MissingOptionContext,
   type OptionsData,
   type PolicyKindDescriptor,
   type PolicyKindOf,
 } from './protocol/kind.js';
-export type {
-  FamilyType,
-  InstrumentKind,
-  MetricFamilyDescriptor,
-  SeriesLabels,
-  SeriesSink,
-} from './telemetry/metricFamily.js';
 // The step protocol: what a policy kind defined outside the library implements to be a gate.
 export {
   type Gate,
@@ -163,15 +169,9 @@ export {
 } from './protocol/step.js';
 export { ConfigError, type ConfigIssue } from './registry/ConfigError.js';
 export {
-  type BulkheadConfig,
-  type CircuitBreakerConfig,
   type KeysConfig,
   keysDefaults,
-  type RateLimiterConfig,
   type RegistryConfig,
-  type RetryConfig,
-  type TimeoutConfig,
-  type WindowConfig,
 } from './registry/config/types.js';
 export { parseDuration } from './registry/duration.js';
 export {
@@ -181,8 +181,14 @@ export {
   type RegistryPolicy,
 } from './registry/Registry.js';
 export type { RegistrySnapshot } from './registry/snapshot.js';
-export type { RegistryTransition } from './registry/TransitionLog.js';
 export { diagnosticsChannels } from './telemetry/channels.js';
 export { LatencyHistogram, type LatencySnapshot } from './telemetry/LatencyHistogram.js';
+export type {
+  FamilyType,
+  InstrumentKind,
+  MetricFamilyDescriptor,
+  SeriesLabels,
+  SeriesSink,
+} from './telemetry/metricFamily.js';
 export type { MetricsOptions } from './telemetry/metrics.js';
 export { VERSION } from './version.js';

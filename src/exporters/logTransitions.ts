@@ -2,8 +2,8 @@ import { OptionsError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
 import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import type { StateChangeEvent } from '../policies/circuit-breaker/events.js';
+import type { RegistryTransition } from '../policies/kinds.js';
 import type { Registry } from '../registry/Registry.js';
-import type { RegistryTransition } from '../registry/TransitionLog.js';
 import { checkOptionsObject } from '../validation/validate.js';
 
 /** What a logged transition carries besides its message. */

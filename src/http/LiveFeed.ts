@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { Disposer } from '../events/Listeners.js';
 import { reportCallbackError } from '../events/Listeners.js';
+import type { RegistryTransition } from '../policies/kinds.js';
 import { limitedSnapshot } from '../registry/listing.js';
 import type { Registry } from '../registry/Registry.js';
-import type { RegistryTransition } from '../registry/TransitionLog.js';
 import { STREAM_HEADERS, safeJson, sendText } from './respond.js';
 
 /**

@@ -1,14 +1,12 @@
-import { OptionsError, UsageError } from '../errors/OptionsError.js';
-import type { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
-import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
-import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
-import { brand, otherCopyNote } from '../policies/shared/brand.js';
+import { UsageError } from '../errors/OptionsError.js';
+import { brand } from '../policies/shared/brand.js';
 import { type Gate, NO_TIME, Outcome, StepKind } from '../protocol/step.js';
 import { type ExecuteOptions, type ExecutionContext, SharedContext } from './context.js';
-import { buildCore, isPolicy } from './core.js';
+import { checkPolicies, planPipeline } from './core.js';
 import { Execution, type PipelineCore, type Step, SYNC } from './Execution.js';
 import { type GateHandlers, gateHandlers, oneGateHandlers, sameTokens } from './gateHandlers.js';
 import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
+import { trackLate } from './syncLate.js';
 
 /** Any policy a pipeline can hold. */
 export type Policy = Step;
@@ -48,32 +46,20 @@ export class Pipeline {
   private readonly tokens: number[];
   private readonly rejectionErrors: (Error | undefined)[];
   private readonly rejectionResults: (Promise<Failure> | undefined)[];
-  private syncDepth = 0;
-  private syncTokens: number[] = [];
+  /** @internal */ syncDepth = 0;
+  /** @internal */ syncTokens: number[] = [];
 
   constructor(policies: readonly Policy[]) {
-    policies.forEach((p, i) => {
-      if (!isPolicy(p)) {
-        throw new OptionsError(`policies[${i}]`, p, `a breakwater policy${otherCopyNote(p)}`);
-      }
-    });
+    checkPolicies(policies);
     this.policies = Object.freeze([...policies]);
     // A copy that is not frozen: V8 does not inline element loads from frozen arrays, and the
     // executor reads a step per policy on every call.
-    const steps: readonly Step[] = [...policies];
-    const { core, waits } = buildCore(steps);
-    this.core = core;
-    this.gates = steps.filter(
-      (s): s is CircuitBreaker | Bulkhead | RateLimiter => s.stepKind === StepKind.Gate,
-    );
-    this.gatesOnly = this.gates.length === steps.length && !core.needsStartTime && !waits;
-    this.soleGate =
-      this.gatesOnly && this.gates.length === 1 && core.sampler === undefined
-        ? this.gates[0]
-        : undefined;
-    this.syncCapable = steps.every(
-      (s) => s.stepKind === StepKind.Fallback || (s.stepKind === StepKind.Gate && !s.mayWait),
-    );
+    const plan = planPipeline([...policies]);
+    this.core = plan.core;
+    this.gates = plan.gates;
+    this.gatesOnly = plan.gatesOnly;
+    this.soleGate = plan.soleGate;
+    this.syncCapable = plan.syncCapable;
     this.tokens = new Array(this.gates.length).fill(0);
     this.rejectionErrors = new Array(this.gates.length).fill(undefined);
     this.rejectionResults = new Array(this.gates.length).fill(undefined);
@@ -200,25 +186,20 @@ export class Pipeline {
       } catch (error) {
         return this.unwindSync(n - 1, false, error, base, this.elapsedSince(started)) as T;
       }
-      if (thenable) return this.trackLate(result as PromiseLike<unknown>, base, started) as T;
+      if (thenable) return trackLate(this, result as PromiseLike<unknown>, base, n, started) as T;
       return this.unwindSync(n - 1, true, result, base, this.elapsedSince(started)) as T;
     } finally {
       this.syncDepth--;
     }
   }
 
-  /** ms since `started`, or NaN when the call is not timed. */
-  private elapsedSince(started: number): number {
+  /** @internal ms since `started`, or NaN when the call is not timed. */
+  elapsedSince(started: number): number {
     return Number.isNaN(started) ? Number.NaN : this.core.clock.now() - started;
   }
 
-  private unwindSync(
-    from: number,
-    ok: boolean,
-    value: unknown,
-    base: number,
-    elapsed: number,
-  ): unknown {
+  /** @internal Releases the gates of steps `from`..0 and runs their fallbacks on an outcome. */
+  unwindSync(from: number, ok: boolean, value: unknown, base: number, elapsed: number): unknown {
     const steps = this.core.steps;
     const tokens = this.syncTokens;
     for (let i = from; i >= 0; i--) {
@@ -245,31 +226,6 @@ export class Pipeline {
     }
     if (ok) return value;
     throw value;
-  }
-
-  /** executeSync got a promise: settle the gates when it does. */
-  private trackLate(
-    promise: PromiseLike<unknown>,
-    base: number,
-    started: number,
-  ): Promise<unknown> {
-    const n = this.core.steps.length;
-    const saved = this.syncTokens.slice(base, base + n);
-    return Promise.resolve(promise).then(
-      (value) => this.unwindSaved(saved, true, value, started),
-      (error) => this.unwindSaved(saved, false, error, started),
-    );
-  }
-
-  private unwindSaved(saved: number[], ok: boolean, value: unknown, started: number): unknown {
-    const depth = this.syncDepth++;
-    const base = depth * saved.length;
-    for (let i = 0; i < saved.length; i++) this.syncTokens[base + i] = saved[i]!;
-    try {
-      return this.unwindSync(saved.length - 1, ok, value, base, this.elapsedSince(started));
-    } finally {
-      this.syncDepth--;
-    }
   }
 
   /**

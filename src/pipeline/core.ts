@@ -1,6 +1,6 @@
 import type { Clock } from '../clock/Clock.js';
 import { systemClock } from '../clock/systemClock.js';
-import { UsageError } from '../errors/OptionsError.js';
+import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import { Fallback } from '../policies/fallback/Fallback.js';
 import { Retry } from '../policies/retry/Retry.js';
 import { otherCopyNote } from '../policies/shared/brand.js';
@@ -10,11 +10,52 @@ import { NO_SLOT, type PipelineCore, type Step } from './Execution.js';
 import { LatencySampler } from './LatencySampler.js';
 
 /**
- * @internal What the executor knows of a pipeline's steps, decided once when it is built:
+ * @internal How a pipeline runs its calls, decided once from its steps when it is built: what
+ * the executor knows of them, and which of the lighter paths of `Pipeline` apply.
+ */
+export interface PipelinePlan {
+  readonly core: PipelineCore;
+  /** The gates, outermost first. */
+  readonly gates: readonly Gate[];
+  /** Only gates that never wait or time calls: the allocation-light path applies. */
+  readonly gatesOnly: boolean;
+  /** The gate of a gates-only pipeline of one gate that times no call, else undefined. */
+  readonly soleGate: Gate | undefined;
+  /** Only gates that never wait, and fallbacks: `executeSync` is allowed. */
+  readonly syncCapable: boolean;
+}
+
+/** @internal The plan of a pipeline of `steps`, outermost first. */
+export function planPipeline(steps: readonly Step[]): PipelinePlan {
+  const { core, waits } = buildCore(steps);
+  const gates = steps.filter((s): s is Gate => s.stepKind === StepKind.Gate);
+  const gatesOnly = gates.length === steps.length && !core.needsStartTime && !waits;
+  return {
+    core,
+    gates,
+    gatesOnly,
+    soleGate: gatesOnly && gates.length === 1 && core.sampler === undefined ? gates[0] : undefined,
+    syncCapable: steps.every(
+      (s) => s.stepKind === StepKind.Fallback || (s.stepKind === StepKind.Gate && !s.mayWait),
+    ),
+  };
+}
+
+/** @internal Throws {@link OptionsError} for the first of `policies` that is not a policy. */
+export function checkPolicies(policies: readonly unknown[]): void {
+  policies.forEach((p, i) => {
+    if (!isPolicy(p)) {
+      throw new OptionsError(`policies[${i}]`, p, `a breakwater policy${otherCopyNote(p)}`);
+    }
+  });
+}
+
+/**
+ * What the executor knows of a pipeline's steps, decided once when it is built:
  * which times every call reads, whether a call may wait, settle early or need a signal of its
  * own, and each step's slots in the execution record. `waits`: some step may make a call wait.
  */
-export function buildCore(steps: readonly Step[]): { core: PipelineCore; waits: boolean } {
+function buildCore(steps: readonly Step[]): { core: PipelineCore; waits: boolean } {
   let needsStartTime = false;
   let needsEndTime = false;
   let deferred = false;

@@ -1,13 +1,19 @@
-import type { AnyPolicyKind } from '../protocol/kind.js';
+import type { AnyPolicyKind, KindConfigTypes } from '../protocol/kind.js';
 import type { BulkheadStats } from './bulkhead/Bulkhead.js';
+import type { BulkheadConfig } from './bulkhead/config.js';
 import { bulkheadKind } from './bulkhead/kind.js';
+import type { CircuitBreakerConfig } from './circuit-breaker/config.js';
+import type { StateChangeEvent } from './circuit-breaker/events.js';
 import { circuitBreakerKind } from './circuit-breaker/kind.js';
 import type { CircuitState } from './circuit-breaker/state.js';
 import type { CircuitBreakerStats } from './circuit-breaker/stats.js';
+import type { RateLimiterConfig } from './rate-limiter/config.js';
 import { rateLimiterKind } from './rate-limiter/kind.js';
 import type { RateLimiterStats } from './rate-limiter/stats.js';
+import type { RetryConfig } from './retry/config.js';
 import { retryKind } from './retry/kind.js';
 import type { RetryStats } from './retry/Retry.js';
+import type { TimeoutConfig } from './timeout/config.js';
 import { timeoutKind } from './timeout/kind.js';
 import type { TimeoutStats } from './timeout/Timeout.js';
 
@@ -24,6 +30,30 @@ export const POLICY_KINDS: readonly AnyPolicyKind[] = [
   bulkheadKind,
   rateLimiterKind,
 ];
+
+/**
+ * The types of the library's kinds' config data, by kind name (each kind's `name` and
+ * `section`), from which `RegistryConfig` is built.
+ *
+ * @example
+ * ```json
+ * {
+ *   "defaults": { "circuitBreaker": { "breakDuration": "30s" }, "timeout": { "timeout": "2s" } },
+ *   "circuitBreakers": { "payments": { "failureRateThreshold": 0.25, "breakDuration": "1m" } },
+ *   "retries": { "payments": { "maxAttempts": 4, "delay": "200ms" } },
+ *   "rateLimiters": { "search": { "limit": 50, "period": "1s", "maxWait": "200ms" } },
+ *   "keys": { "maxKeys": 50000, "idleTimeout": "15m" }
+ * }
+ * ```
+ */
+export interface PolicyKindConfigs {
+  readonly circuitBreaker: KindConfigTypes<'circuitBreakers', CircuitBreakerConfig>;
+  readonly retry: KindConfigTypes<'retries', RetryConfig>;
+  /** Defaults may leave the duration to each entry. */
+  readonly timeout: KindConfigTypes<'timeouts', TimeoutConfig, Partial<TimeoutConfig>>;
+  readonly bulkhead: KindConfigTypes<'bulkheads', BulkheadConfig>;
+  readonly rateLimiter: KindConfigTypes<'rateLimiters', RateLimiterConfig>;
+}
 
 interface InstanceEntry {
   /** The instance's registry name. */
@@ -47,3 +77,16 @@ export type RegistryInstanceSnapshot =
   | (InstanceEntry & { readonly kind: 'rateLimiter'; readonly stats: RateLimiterStats })
   | (InstanceEntry & { readonly kind: 'retry'; readonly stats: RetryStats })
   | (InstanceEntry & { readonly kind: 'timeout'; readonly stats: TimeoutStats });
+
+/**
+ * A state change of one of a registry's instances, as plain data: a breaker's (the fields of
+ * its `StateChangeEvent`), or of a kind with states given to the registry (its own event).
+ */
+export interface RegistryTransition extends StateChangeEvent {
+  /** The registry name of the breaker. */
+  readonly name: string;
+  /** The key of a keyed breaker (absent for named ones). */
+  readonly key?: string;
+  /** When it happened, in ms since the Unix epoch (`Date.now()`). */
+  readonly at: number;
+}

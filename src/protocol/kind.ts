@@ -62,10 +62,11 @@ export interface KindConfig {
    */
   check?(data: OptionsData): void;
   /**
-   * What a named instance's merged options lack to be built (`option` is the path to name,
-   * `needs` says what it is needed for), or undefined when they are complete.
+   * What an instance's options data lack to be built, or undefined when they are complete:
+   * the option to name (a path in the kind's options) and the message saying so, worded from
+   * `where` the data came.
    */
-  missing?(data: OptionsData): { readonly option: string; readonly needs: string } | undefined;
+  missing?(data: OptionsData, where: MissingOptionContext): MissingOption | undefined;
   /**
    * Adjusts a named entry merged over the defaults (`merged` is `{...defaults, ...named}` with
    * nested objects merged field by field): a rate given in another form replaces the default's.
@@ -76,6 +77,41 @@ export interface KindConfig {
    * those was found invalid.
    */
   readonly dependsOn?: ReadonlyMap<string, readonly string[]>;
+}
+
+/** Where the options data of an instance that lacks an option came from, for its message. */
+export interface MissingOptionContext {
+  /**
+   * True for a named entry of the kind's section merged over the defaults; false for a name
+   * with no entry, which takes the defaults alone.
+   */
+  readonly entry: boolean;
+  /** The path of the kind's defaults in config data (`defaults.timeout`). */
+  readonly defaults: string;
+  /** The kind's config section (`timeouts`). */
+  readonly section: string;
+}
+
+/** An option an instance cannot be built without, as {@link KindConfig.missing} reports it. */
+export interface MissingOption {
+  /** The option's path in the kind's options (`timeout`). */
+  readonly option: string;
+  /** What to say of it, after its path (`is required: ...`). */
+  readonly message: string;
+}
+
+/**
+ * The types of one kind's config data, as `RegistryConfig` names them: the name of its
+ * section, a named entry, and its defaults (which may leave out what each entry must give).
+ *
+ * @typeParam S the section's name (`"timeouts"`)
+ * @typeParam E a named entry's data
+ * @typeParam D the data of `defaults.<kind>` @default `E`
+ */
+export interface KindConfigTypes<S extends string = string, E = object, D = E> {
+  readonly section: S;
+  readonly entry: E;
+  readonly defaults: D;
 }
 
 /** How an instance shows in snapshots, listings and the dashboard: plain JSON data. */

@@ -1,24 +1,25 @@
 import type { Clock } from '../clock/Clock.js';
-import { Wakeups } from '../clock/Wakeups.js';
 import { stackless } from '../errors/BreakwaterError.js';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../events/Listeners.js';
 import { RateLimitedError } from '../policies/rate-limiter/errors.js';
 import type { RateLimitedEvent } from '../policies/rate-limiter/events.js';
-import { gcraTake, gcraWait } from '../policies/rate-limiter/gcra.js';
-import {
-  type ResolvedRateLimiterOptions,
-  resolveRateLimiterOptions,
-} from '../policies/rate-limiter/options.js';
+import { gcraWait } from '../policies/rate-limiter/gcra.js';
+import type { ResolvedRateLimiterOptions } from '../policies/rate-limiter/options.js';
 import type { AcquireOptions } from '../policies/rate-limiter/RateLimiter.js';
-import { duration, integer, keyError, numberIn, oneOf } from '../validation/validate.js';
-import { type GcraDecision, RedisGcraStore } from './RedisGcraStore.js';
+import { keyError } from '../validation/validate.js';
+import { keepLatest } from './boundedMaps.js';
+import { LocalFallback } from './LocalFallback.js';
+import { type Lease, leaseAfter, permitsToAsk } from './leases.js';
+import { PermitWaits } from './PermitWaits.js';
+import { RedisGcraStore } from './RedisGcraStore.js';
 import {
-  REDIS_LIMITER_KEYS,
   type RedisRateLimiterOptions,
   redisRateLimiterDefaults,
+  resolveRedisLimiterOptions,
   type StoreFailureMode,
 } from './rateLimiterOptions.js';
+import type { GcraDecision } from './script.js';
 
 /** Emitted when Redis stops or starts answering a limiter's decisions. */
 export interface StoreStateEvent {
@@ -42,30 +43,6 @@ export interface RedisRateLimiterStats {
   readonly fallbackDecisions: number;
   /** False from the switch to `onStoreFailure` until Redis answers again. */
   readonly storeAvailable: boolean;
-}
-
-/** Permits a process took ahead in one decision, to spend until `until` (ms of its clock). */
-interface Lease {
-  left: number;
-  until: number;
-  /** When the key's backlog after the decision ends: how much the next lease may take. */
-  backlogUntil: number;
-  /** A decision asking for a lease on this key is on its way: others ask for their own only. */
-  asking: boolean;
-  /** The last decision was a refusal: the key is at its limit, where leases would go unspent. */
-  refused: boolean;
-}
-
-/** A caller of `acquire` waiting for the time its refusal named, to ask again. */
-class Retry {
-  done = false;
-  constructor(
-    readonly run: () => void,
-    readonly fail: (reason: unknown) => void,
-  ) {}
-  wake(): void {
-    if (!this.done) this.run();
-  }
 }
 
 /**
@@ -102,15 +79,8 @@ export class RedisRateLimiter {
   private readonly o: ResolvedRateLimiterOptions;
   private readonly mode: StoreFailureMode;
   private readonly probeInterval: number;
-  /**
-   * The local fallback's state (`onStoreFailure: 'local'`): per key, its TAT in µs of `clock`,
-   * set from every reply of Redis (the key's TAT then, no earlier than it can be) and moved by
-   * the local decisions.
-   */
-  private readonly localTats: Map<string, number> | undefined;
-  /** The local fallback's GCRA: `localShare` of the rate, of the burst. */
-  private readonly localIntervalUs: number;
-  private readonly localBurst: number;
+  /** The local fallback (`onStoreFailure: 'local'`). */
+  private readonly local: LocalFallback | undefined;
   /** Per key, a lower bound of its TAT in ms of `clock`, learnt from a refusal. */
   private readonly refusedUntil: Map<string, number> | undefined;
   /** Keys whose cached refusal ran out and whose one decision on Redis is on its way. */
@@ -128,7 +98,7 @@ export class RedisRateLimiter {
   private rtt = 0;
   private nextProbe = 0;
   private readonly error: RateLimitedError;
-  private readonly retries = new Set<Retry>();
+  private readonly waits: PermitWaits;
   private disposed = false;
   private nAdmitted = 0;
   private nRejected = 0;
@@ -140,37 +110,39 @@ export class RedisRateLimiter {
   /** @internal */ readonly limited = new Listeners<RateLimitedEvent>();
 
   constructor(options: RedisRateLimiterOptions) {
-    const o = resolveRateLimiterOptions(options, REDIS_LIMITER_KEYS);
+    const r = resolveRedisLimiterOptions(options);
+    const o = r.rate;
     this.o = o;
     this.name = o.name;
     this.clock = o.clock;
-    const d = redisRateLimiterDefaults;
-    this.mode = oneOf(options.onStoreFailure, 'onStoreFailure', d.onStoreFailure, [
-      'local',
-      'open',
-      'closed',
-    ]);
-    const share = numberIn(options.localShare, 'localShare', d.localShare, 0, 1, true);
-    this.probeInterval = duration(options.probeInterval, 'probeInterval', d.probeInterval, 1);
-    this.maxKeys = integer(options.maxKeys, 'maxKeys', d.maxKeys, 1, 2_147_483_647);
-    if (options.negativeCache !== undefined && typeof options.negativeCache !== 'boolean') {
-      throw new OptionsError('negativeCache', options.negativeCache, 'a boolean');
-    }
-    this.refusedUntil = options.negativeCache === false ? undefined : new Map();
-    this.leaseSize = integer(options.lease, 'lease', d.lease, 1, o.burst);
+    this.mode = r.onStoreFailure;
+    this.probeInterval = r.probeInterval;
+    this.maxKeys = r.maxKeys;
+    this.refusedUntil = r.negativeCache ? new Map() : undefined;
+    this.leaseSize = r.lease;
     this.leases = this.leaseSize > 1 ? new Map() : undefined;
     this.store = new RedisGcraStore({
       client: options.client,
       name: o.name,
       prefix: options.prefix,
-      timeout: options.timeout ?? d.timeout,
+      timeout: options.timeout ?? redisRateLimiterDefaults.timeout,
       onWarning: options.onWarning,
       clock: o.clock,
     });
-    this.localTats = this.mode === 'local' ? new Map() : undefined;
-    this.localIntervalUs = o.intervalUs / share;
-    this.localBurst = Math.max(1, Math.floor(o.burst * share));
+    this.local =
+      this.mode === 'local'
+        ? new LocalFallback(
+            o.intervalUs / r.localShare,
+            Math.max(1, Math.floor(o.burst * r.localShare)),
+            r.maxKeys,
+            r.probeInterval,
+          )
+        : undefined;
     this.error = stackless(() => new RateLimitedError(o.name, o.clock, 0));
+    this.waits = new PermitWaits(this, o.clock, (freeAt) => {
+      this.error.freeAt = freeAt;
+      return o.debug ? new RateLimitedError(o.name, o.clock, freeAt) : this.error;
+    });
   }
 
   /** False from a failed decision until Redis answers again. */
@@ -226,7 +198,7 @@ export class RedisRateLimiter {
     const ask =
       lease === undefined || lease.asking || lease.refused
         ? permits
-        : this.leaseFor(lease, permits, now);
+        : permitsToAsk(lease, permits, now, this.rtt, this.o.intervalUs, this.leaseSize);
     if (ask > permits) lease!.asking = true;
     return this.store
       .decide(
@@ -253,44 +225,7 @@ export class RedisRateLimiter {
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const until = this.clock.now() + (options?.maxWait ?? this.o.maxWait);
-    return new Promise<void>((resolve, reject) => {
-      const retry = new Retry(
-        () => ask(),
-        (reason) => {
-          finish();
-          reject(reason);
-        },
-      );
-      const onAbort = () => retry.fail(signal!.reason);
-      const finish = () => {
-        retry.done = true;
-        this.retries.delete(retry);
-        signal?.removeEventListener('abort', onAbort);
-      };
-      const ask = (): void => {
-        this.tryAcquire(key, permits).then((wait) => {
-          if (retry.done) return;
-          if (wait === 0) {
-            finish();
-            resolve();
-            return;
-          }
-          const now = this.clock.now();
-          if (now + wait > until) {
-            finish();
-            this.error.freeAt = now + wait;
-            reject(
-              this.o.debug ? new RateLimitedError(this.name, this.clock, now + wait) : this.error,
-            );
-            return;
-          }
-          Wakeups.of(this.clock, true).schedule(now + wait, now, retry);
-        }, retry.fail);
-      };
-      this.retries.add(retry);
-      signal?.addEventListener('abort', onAbort);
-      ask();
-    });
+    return this.waits.wait(key, permits, until, signal);
   }
 
   /** Calls `listener` when Redis stops or starts answering. */
@@ -311,11 +246,11 @@ export class RedisRateLimiter {
     if (this.disposed) return;
     this.disposed = true;
     const error = new UsageError(`Rate limiter "${this.name}" was disposed`);
-    for (const r of [...this.retries]) r.fail(error);
+    this.waits.failAll(error);
     this.store.dispose();
     this.refusedUntil?.clear();
     this.asking.clear();
-    this.localTats?.clear();
+    this.local?.clear();
     this.stateChanged.clear();
     this.limited.clear();
   }
@@ -330,32 +265,24 @@ export class RedisRateLimiter {
     const received = this.clock.now();
     const rtt = received - sent;
     this.rtt = this.rtt === 0 ? rtt : this.rtt + (rtt - this.rtt) / 8;
-    if (this.localTats !== undefined) {
+    if (this.local !== undefined) {
       // The key's TAT after the decision, in our clock: the reply's time is no earlier than the
       // script's, so the fallback never starts a key emptier than Redis left it.
-      const tatUs = received * 1_000 + decision.aheadUs + decision.granted * this.o.intervalUs;
-      this.setLocal(this.localTats, key, tatUs);
+      this.local.learn(
+        key,
+        received * 1_000 + decision.aheadUs + decision.granted * this.o.intervalUs,
+      );
     }
     if (this.leases !== undefined) {
-      // Leased permits may be spent while the backlog the key had lasts (in our clock, from
-      // the send time: never later than on Redis's).
-      const aheadMs = decision.aheadUs / 1_000;
-      const extra = decision.granted > permits ? decision.granted - permits : 0;
-      let left = extra;
-      let until = sent + aheadMs;
-      const held = this.leases.get(key);
-      if (held !== undefined && held.left > 0 && this.clock.now() <= held.until) {
-        // Permits still held from an earlier lease are kept; all are spent by the earlier end.
-        left += held.left;
-        until = Math.min(until, held.until);
-      }
-      this.keep(this.leases, key, {
-        left,
-        until,
-        backlogUntil: sent + aheadMs + (decision.granted * this.o.intervalUs) / 1_000,
-        asking: false,
-        refused: !decision.allowed,
-      });
+      const lease = leaseAfter(
+        this.leases.get(key),
+        permits,
+        sent,
+        decision,
+        this.o.intervalUs,
+        this.clock,
+      );
+      keepLatest(this.leases, key, lease, this.maxKeys);
     }
     if (decision.allowed) {
       this.nAdmitted++;
@@ -408,29 +335,13 @@ export class RedisRateLimiter {
       this.nAdmitted++;
       return 0;
     }
-    const wait = this.mode === 'closed' ? this.probeInterval : this.localWait(key, permits, now);
+    const wait = this.mode === 'closed' ? this.probeInterval : this.local!.take(key, permits, now);
     if (wait === 0) {
       this.nAdmitted++;
       return 0;
     }
     this.refuse(key, permits, wait, now);
     return wait;
-  }
-
-  /**
-   * The local fallback's decision: takes `permits` for `key` at `now` if its share of the rate
-   * has them (0), else the ms until it would. More permits than its share of the burst are
-   * never free locally: they wait for Redis (a probe's time).
-   */
-  private localWait(key: string, permits: number, now: number): number {
-    if (permits > this.localBurst) return this.probeInterval;
-    const map = this.localTats!;
-    const nowUs = now * 1_000;
-    const tat = map.get(key) ?? nowUs;
-    const waitUs = gcraWait(tat, nowUs, permits, this.localIntervalUs, this.localBurst);
-    if (waitUs > 0) return waitUs / 1_000;
-    this.setLocal(map, key, gcraTake(tat, nowUs, permits, this.localIntervalUs));
-    return 0;
   }
 
   /** ms until `permits` could be free by the negative cache, or 0 when it knows nothing. */
@@ -449,44 +360,8 @@ export class RedisRateLimiter {
     return 0;
   }
 
-  /**
-   * Permits to ask for on a key last seen with a backlog until `last.backlogUntil`: as many as
-   * that backlog can still hold, so no lease is taken on an idle key (it could not be spent).
-   */
-  private leaseFor(last: Lease, permits: number, now: number): number {
-    const room = Math.floor(((last.backlogUntil - now - this.rtt) * 1_000) / this.o.intervalUs);
-    return Math.max(permits, Math.min(this.leaseSize, room));
-  }
-
   private remember(key: string, tat: number): void {
-    this.keep(this.refusedUntil!, key, tat);
-  }
-
-  /**
-   * Sets `key`'s local TAT, forgetting the oldest key past `maxKeys`. One map operation for a
-   * known key (this runs on every reply): the order is of first use, not last, and a busy key
-   * forgotten is set again by its next reply.
-   */
-  private setLocal(map: Map<string, number>, key: string, tatUs: number): void {
-    map.set(key, tatUs);
-    if (map.size > this.maxKeys) {
-      for (const oldest of map.keys()) {
-        map.delete(oldest);
-        break;
-      }
-    }
-  }
-
-  /** Sets `key` in `map` as its most recent entry, forgetting the oldest past `maxKeys`. */
-  private keep<V>(map: Map<string, V>, key: string, value: V): void {
-    map.delete(key);
-    map.set(key, value);
-    if (map.size > this.maxKeys) {
-      for (const oldest of map.keys()) {
-        map.delete(oldest);
-        break;
-      }
-    }
+    keepLatest(this.refusedUntil!, key, tat, this.maxKeys);
   }
 
   private refuse(key: string, permits: number, wait: number, now: number): void {

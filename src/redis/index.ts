@@ -37,14 +37,7 @@ export {
   StoreTimeoutError,
   StoreUnavailableError,
 } from './errors.js';
-export {
-  type GcraDecision,
-  MAX_NOW_US,
-  MAX_SPAN_US,
-  RedisGcraStore,
-  type RedisGcraStoreOptions,
-  redisGcraStoreDefaults,
-} from './RedisGcraStore.js';
+export { RedisGcraStore } from './RedisGcraStore.js';
 export {
   RedisRateLimiter,
   type RedisRateLimiterStats,
@@ -55,4 +48,10 @@ export {
   redisRateLimiterDefaults,
   type StoreFailureMode,
 } from './rateLimiterOptions.js';
-export { GCRA_SCRIPT, GCRA_SCRIPT_SHA } from './script.js';
+export { GCRA_SCRIPT, GCRA_SCRIPT_SHA, type GcraDecision } from './script.js';
+export {
+  MAX_NOW_US,
+  MAX_SPAN_US,
+  type RedisGcraStoreOptions,
+  redisGcraStoreDefaults,
+} from './storeOptions.js';

@@ -1,4 +1,10 @@
-import type { RateLimiterOptions } from '../policies/rate-limiter/options.js';
+import { OptionsError } from '../errors/OptionsError.js';
+import {
+  type RateLimiterOptions,
+  type ResolvedRateLimiterOptions,
+  resolveRateLimiterOptions,
+} from '../policies/rate-limiter/options.js';
+import { duration, integer, numberIn, oneOf } from '../validation/validate.js';
 import type { RedisClientLike } from './adapters.js';
 
 /**
@@ -71,8 +77,8 @@ export const redisRateLimiterDefaults = Object.freeze({
   lease: 1,
 });
 
-/** @internal The options of {@link RedisRateLimiterOptions} beyond those of the rate limiter. */
-export const REDIS_LIMITER_KEYS = [
+/** The options of {@link RedisRateLimiterOptions} beyond those of the rate limiter. */
+const REDIS_LIMITER_KEYS = [
   'client',
   'prefix',
   'timeout',
@@ -84,3 +90,40 @@ export const REDIS_LIMITER_KEYS = [
   'lease',
   'onWarning',
 ];
+
+/** @internal {@link RedisRateLimiterOptions} checked, with their defaults (the store's apart). */
+export interface ResolvedRedisLimiterOptions {
+  /** The rate, as for `RateLimiter`. */
+  readonly rate: ResolvedRateLimiterOptions;
+  readonly onStoreFailure: StoreFailureMode;
+  readonly localShare: number;
+  readonly probeInterval: number;
+  readonly maxKeys: number;
+  readonly negativeCache: boolean;
+  readonly lease: number;
+}
+
+/**
+ * @internal Checks the options of a {@link RedisRateLimiter} but those its store checks
+ * (client, prefix, timeout, onWarning), throwing {@link OptionsError} for the first bad one.
+ */
+export function resolveRedisLimiterOptions(
+  options: RedisRateLimiterOptions,
+): ResolvedRedisLimiterOptions {
+  const rate = resolveRateLimiterOptions(options, REDIS_LIMITER_KEYS);
+  const d = redisRateLimiterDefaults;
+  const onStoreFailure = oneOf(options.onStoreFailure, 'onStoreFailure', d.onStoreFailure, [
+    'local',
+    'open',
+    'closed',
+  ]);
+  const localShare = numberIn(options.localShare, 'localShare', d.localShare, 0, 1, true);
+  const probeInterval = duration(options.probeInterval, 'probeInterval', d.probeInterval, 1);
+  const maxKeys = integer(options.maxKeys, 'maxKeys', d.maxKeys, 1, 2_147_483_647);
+  if (options.negativeCache !== undefined && typeof options.negativeCache !== 'boolean') {
+    throw new OptionsError('negativeCache', options.negativeCache, 'a boolean');
+  }
+  const negativeCache = options.negativeCache !== false;
+  const lease = integer(options.lease, 'lease', d.lease, 1, rate.burst);
+  return { rate, onStoreFailure, localShare, probeInterval, maxKeys, negativeCache, lease };
+}

@@ -60,3 +60,50 @@ return { allowed and 1 or 0, retryAfter, remaining, granted, tat - now }
  * the SHA that SCRIPT LOAD returns anyway.
  */
 export const GCRA_SCRIPT_SHA = 'f56b8b52f32b2aa4e38160beeee342a1cfd720f8';
+
+/** The outcome of one GCRA decision. */
+export interface GcraDecision {
+  /** Whether the permits were granted (and recorded). */
+  readonly allowed: boolean;
+  /** When refused: microseconds until the same request would be granted; 0 when allowed. */
+  readonly retryAfterUs: number;
+  /** Permits that could still be granted right now, after this decision. */
+  readonly remaining: number;
+  /** Permits taken: `permits`, up to `lease` when more were free; 0 when refused. */
+  readonly granted: number;
+  /** Microseconds the key's TAT was ahead of the server's time before the decision (>= 0). */
+  readonly aheadUs: number;
+}
+
+/** @internal The decision a reply of {@link GCRA_SCRIPT} carries; undefined for another reply. */
+export function decisionOf(reply: unknown): GcraDecision | undefined {
+  if (!Array.isArray(reply) || reply.length !== 5) return undefined;
+  const allowed = integerOf(reply[0]);
+  const retryAfterUs = integerOf(reply[1]);
+  const remaining = integerOf(reply[2]);
+  const granted = integerOf(reply[3]);
+  const aheadUs = integerOf(reply[4]);
+  if (
+    (allowed === 0 || allowed === 1) &&
+    retryAfterUs >= 0 &&
+    remaining >= 0 &&
+    granted >= 0 &&
+    aheadUs >= 0
+  ) {
+    return { allowed: allowed === 1, retryAfterUs, remaining, granted, aheadUs };
+  }
+  return undefined;
+}
+
+/**
+ * An integer reply as a number: clients give numbers, but a client told to map integers to
+ * strings or bigints (node-redis `typeMapping`) is served too. NaN for anything else.
+ */
+function integerOf(value: unknown): number {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : Number.NaN;
+  if (typeof value === 'bigint' || (typeof value === 'string' && /^-?\d+$/.test(value))) {
+    const n = Number(value);
+    return Number.isSafeInteger(n) ? n : Number.NaN;
+  }
+  return Number.NaN;
+}

@@ -6,7 +6,7 @@ import type { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
 import { bulkheadKind } from '../policies/bulkhead/kind.js';
 import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import { circuitBreakerKind } from '../policies/circuit-breaker/kind.js';
-import { POLICY_KINDS } from '../policies/kinds.js';
+import { POLICY_KINDS, type RegistryTransition } from '../policies/kinds.js';
 import { rateLimiterKind } from '../policies/rate-limiter/kind.js';
 import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { retryKind } from '../policies/retry/kind.js';
@@ -19,12 +19,12 @@ import { checkOptionsObject, clockOption, keyError } from '../validation/validat
 import type { ConfigError } from './ConfigError.js';
 import type { RegistryConfig, ValidConfig } from './config/types.js';
 import { optionsFor, validateConfig } from './config/validate.js';
-import type { KindInstances, Named, RegistryInstances } from './instances.js';
+import type { KindInstances, RegistryInstances } from './instances.js';
 import { KeyedInstances } from './KeyedInstances.js';
 import { checkKinds } from './kindsOption.js';
 import { prepareReconfigure } from './reconfigure.js';
 import { type RegistrySnapshot, registrySnapshot } from './snapshot.js';
-import { type RegistryTransition, TransitionLog } from './TransitionLog.js';
+import { TransitionLog } from './TransitionLog.js';
 
 /** Options of a {@link Registry} itself (the policies' options come from the config). */
 export interface RegistryOptions {
@@ -85,6 +85,12 @@ export class Registry {
   private readonly all: RegistryInstances;
   private readonly transitions = new TransitionLog();
   private readonly hooks: KindHooks;
+  // The library's kinds, for the typed shorthands (`circuitBreaker(name)`, ...).
+  private readonly breakers: KindInstances;
+  private readonly retries: KindInstances;
+  private readonly timeouts: KindInstances;
+  private readonly bulkheads: KindInstances;
+  private readonly rateLimiters: KindInstances;
 
   /**
    * @param config settings as plain data (see {@link RegistryConfig}); throws
@@ -101,6 +107,11 @@ export class Registry {
       stateChange: (name, key, event) => transitions.record(name, key, event as never),
     };
     this.config = validateConfig(config, kinds);
+    this.breakers = this.kindInstances(circuitBreakerKind);
+    this.retries = this.kindInstances(retryKind);
+    this.timeouts = this.kindInstances(timeoutKind);
+    this.bulkheads = this.kindInstances(bulkheadKind);
+    this.rateLimiters = this.kindInstances(rateLimiterKind);
   }
 
   /**
@@ -115,15 +126,7 @@ export class Registry {
    * ```
    */
   get<P extends object>(kind: PolicyKindOf<P> | string, name: string): P {
-    const k = this.kindInstances(kind);
-    let entry = k.named.get(name);
-    if (entry === undefined) {
-      const policy = k.kind.create(this.options(this.config, k.kind, name));
-      k.kind.attach?.(policy, name, this.hooks);
-      entry = { policy, registered: false };
-      k.named.set(name, entry);
-    }
-    return entry.policy as P;
+    return this.named(this.kindInstances(kind), name) as P;
   }
 
   /**
@@ -145,12 +148,12 @@ export class Registry {
 
   /** The circuit breaker named `name`: the same instance on every call. */
   circuitBreaker(name: string): CircuitBreaker {
-    return this.get(circuitBreakerKind, name);
+    return this.named(this.breakers, name) as CircuitBreaker;
   }
 
   /** The retry policy named `name`: the same instance on every call. */
   retry(name: string): Retry {
-    return this.get(retryKind, name);
+    return this.named(this.retries, name) as Retry;
   }
 
   /**
@@ -158,12 +161,12 @@ export class Registry {
    * {@link ConfigError} when neither `timeouts[name]` nor `defaults.timeout` gives a timeout.
    */
   timeout(name: string): Timeout {
-    return this.get(timeoutKind, name);
+    return this.named(this.timeouts, name) as Timeout;
   }
 
   /** The bulkhead named `name`: the same instance on every call. */
   bulkhead(name: string): Bulkhead {
-    return this.get(bulkheadKind, name);
+    return this.named(this.bulkheads, name) as Bulkhead;
   }
 
   /**
@@ -172,7 +175,7 @@ export class Registry {
    * rate (`limit`, or `capacity` and `refillRate`).
    */
   rateLimiter(name: string): RateLimiter {
-    return this.get(rateLimiterKind, name);
+    return this.named(this.rateLimiters, name) as RateLimiter;
   }
 
   /**
@@ -230,12 +233,12 @@ export class Registry {
    * (health, metrics, dashboard) as large.
    */
   keyedCircuitBreaker(name: string, key: string): CircuitBreaker {
-    return this.getKeyed(circuitBreakerKind, name, key);
+    return this.keyed(this.breakers, name, key) as CircuitBreaker;
   }
 
   /** The bulkhead of `key` under name `name`, like {@link keyedCircuitBreaker}. */
   keyedBulkhead(name: string, key: string): Bulkhead {
-    return this.getKeyed(bulkheadKind, name, key);
+    return this.keyed(this.bulkheads, name, key) as Bulkhead;
   }
 
   /**
@@ -244,7 +247,7 @@ export class Registry {
    * rate.
    */
   keyedRateLimiter(name: string, key: string): RateLimiter {
-    return this.getKeyed(rateLimiterKind, name, key);
+    return this.keyed(this.rateLimiters, name, key) as RateLimiter;
   }
 
   /**
@@ -316,6 +319,24 @@ export class Registry {
       );
     }
     return k;
+  }
+
+  private named(k: KindInstances, name: string): object {
+    let entry = k.named.get(name);
+    if (entry === undefined) {
+      const policy = k.kind.create(this.options(this.config, k.kind, name));
+      k.kind.attach?.(policy, name, this.hooks);
+      entry = { policy, registered: false };
+      k.named.set(name, entry);
+    }
+    return entry.policy;
+  }
+
+  private keyed(k: KindInstances, name: string, key: string): object {
+    const invalid = keyError(key);
+    if (invalid !== undefined) throw invalid;
+    const keyed = k.keyed.get(name) ?? this.keyedGroup(k, name);
+    return keyed.instances.get(key);
   }
 
   /** Options for instance `name` of `kind` under `config`, with the name and the clock. */

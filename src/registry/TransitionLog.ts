@@ -1,15 +1,5 @@
 import { type Disposer, Listeners } from '../events/Listeners.js';
-import type { StateChangeEvent } from '../policies/circuit-breaker/events.js';
-
-/** A state change of one of a registry's breakers, as plain data. */
-export interface RegistryTransition extends StateChangeEvent {
-  /** The registry name of the breaker. */
-  readonly name: string;
-  /** The key of a keyed breaker (absent for named ones). */
-  readonly key?: string;
-  /** When it happened, in ms since the Unix epoch (`Date.now()`). */
-  readonly at: number;
-}
+import type { RegistryTransition } from '../policies/kinds.js';
 
 /** Transitions a registry remembers for `recentTransitions()`. */
 export const RECENT_TRANSITIONS = 100;
@@ -21,11 +11,14 @@ export class TransitionLog {
   private count = 0;
   private readonly listeners = new Listeners<RegistryTransition>();
 
-  record(name: string, key: string | undefined, event: StateChangeEvent): void {
-    const entry: RegistryTransition =
+  /** Records a state change `event` (a kind's own event data) of instance `name` (`key`). */
+  record(name: string, key: string | undefined, event: object): void {
+    // Typed as the breaker's event: the kinds with states today; another kind's shows as is.
+    const entry = (
       key === undefined
         ? { ...event, name, at: Date.now() }
-        : { ...event, name, key, at: Date.now() };
+        : { ...event, name, key, at: Date.now() }
+    ) as RegistryTransition;
     this.ring[this.next] = entry;
     this.next = (this.next + 1) % RECENT_TRANSITIONS;
     if (this.count < RECENT_TRANSITIONS) this.count++;

@@ -4,8 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { pipeline, Registry } from '../../src/index.js';
-import { circuitBreakerKind } from '../../src/policies/circuit-breaker/kind.js';
+import type { CircuitBreaker } from '../../src/policies/circuit-breaker/CircuitBreaker.js';
 import type { BreakerCounts } from '../../src/policies/circuit-breaker/counts.js';
+import { circuitBreakerKind } from '../../src/policies/circuit-breaker/kind.js';
 import { limitedSnapshot, listKeyed } from '../../src/registry/listing.js';
 
 describe('limitedSnapshot', () => {
@@ -103,7 +104,7 @@ describe('listKeyed', () => {
     const { shown, hidden } = listKeyed(circuitBreakerKind, keyed, 3, {
       hidden(breaker, store, at) {
         if (breaker === undefined) keyed.group.addShelved!(others, store, at);
-        else metrics.add(others, breaker);
+        else metrics.add(others, breaker as CircuitBreaker);
       },
     });
     expect(shown.map((s) => s.key)).toEqual(['k7', 'k1999', 'k1998']);

@@ -1,7 +1,6 @@
 import type { Clock } from '../../clock/Clock.js';
-import { type Sleeper, Wakeups } from '../../clock/Wakeups.js';
+import type { Sleeper } from '../../clock/Wakeups.js';
 import { stackless } from '../../errors/BreakwaterError.js';
-import { OptionsError } from '../../errors/OptionsError.js';
 import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
 import {
   type Gate,
@@ -12,13 +11,15 @@ import {
   StepKind,
   type StepNeeds,
 } from '../../protocol/step.js';
-import { rejectedChannel, stateChangeChannel } from '../../telemetry/channels.js';
+import { rejectedChannel } from '../../telemetry/channels.js';
 import { LatencyHistogram } from '../../telemetry/LatencyHistogram.js';
-import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
+import type { ResolvedMetrics } from '../../telemetry/metrics.js';
 import { brand } from '../shared/brand.js';
 import { isCountedError } from '../shared/classify.js';
 import { buildFromResolved, presetLatency, presetName, takePreset } from '../shared/preset.js';
-import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
+import { withIdentity } from '../shared/reconfigure.js';
+import { announce, announceChange, announceRejection } from './announce.js';
+import { awaitBreakEnd, wakeAtBreakEnd } from './breakEnd.js';
 import { BrokenCircuitError, IsolatedCircuitError } from './errors.js';
 import type {
   CallOutcomeEvent,
@@ -27,15 +28,19 @@ import type {
   TransitionReason,
 } from './events.js';
 import { readIdle, writeIdle } from './idle.js';
-import { makeWindow, retuneWindow, sameWindowShape } from './makeWindow.js';
+import { makeWindow } from './makeWindow.js';
+import * as manual from './manual.js';
 import {
   type CircuitBreakerOptions,
   type ResolvedBreakerOptions,
   resolveBreakerOptions,
 } from './options.js';
-import { type CircuitBreakerSnapshot, checkSnapshot, snapshotOf } from './snapshot.js';
+import { enterHalfOpen, releaseProbe } from './probes.js';
+import { applyBreakerOptions, checkBreakerOptions } from './reconfigure.js';
+import { type CircuitBreakerSnapshot, restoreSnapshot, snapshotOf } from './snapshot.js';
 import {
   type CircuitState,
+  NOT_QUIET,
   S_CLOSED,
   S_DISABLED,
   S_FORCED_OPEN,
@@ -97,11 +102,11 @@ export class CircuitBreaker implements Gate, Sleeper {
   /** @internal Set by a registry: sees every transition. */
   transitionSink: TransitionSink | undefined = undefined;
 
-  // Replaced as a whole by `reconfigure`; every call reads it as before.
-  private o: ResolvedBreakerOptions;
+  /** @internal Replaced as a whole by `reconfigure`; every call reads it as before. */
+  o: ResolvedBreakerOptions;
   /** The clock this policy reads. */
   readonly clock: Clock;
-  // The fields marked internal are read by the modules beside this one (stats.ts, idle.ts).
+  // The members marked internal are also read and written by the modules beside this one.
   /** @internal */ window: HealthWindow;
   /** @internal */ needsNow: boolean;
   /** @internal The state code. */ s = S_CLOSED;
@@ -113,32 +118,32 @@ export class CircuitBreaker implements Gate, Sleeper {
    * from before a transition never matches.
    */
   private quietGen = NOT_QUIET;
-  private openUntil = 0;
+  /** @internal */ openUntil = 0;
   /**
-   * Open: the break may be over, so a refusal reads the clock. Set by a wake at `openUntil`
-   * (see {@link Wakeups}); refusals before it skip the clock, except every 64th, which reads it
-   * anyway in case timers cannot run (a loop that never yields to the event loop).
+   * @internal Open: the break may be over, so a refusal reads the clock. Set by a wake at
+   * `openUntil` (see {@link Wakeups}); refusals before it skip the clock, except every 64th,
+   * which reads it anyway in case timers cannot run (a loop that never yields to the event loop).
    */
-  private breakMayBeOver = false;
-  /** Time of the wake this breaker waits for, or Infinity. */
-  private wakeAt = Number.POSITIVE_INFINITY;
+  breakMayBeOver = false;
+  /** @internal Time of the wake this breaker waits for, or Infinity. */
+  wakeAt = Number.POSITIVE_INFINITY;
   /**
-   * How the shared wake-up heap holds this breaker: weakly, so a breaker dropped while open is
-   * collected before its break ends. Made on the first wait, then reused.
+   * @internal How the shared wake-up heap holds this breaker: weakly, so a breaker dropped while
+   * open is collected before its break ends. Made on the first wait, then reused.
    */
-  private weakSelf: WeakRef<CircuitBreaker> | undefined = undefined;
-  /** Half-open: when the probes must have decided, counted from the first; Infinity before it. */
-  private halfOpenDeadline = Number.POSITIVE_INFINITY;
+  weakSelf: WeakRef<CircuitBreaker> | undefined = undefined;
+  /** @internal Half-open: when the probes must decide, counted from the first; else Infinity. */
+  halfOpenDeadline = Number.POSITIVE_INFINITY;
   /** @internal */ consecutiveOpens = 0;
-  private probesStarted = 0;
+  /** @internal */ probesStarted = 0;
   /** @internal */ probesInFlight = 0;
-  private probeSuccesses = 0;
-  private probeFailures = 0;
-  private isolations = 0;
-  private isolationEpoch = 0;
-  /** debug mode: the fresh error of the refusal being made, handed to the caller too. */
-  private pendingError: BrokenCircuitError | undefined = undefined;
-  private readonly openError: BrokenCircuitError;
+  /** @internal */ probeSuccesses = 0;
+  /** @internal */ probeFailures = 0;
+  /** @internal */ isolations = 0;
+  /** @internal */ isolationEpoch = 0;
+  /** @internal debug mode: the fresh error of the refusal being made, also handed to the caller. */
+  pendingError: BrokenCircuitError | undefined = undefined;
+  /** @internal */ readonly openError: BrokenCircuitError;
   private readonly isolatedError: IsolatedCircuitError;
   /** @internal */ nSuccesses = 0;
   /** @internal */ nFailures = 0;
@@ -173,7 +178,7 @@ export class CircuitBreaker implements Gate, Sleeper {
     this.window = makeWindow(o);
     this.openError = stackless(() => new BrokenCircuitError(name, this.clock, 0));
     this.isolatedError = stackless(() => new IsolatedCircuitError(name, this.clock));
-    if (o.initialState !== undefined) this.restore(o.initialState);
+    if (o.initialState !== undefined) restoreSnapshot(this, o.initialState);
     this.refreshQuiet();
   }
 
@@ -203,36 +208,12 @@ export class CircuitBreaker implements Gate, Sleeper {
    * breaker's (another name or clock, an initial state, slow-call tracking turned on).
    */
   checkOptions(o: ResolvedBreakerOptions, name: string = o.name): void {
-    checkIdentity('breaker', this.name, this.clock, name, o.clock);
-    if (o.initialState !== undefined) {
-      throw new OptionsError(
-        'initialState',
-        o.initialState,
-        'unset: the initial state is only read when the breaker is built',
-      );
-    }
-    if (!this.needsDuration && o.slowCallDuration !== Number.POSITIVE_INFINITY) {
-      throw new OptionsError(
-        'slowCallDuration',
-        o.slowCallDuration,
-        'unset: slow-call tracking cannot be turned on for a breaker built without it (pipelines built with it do not time calls); build a new breaker',
-      );
-    }
-    checkMetricsKept(this.metrics, o.metrics);
+    checkBreakerOptions(this, o, name);
   }
 
   /** @internal Swaps in options that passed {@link checkOptions}. */
   applyOptions(o: ResolvedBreakerOptions): void {
-    const sameShape = sameWindowShape(o, this.o);
-    this.o = o;
-    if (sameShape) retuneWindow(this.window, o);
-    else {
-      this.window = makeWindow(o);
-      this.needsNow = o.windowKind === 'time';
-    }
-    this.refreshQuiet();
-    // Probe outcomes already in are judged against the new counts.
-    if (this.s === S_HALF_OPEN && this.probeSuccesses + this.probeFailures > 0) this.judgeProbes();
+    applyBreakerOptions(this, o);
   }
 
   /**
@@ -381,15 +362,7 @@ export class CircuitBreaker implements Gate, Sleeper {
       if (s === S_FORCED_OPEN) this.nRejectedForced++;
       else this.nRejectedHalfOpen++;
     }
-    if (this.rejected.size !== 0 || rejectedChannel.hasSubscribers) {
-      const error = this.rejection();
-      if (this.o.debug) this.pendingError = error;
-      const state = STATE_NAMES[s]!;
-      if (this.rejected.size !== 0) this.rejected.emit({ error, state });
-      if (rejectedChannel.hasSubscribers) {
-        rejectedChannel.publish({ kind: 'circuitBreaker', name: this.name, reason: state, error });
-      }
-    }
+    if (this.rejected.size !== 0 || rejectedChannel.hasSubscribers) announceRejection(this, s);
     return REJECTED;
   }
 
@@ -416,7 +389,7 @@ export class CircuitBreaker implements Gate, Sleeper {
       const now = this.needsNow ? this.clock.now() : 0;
       if (this.window.record(failure, slow, now) && s === S_CLOSED) this.judgeWindow(now);
     } else if (s === S_HALF_OPEN) {
-      this.releaseProbe(failure || slow);
+      releaseProbe(this, failure || slow);
     }
   }
 
@@ -446,13 +419,6 @@ export class CircuitBreaker implements Gate, Sleeper {
   private judgeWindow(now: number): void {
     const reason = this.window.judge(now);
     if (reason !== undefined) this.open(this.needsNow ? now : this.clock.now(), reason, true);
-  }
-
-  private releaseProbe(failed: boolean): void {
-    this.probesInFlight--;
-    if (failed) this.probeFailures++;
-    else this.probeSuccesses++;
-    this.judgeProbes();
   }
 
   /** @internal */
@@ -489,25 +455,12 @@ export class CircuitBreaker implements Gate, Sleeper {
    * Calls are refused with {@link IsolatedCircuitError} meanwhile.
    */
   isolate(): Disposer {
-    this.settleNow();
-    this.isolations++;
-    if (this.s !== S_FORCED_OPEN) this.moveTo(S_FORCED_OPEN, 'manual');
-    // reset() ends every isolation at once; disposers handed out before it must not count
-    // against isolations made after it.
-    const epoch = this.isolationEpoch;
-    let live = true;
-    return () => {
-      if (!live || epoch !== this.isolationEpoch) return;
-      live = false;
-      this.settleNow();
-      if (--this.isolations === 0 && this.s === S_FORCED_OPEN) this.close('manual');
-    };
+    return manual.isolate(this);
   }
 
   /** Refuses every call until `reset()` (or another manual transition). */
   forceOpen(): void {
-    this.settleNow();
-    if (this.s !== S_FORCED_OPEN) this.moveTo(S_FORCED_OPEN, 'manual');
+    manual.forceOpen(this);
   }
 
   /**
@@ -516,18 +469,12 @@ export class CircuitBreaker implements Gate, Sleeper {
    * closed, with no transition reported).
    */
   reset(): void {
-    this.settleNow();
-    this.isolations = 0;
-    this.isolationEpoch++;
-    if (this.s === S_CLOSED) this.enter(S_CLOSED);
-    this.close('manual');
+    manual.reset(this);
   }
 
   /** Opens the breaker now, as if its thresholds had been crossed. */
   trip(): void {
-    const now = this.clock.now();
-    this.settleTime(now);
-    this.open(now, 'manual', false);
+    manual.trip(this);
   }
 
   /**
@@ -536,16 +483,12 @@ export class CircuitBreaker implements Gate, Sleeper {
    * metrics still show the traffic.
    */
   disable(): void {
-    this.settleNow();
-    if (this.s !== S_DISABLED) this.moveTo(S_DISABLED, 'manual');
+    manual.disable(this);
   }
 
   /** Records outcomes but never opens, until `reset()`: for trying out thresholds. */
   metricsOnly(): void {
-    this.settleNow();
-    if (this.s === S_METRICS_ONLY) return;
-    this.window.reset();
-    this.moveTo(S_METRICS_ONLY, 'manual');
+    manual.metricsOnly(this);
   }
 
   // ---- export and restore -------------------------------------------------------------------------
@@ -557,26 +500,10 @@ export class CircuitBreaker implements Gate, Sleeper {
     return snapshotOf(this.s, this.openUntil, this.consecutiveOpens, this.window, now);
   }
 
-  private restore(snapshot: CircuitBreakerSnapshot): void {
-    checkSnapshot(snapshot, this.o.windowKind);
-    const now = this.clock.now();
-    this.consecutiveOpens = snapshot.consecutiveOpens;
-    this.window.restore(snapshot.window, now);
-    const target = STATE_NAMES.indexOf(snapshot.state);
-    if (target === S_OPEN || target === S_HALF_OPEN) {
-      // A half-open breaker's probes belonged to the old process: start a fresh open period.
-      this.enter(S_OPEN);
-      this.openUntil = now + (target === S_OPEN ? snapshot.openRemaining : 0);
-      this.openError.openUntil = this.openUntil;
-      this.awaitBreakEnd(now);
-    } else if (target !== S_CLOSED) {
-      this.enter(target);
-    }
-  }
-
   // ---- transitions -------------------------------------------------------------------------------
 
-  private settleNow(): void {
+  /** @internal */
+  settleNow(): void {
     if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(this.clock.now());
   }
 
@@ -585,59 +512,22 @@ export class CircuitBreaker implements Gate, Sleeper {
    * open -> half-open when the break is over. A half-open breaker waits for its first probe
    * however long that takes (the max wait runs from that probe), so however long the breaker
    * sat unused this is at most two transitions, in constant time.
+   * @internal
    */
-  private settleTime(now: number): void {
+  settleTime(now: number): void {
     if (this.s === S_HALF_OPEN && now >= this.halfOpenDeadline) {
       this.open(this.halfOpenDeadline, 'half-open-timeout', false, now);
     }
-    if (this.s === S_OPEN && now >= this.openUntil) {
-      this.enter(S_HALF_OPEN);
-      this.probesStarted = 0;
-      this.probesInFlight = 0;
-      this.probeSuccesses = 0;
-      this.probeFailures = 0;
-      this.halfOpenDeadline = Number.POSITIVE_INFINITY;
-      this.openError.openUntil = this.openUntil;
-      this.emitChange(S_OPEN, S_HALF_OPEN, 'break-elapsed', now);
-    }
-  }
-
-  private judgeProbes(): void {
-    const o = this.o;
-    // The epsilon keeps 0.8 × 5 from rounding up to 5; at least one success is always needed.
-    const needed = Math.max(1, Math.ceil(o.probes * o.successRatio - 1e-9));
-    if (this.probeSuccesses >= needed) {
-      this.close('probes-succeeded');
-    } else if (this.probeFailures > o.probes - needed) {
-      this.open(this.clock.now(), 'probes-failed', false);
-    }
+    if (this.s === S_OPEN && now >= this.openUntil) enterHalfOpen(this, now);
   }
 
   /** @internal The break this breaker waits on may be over (see {@link Wakeups}). */
   wake(): void {
-    this.wakeAt = Number.POSITIVE_INFINITY;
-    if (this.s !== S_OPEN) return;
-    const now = this.clock.now();
-    // Woken for an earlier break (closed and re-opened since), or a timer that ran early.
-    if (now < this.openUntil) this.awaitBreakEnd(now);
-    else this.breakMayBeOver = true;
+    wakeAtBreakEnd(this);
   }
 
-  private awaitBreakEnd(now: number): void {
-    if (this.clock.cheapNow === true) {
-      this.breakMayBeOver = true;
-      return;
-    }
-    this.breakMayBeOver = false;
-    // One pending wake per breaker: a later one would only find the breaker still open.
-    if (this.openUntil >= this.wakeAt) return;
-    this.wakeAt = this.openUntil;
-    this.weakSelf ??= new WeakRef(this);
-    Wakeups.of(this.clock).schedule(this.openUntil, now, this.weakSelf);
-  }
-
-  /** Opens the breaker for a break starting at `start`; `now` is the time now. */
-  private open(start: number, reason: TransitionReason, fromWindow: boolean, now = start): void {
+  /** @internal Opens the breaker for a break starting at `start`; `now` is the time now. */
+  open(start: number, reason: TransitionReason, fromWindow: boolean, now = start): void {
     const from = this.s;
     const o = this.o;
     const length = Math.min(
@@ -649,10 +539,11 @@ export class CircuitBreaker implements Gate, Sleeper {
     this.openUntil = start + length;
     this.openError.openUntil = this.openUntil;
     this.enter(S_OPEN);
-    this.awaitBreakEnd(now);
+    awaitBreakEnd(this, now);
     const w = this.window;
     const judged = fromWindow && w.calls > 0;
-    this.announce(
+    announce(
+      this,
       from,
       S_OPEN,
       reason,
@@ -665,22 +556,24 @@ export class CircuitBreaker implements Gate, Sleeper {
     this.window.reset();
   }
 
-  private close(reason: TransitionReason): void {
+  /** @internal */
+  close(reason: TransitionReason): void {
     this.consecutiveOpens = 0;
     this.window.reset();
     if (this.s === S_CLOSED) return;
     this.moveTo(S_CLOSED, reason);
   }
 
-  private moveTo(to: number, reason: TransitionReason): void {
+  /** @internal */
+  moveTo(to: number, reason: TransitionReason): void {
     const from = this.s;
     this.enter(to);
     this.probesInFlight = 0;
-    this.emitChange(from, to, reason);
+    announceChange(this, from, to, reason);
   }
 
-  /** Moves to state `s` under a new generation: calls admitted before count no more. */
-  private enter(s: number): void {
+  /** @internal Moves to state `s` under a new generation: calls admitted before count no more. */
+  enter(s: number): void {
     this.s = s;
     this.gen++;
     this.refreshQuiet();
@@ -693,48 +586,7 @@ export class CircuitBreaker implements Gate, Sleeper {
         ? this.gen
         : NOT_QUIET;
   }
-
-  private emitChange(from: number, to: number, reason: TransitionReason, now?: number): void {
-    this.announce(from, to, reason, now, Number.NaN, Number.NaN, 0, 0);
-  }
-
-  /** Counts a transition and tells whoever listens: listeners, a registry, a channel. */
-  private announce(
-    from: number,
-    to: number,
-    reason: TransitionReason,
-    now: number | undefined,
-    failureRate: number,
-    slowCallRate: number,
-    callsInWindow: number,
-    breakDuration: number,
-  ): void {
-    if (this.entered === undefined) this.entered = [0, 0, 0, 0, 0, 0];
-    this.entered[to]!++;
-    this.enteredAt = now ?? this.clock.now();
-    const sink = this.transitionSink;
-    if (this.stateChanged.size === 0 && sink === undefined && !stateChangeChannel.hasSubscribers) {
-      return;
-    }
-    const event: StateChangeEvent = {
-      from: STATE_NAMES[from]!,
-      to: STATE_NAMES[to]!,
-      reason,
-      generation: this.gen,
-      failureRate,
-      slowCallRate,
-      callsInWindow,
-      breakDuration,
-    };
-    if (this.stateChanged.size !== 0) this.stateChanged.emit(event);
-    if (sink !== undefined) sink(this, event);
-    if (stateChangeChannel.hasSubscribers)
-      stateChangeChannel.publish({ name: this.name, ...event });
-  }
 }
-
-/** No token is negative: no call's token matches it. */
-const NOT_QUIET = -1;
 
 /**
  * @internal Builds a breaker from options already resolved and validated, under `name`

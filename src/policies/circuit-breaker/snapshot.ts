@@ -1,6 +1,8 @@
 import { OptionsError } from '../../errors/OptionsError.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
-import { type CircuitState, S_OPEN, STATE_NAMES } from './state.js';
+import { awaitBreakEnd } from './breakEnd.js';
+import type { CircuitBreaker } from './CircuitBreaker.js';
+import { type CircuitState, S_CLOSED, S_HALF_OPEN, S_OPEN, STATE_NAMES } from './state.js';
 import type { HealthWindow, WindowSnapshot } from './windows/HealthWindow.js';
 
 /**
@@ -67,6 +69,27 @@ export function checkSnapshot(
       snapshot,
       `a snapshot from toJSON() of a breaker with a ${windowKind} window`,
     );
+  }
+}
+
+/**
+ * @internal Puts breaker `b`, just built, in the state `snapshot` describes (checked first).
+ * Times are counted from now on `b`'s clock.
+ */
+export function restoreSnapshot(b: CircuitBreaker, snapshot: CircuitBreakerSnapshot): void {
+  checkSnapshot(snapshot, b.o.windowKind);
+  const now = b.clock.now();
+  b.consecutiveOpens = snapshot.consecutiveOpens;
+  b.window.restore(snapshot.window, now);
+  const target = STATE_NAMES.indexOf(snapshot.state);
+  if (target === S_OPEN || target === S_HALF_OPEN) {
+    // A half-open breaker's probes belonged to the old process: start a fresh open period.
+    b.enter(S_OPEN);
+    b.openUntil = now + (target === S_OPEN ? snapshot.openRemaining : 0);
+    b.openError.openUntil = b.openUntil;
+    awaitBreakEnd(b, now);
+  } else if (target !== S_CLOSED) {
+    b.enter(target);
   }
 }
 

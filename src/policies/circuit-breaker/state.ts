@@ -25,6 +25,9 @@ export const S_DISABLED = 3;
 export const S_FORCED_OPEN = 4;
 export const S_METRICS_ONLY = 5;
 
+/** @internal No token is negative: no call's token matches it. */
+export const NOT_QUIET = -1;
+
 export const STATE_NAMES: readonly CircuitState[] = [
   CircuitState.Closed,
   CircuitState.Open,

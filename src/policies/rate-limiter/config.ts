@@ -2,6 +2,8 @@ import {
   type ConfigSchema,
   configSchema,
   type Duration,
+  type MissingOption,
+  type MissingOptionContext,
   type OptionsData,
 } from '../../protocol/kind.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
@@ -89,16 +91,24 @@ function withStandInRate(o: OptionsData): OptionsData {
 }
 
 /**
- * @internal The part of the rate that `o` lacks, as the option to name and what else is
- * needed with it; undefined when the rate is complete (or given in both forms, which the
- * resolver reports).
+ * @internal The part of the rate that `o` lacks, named with what else is needed with it;
+ * undefined when the rate is complete (or given in both forms, which the resolver reports).
  */
-export function missingRate(o: OptionsData): { option: string; needs: string } | undefined {
+export function missingRate(
+  o: OptionsData,
+  { entry, defaults, section }: MissingOptionContext,
+): MissingOption | undefined {
   if (o.limit !== undefined) return undefined;
   const capacity = o.capacity !== undefined;
   const refill = o.refillRate !== undefined;
   if (capacity && refill) return undefined;
-  if (capacity) return { option: 'refillRate', needs: 'with `capacity`' };
-  if (refill) return { option: 'capacity', needs: 'with `refillRate`' };
-  return { option: 'limit', needs: '(a rate: `limit`, or `capacity` and `refillRate`)' };
+  const [option, needs] = capacity
+    ? ['refillRate', 'with `capacity`']
+    : refill
+      ? ['capacity', 'with `refillRate`']
+      : ['limit', '(a rate: `limit`, or `capacity` and `refillRate`)'];
+  const source = entry
+    ? `neither this entry nor \`${defaults}\` sets it`
+    : `there is no \`${section}\` entry for this name and \`${defaults}\` does not set it`;
+  return { option, message: `is required ${needs}: ${source}` };
 }

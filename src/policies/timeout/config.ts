@@ -2,6 +2,8 @@ import {
   type ConfigSchema,
   configSchema,
   type Duration,
+  type MissingOption,
+  type MissingOptionContext,
   type OptionsData,
 } from '../../protocol/kind.js';
 import { resolveTimeoutOptions, type TimeoutOptions, type TimeoutStrategy } from './options.js';
@@ -26,4 +28,18 @@ export function checkTimeoutData(o: OptionsData): void {
     ...o,
     timeout: o.timeout === undefined ? 1 : o.timeout,
   } as TimeoutOptions);
+}
+
+/** @internal A timeout's duration, which its defaults may leave to each named entry. */
+export function missingTimeout(
+  o: OptionsData,
+  { entry, defaults, section }: MissingOptionContext,
+): MissingOption | undefined {
+  if (o.timeout !== undefined) return undefined;
+  return {
+    option: 'timeout',
+    message: entry
+      ? `is required: neither this entry nor \`${defaults}\` sets a timeout`
+      : `is required: there is no \`${section}\` entry for this name and \`${defaults}\` sets no timeout`,
+  };
 }

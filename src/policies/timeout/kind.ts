@@ -1,6 +1,6 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
 import { formatMs } from '../shared/formatMs.js';
-import { checkTimeoutData, timeoutSchema } from './config.js';
+import { checkTimeoutData, missingTimeout, timeoutSchema } from './config.js';
 import { type TimeoutCounts, timeoutMetrics } from './metrics.js';
 import {
   type ResolvedTimeoutOptions,
@@ -26,7 +26,7 @@ export const timeoutKind: PolicyKindDescriptor<Timeout, ResolvedTimeoutOptions, 
   config: {
     schema: timeoutSchema,
     check: checkTimeoutData,
-    missing: (data) => (data.timeout === undefined ? { option: 'timeout', needs: '' } : undefined),
+    missing: missingTimeout,
   },
   metrics: timeoutMetrics,
   dashboard({ stats }) {

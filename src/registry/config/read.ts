@@ -1,17 +1,15 @@
 import { describeValue } from '../../errors/describeValue.js';
+import type {
+  ConfigField,
+  ConfigSchema,
+  ConfigVariants,
+  KindConfig,
+  OptionsData,
+} from '../../protocol/kind.js';
 import { closest } from '../../validation/validate.js';
 import type { ConfigIssue } from '../ConfigError.js';
 import { durationToMs } from '../duration.js';
-import {
-  CODE_ONLY,
-  type Field,
-  FORBIDDEN,
-  METRICS,
-  type Schema,
-  WINDOW,
-  WINDOW_FIELDS,
-} from './schema.js';
-import type { OptionsData } from './types.js';
+import { FORBIDDEN, METRICS } from './schema.js';
 
 const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
 
@@ -28,6 +26,9 @@ export class Reader {
   readonly issues: ConfigIssue[] = [];
   /** The value as written in the data, by config path, for messages. */
   readonly written = new Map<string, unknown>();
+
+  /** `codeOnly`: options that exist in code but cannot come from data. */
+  constructor(private readonly codeOnly: ReadonlySet<string>) {}
 
   issue(path: string, message: string): void {
     this.issues.push({ path, message });
@@ -54,7 +55,7 @@ export class Reader {
   }
 
   unknownKey(path: string, key: string, known: Iterable<string>, noun = 'option'): void {
-    if (CODE_ONLY.has(key)) {
+    if (this.codeOnly.has(key)) {
       this.issue(
         path,
         'cannot be set in config data: build the policy in code with it and add it with `registry.register`',
@@ -76,7 +77,7 @@ export class Reader {
   }
 
   /** Reads options of one schema: unknown keys reported, durations in ms, known keys only. */
-  options(value: unknown, fields: Schema, path: string): OptionsData | undefined {
+  options(value: unknown, fields: ConfigSchema, path: string): OptionsData | undefined {
     const entries = this.entries(value, path);
     if (entries === undefined) return undefined;
     const out: OptionsData = {};
@@ -88,52 +89,56 @@ export class Reader {
         continue;
       }
       if (raw === undefined) continue;
-      if (typeof field !== 'string') {
-        const nested = this.options(raw, field, at);
-        if (nested !== undefined) out[key] = nested;
-      } else if (field === 'metrics' && isData(raw)) {
-        const nested = this.options(raw, METRICS, at);
-        if (nested !== undefined) out[key] = nested;
-      } else if (field === 'window') {
-        const window = this.window(raw, at);
-        if (window !== undefined) out[key] = window;
-      } else {
-        const v = this.leaf(raw, field, at);
-        if (v !== INVALID) out[key] = v;
-      }
+      const v = this.field(raw, field, key, at);
+      if (v !== INVALID) out[key] = v;
     }
     return out;
   }
 
-  private window(value: unknown, path: string): OptionsData | undefined {
+  private field(raw: unknown, field: ConfigField, key: string, path: string): unknown {
+    if (typeof field === 'string') {
+      if (field === 'metrics' && isData(raw)) return this.options(raw, METRICS, path) ?? INVALID;
+      return this.leaf(raw, field, path);
+    }
+    if ('variants' in field) return this.variants(raw, field, key, path) ?? INVALID;
+    return this.options(raw, field, path) ?? INVALID;
+  }
+
+  /** Reads an object whose keys depend on its `kind`: a key of another kind is reported. */
+  private variants(
+    value: unknown,
+    { fields, variants }: ConfigVariants,
+    name: string,
+    path: string,
+  ): OptionsData | undefined {
     const entries = this.entries(value, path);
     if (entries === undefined) return undefined;
     const kind = entries.find(([k]) => k === 'kind')?.[1];
-    const allowed = typeof kind === 'string' ? WINDOW_FIELDS.get(kind) : undefined;
+    const allowed = typeof kind === 'string' ? variants.get(kind) : undefined;
     const out: OptionsData = {};
     for (const [key, raw] of entries) {
       const at = join(path, key);
-      const field = WINDOW.get(key);
+      const field = fields.get(key);
       if (field === undefined) {
-        this.unknownKey(at, key, allowed ?? WINDOW.keys());
+        this.unknownKey(at, key, allowed ?? fields.keys());
         continue;
       }
       if (allowed !== undefined && !allowed.includes(key)) {
         const suggestion = closest(key, allowed);
         this.issue(
           at,
-          `is not an option of a \`${kind}\` window${suggestion ? ` (did you mean \`${suggestion}\`?)` : ''}; its options are ${allowed.map((k) => `\`${k}\``).join(', ')}`,
+          `is not an option of a \`${kind}\` ${name}${suggestion ? ` (did you mean \`${suggestion}\`?)` : ''}; its options are ${allowed.map((k) => `\`${k}\``).join(', ')}`,
         );
         continue;
       }
       if (raw === undefined) continue;
-      const v = this.leaf(raw, field as Field & string, at);
+      const v = this.field(raw, field, key, at);
       if (v !== INVALID) out[key] = v;
     }
     return out;
   }
 
-  private leaf(raw: unknown, field: Field & string, path: string): unknown {
+  private leaf(raw: unknown, field: ConfigField & string, path: string): unknown {
     this.written.set(path, raw);
     if (field === 'countOrInfinity') return raw === 'Infinity' ? Number.POSITIVE_INFINITY : raw;
     if ((field === 'duration' || field === 'durationOrInfinity') && typeof raw === 'string') {
@@ -148,38 +153,45 @@ export class Reader {
 
 const INVALID: unique symbol = Symbol('invalid');
 
-/** A rate limiter's rate as `limit` calls per `period` with a `burst`. */
-const LIMIT_FORM: readonly string[] = ['limit', 'period', 'burst'];
-/** A rate limiter's rate as a token bucket. */
-const BUCKET_FORM: readonly string[] = ['capacity', 'refillRate'];
-
-/** @internal A copy two levels deep, so removing options never touches the original. */
-export function copy(options: OptionsData): OptionsData {
+/**
+ * @internal A copy of options read with `schema`, through every object the schema nests (and
+ * one level into any other object), so removing options never touches the original.
+ */
+export function copy(options: OptionsData, schema: ConfigSchema): OptionsData {
   const out: OptionsData = { ...options };
-  for (const key of Object.keys(out)) if (isData(out[key])) out[key] = { ...out[key] };
+  for (const key of Object.keys(out)) {
+    const value = out[key];
+    if (!isData(value)) continue;
+    const field = schema.get(key);
+    if (field === undefined || typeof field === 'string') out[key] = { ...value };
+    else out[key] = copy(value, 'variants' in field ? field.fields : field);
+  }
   return out;
 }
 
 /**
- * @internal A named entry over the defaults: nested objects merge field by field, and a
- * window of another kind replaces the default window.
+ * @internal A named entry over the defaults: objects of a nested schema merge field by field,
+ * an object whose keys depend on its `kind` merges when it keeps the default's kind (or names
+ * none) and replaces the default otherwise, then the kind's own `merge` adjusts the result.
  */
-export function mergeOptions(defaults: OptionsData, named: OptionsData): OptionsData {
+export function mergeOptions(
+  defaults: OptionsData,
+  named: OptionsData,
+  config: KindConfig,
+): OptionsData {
+  const out = mergeFields(defaults, named, config.schema);
+  config.merge?.(defaults, named, out);
+  return copy(out, config.schema);
+}
+
+function mergeFields(defaults: OptionsData, named: OptionsData, schema: ConfigSchema): OptionsData {
   const out: OptionsData = { ...defaults, ...named };
-  for (const key of ['breakBackoff', 'halfOpen']) {
-    if (isData(defaults[key]) && isData(named[key])) out[key] = { ...defaults[key], ...named[key] };
+  for (const [key, field] of schema) {
+    const d = defaults[key];
+    const n = named[key];
+    if (typeof field === 'string' || !isData(d) || !isData(n)) continue;
+    if (!('variants' in field)) out[key] = mergeFields(d, n, field);
+    else if (n.kind === undefined || n.kind === d.kind) out[key] = mergeFields(d, n, field.fields);
   }
-  // A rate given in the other form replaces the default rate (only rate limiters have these).
-  const sets = (key: string) => named[key] !== undefined;
-  const drop = (keys: readonly string[]) => {
-    for (const key of keys) if (!sets(key)) delete out[key];
-  };
-  if (sets('limit')) drop(BUCKET_FORM);
-  if (BUCKET_FORM.some(sets)) drop(LIMIT_FORM);
-  const dw = defaults.window;
-  const nw = named.window;
-  if (isData(dw) && isData(nw) && (nw.kind === undefined || nw.kind === dw.kind)) {
-    out.window = { ...dw, ...nw };
-  }
-  return copy(out);
+  return out;
 }

@@ -1,101 +1,24 @@
 import { describeValue } from '../../errors/describeValue.js';
 import { OptionsError } from '../../errors/OptionsError.js';
-import { resolveBulkheadOptions } from '../../policies/bulkhead/options.js';
-import { resolveBreakerOptions } from '../../policies/circuit-breaker/options.js';
-import { resolveRateLimiterOptions } from '../../policies/rate-limiter/options.js';
-import { resolveRetryOptions } from '../../policies/retry/options.js';
-import { resolveTimeoutOptions } from '../../policies/timeout/options.js';
-import { duration as durationOption, integer, MAX_DURATION_MS } from '../../validation/validate.js';
+import type { AnyPolicyKind, MissingOptionContext, OptionsData } from '../../protocol/kind.js';
+import { duration as durationOption, integer } from '../../validation/validate.js';
 import { ConfigError } from '../ConfigError.js';
 import { copy, isData, mergeOptions, Reader } from './read.js';
-import { KEYS, KIND_OF_SECTION, KINDS, SCHEMAS, SECTION_OF, TOP_KEYS } from './schema.js';
-import { keysDefaults, type OptionsData, type RegistryKind, type ValidConfig } from './types.js';
-
-/** Option paths whose valid range depends on another option: checked only once it is valid. */
-const DEPENDS_ON: ReadonlyMap<string, readonly string[]> = new Map([
-  ['halfOpen.maxConcurrent', ['halfOpen.probes']],
-  ['maxDelay', ['delay']],
-  ['breakBackoff.maxDuration', ['breakDuration']],
-  ['window.minimumCalls', ['window.size', 'window.kind']],
-  ['window.buckets', ['window.duration', 'window.kind']],
-  ['window.duration', ['window.buckets', 'window.kind']],
-  ['window.threshold', ['window.kind']],
-  ['window.size', ['window.kind']],
-  // A rate limiter's rate left out (or found invalid) is stood in for by the fastest one the
-  // other fields allow, which limits nothing: only the given fields constrain each other.
-  ['limit', ['period']],
-  ['burst', ['period']],
-  ['capacity', ['refillRate']],
-  ['permits', ['burst', 'capacity']],
-]);
-
-const DURATION_OPTIONS: ReadonlySet<string> = new Set([
-  'slowCallDuration',
-  'breakDuration',
-  'breakBackoff.maxDuration',
-  'halfOpen.maxWait',
-  'window.duration',
-  'maxDuration',
-  'delay',
-  'maxDelay',
-  'timeout',
-  'queueTimeout',
-  'period',
-  'maxWait',
-  'idleTimeout',
-]);
+import { configKinds, KEYS, KEYS_DURATIONS } from './schema.js';
+import { keysDefaults, type ValidConfig } from './types.js';
 
 type Resolver = (options: OptionsData) => unknown;
 
-const RESOLVERS: ReadonlyMap<RegistryKind, Resolver> = new Map<RegistryKind, Resolver>([
-  ['circuitBreaker', (o) => resolveBreakerOptions(o)],
-  ['retry', (o) => resolveRetryOptions(o)],
-  // Defaults may leave the timeout out: a placeholder lets the other fields be checked.
-  [
-    'timeout',
-    (o) =>
-      resolveTimeoutOptions({ ...o, timeout: o.timeout === undefined ? 1 : o.timeout } as never),
-  ],
-  ['bulkhead', (o) => resolveBulkheadOptions(o)],
-  ['rateLimiter', (o) => resolveRateLimiterOptions(withStandInRate(o))],
-]);
+const NONE: ReadonlyMap<string, readonly string[]> = new Map();
 
-const MAX_INT32 = 2_147_483_647;
-
-/**
- * Rate limiter options with a stand-in for the part of the rate they leave out (the defaults
- * may leave it to the named entries), so that their other fields can be checked. The stand-in
- * is the fastest rate the given fields allow, so it limits no other field: `permits` and
- * `burst` (or `capacity`) are then checked only against what is really given.
- */
-function withStandInRate(o: OptionsData): OptionsData {
-  if (o.limit !== undefined || (o.capacity !== undefined && o.refillRate !== undefined)) return o;
-  if (o.capacity !== undefined) return { ...o, refillRate: 1e6 };
-  const rate = o.refillRate;
-  if (rate !== undefined) {
-    const valid = typeof rate === 'number' && rate > 0 && rate <= 1e6;
-    const intervalUs = valid ? Math.round(1e6 / rate) : 1;
-    const capacity = Math.floor((MAX_DURATION_MS * 1_000) / intervalUs);
-    return { ...o, capacity: Math.max(1, Math.min(MAX_INT32, capacity)) };
-  }
-  const p = o.period;
-  const period = typeof p === 'number' && p >= 1 && p <= MAX_DURATION_MS ? p : 1_000;
-  return { ...o, limit: Math.min(MAX_INT32, Math.floor(period * 1_000)) };
-}
-
-/**
- * The part of a rate limiter's rate that `o` lacks, as the option to name in an issue and
- * what else is needed with it; undefined when the rate is complete (or given in both forms,
- * which the resolver reports).
- */
-function missingRate(o: OptionsData): { option: string; needs: string } | undefined {
-  if (o.limit !== undefined) return undefined;
-  const capacity = o.capacity !== undefined;
-  const refill = o.refillRate !== undefined;
-  if (capacity && refill) return undefined;
-  if (capacity) return { option: 'refillRate', needs: 'with `capacity`' };
-  if (refill) return { option: 'capacity', needs: 'with `refillRate`' };
-  return { option: 'limit', needs: '(a rate: `limit`, or `capacity` and `refillRate`)' };
+/** What {@link collect} needs to know of the options it checks. */
+interface Checked {
+  /** Checks options, throwing `OptionsError` at the first bad one. */
+  readonly resolve: Resolver;
+  /** Paths of duration options, for the hint on how to write one. */
+  readonly durations: ReadonlySet<string>;
+  /** Option paths whose valid range depends on others: checked only once those are valid. */
+  readonly dependsOn: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -105,7 +28,7 @@ function missingRate(o: OptionsData): { option: string; needs: string } | undefi
  */
 function collect(
   r: Reader,
-  resolve: Resolver,
+  { resolve, durations, dependsOn }: Checked,
   options: OptionsData,
   place: (option: string) => { path: string; from?: string },
 ): void {
@@ -119,7 +42,7 @@ function collect(
       const option = error.option;
       // A range that depends on an option already found invalid says nothing new.
       const dependent =
-        failed.has(option) || DEPENDS_ON.get(option)?.some((o) => failed.has(o)) === true;
+        failed.has(option) || dependsOn.get(option)?.some((o) => failed.has(o)) === true;
       failed.add(option);
       if (!dependent) {
         const { path, from } = place(option);
@@ -127,7 +50,7 @@ function collect(
         const written = r.written.has(source) ? r.written.get(source) : error.value;
         // No hint on how to write a duration that must be left out altogether.
         const durationHint =
-          DURATION_OPTIONS.has(option) && !error.expected.startsWith('undefined')
+          durations.has(option) && !error.expected.startsWith('undefined')
             ? ' (or a string like "30s")'
             : '';
         const origin = from === undefined ? '' : ` (from \`${from}\`)`;
@@ -141,34 +64,45 @@ function collect(
   }
 }
 
-/** Removes the option at a dotted path (or, when it is missing, its parent object). */
+/**
+ * Removes the option at a dotted path, or (when part of the path is missing) the deepest
+ * object on it; false when not even its first key is there.
+ */
 function removeOption(options: OptionsData, option: string): boolean {
-  const [head, leaf] = option.split('.', 2) as [string, string | undefined];
-  if (!Object.hasOwn(options, head)) return false;
-  const parent = options[head];
-  if (leaf !== undefined && isData(parent) && Object.hasOwn(parent, leaf)) delete parent[leaf];
-  else delete options[head];
+  let parent: unknown = options;
+  let container: OptionsData | undefined;
+  let last = '';
+  for (const key of option.split('.')) {
+    if (!isData(parent) || !Object.hasOwn(parent, key)) break;
+    container = parent;
+    last = key;
+    parent = parent[key];
+  }
+  if (container === undefined) return false;
+  delete container[last];
   return true;
 }
 
 function hasOption(options: OptionsData, option: string): boolean {
-  const [head, leaf] = option.split('.', 2) as [string, string | undefined];
-  if (!Object.hasOwn(options, head)) return false;
-  if (leaf === undefined) return true;
-  const parent = options[head];
-  return isData(parent) && Object.hasOwn(parent, leaf);
+  let parent: unknown = options;
+  for (const key of option.split('.')) {
+    if (!isData(parent) || !Object.hasOwn(parent, key)) return false;
+    parent = parent[key];
+  }
+  return true;
 }
 
 /**
- * @internal Validates registry config data, collecting every problem (each with its path)
- * into one {@link ConfigError}. Numbers are checked by the policies' own option resolvers, so a
- * value is accepted from data exactly when the policy accepts it in code.
+ * @internal Validates registry config data for `kinds`, collecting every problem (each with
+ * its path) into one {@link ConfigError}. Numbers are checked by the kinds' own option
+ * resolvers, so a value is accepted from data exactly when the policy accepts it in code.
  */
-export function validateConfig(input: unknown): ValidConfig {
-  const r = new Reader();
-  const defaultsData = new Map<RegistryKind, OptionsData>();
-  const namedData = new Map<RegistryKind, Map<string, OptionsData>>(
-    KINDS.map((k) => [k, new Map()]),
+export function validateConfig(input: unknown, kinds: readonly AnyPolicyKind[]): ValidConfig {
+  const table = configKinds(kinds);
+  const r = new Reader(table.codeOnly);
+  const defaultsData = new Map<AnyPolicyKind, OptionsData>();
+  const namedData = new Map<AnyPolicyKind, Map<string, OptionsData>>(
+    kinds.map((k) => [k, new Map()]),
   );
   let keysData: OptionsData = {};
   const top = input === undefined ? [] : (r.entries(input, '') ?? []);
@@ -176,18 +110,19 @@ export function validateConfig(input: unknown): ValidConfig {
     if (value === undefined) continue;
     if (key === 'defaults') {
       for (const [name, options] of r.entries(value, 'defaults') ?? []) {
-        const kind = KINDS.find((k) => k === name);
-        if (kind === undefined) r.unknownKey(`defaults.${name}`, name, KINDS, 'policy kind');
+        const kind = table.byName.get(name);
+        const at = `defaults.${name}`;
+        if (kind === undefined) r.unknownKey(at, name, table.names, 'policy kind');
         else if (options !== undefined) {
-          defaultsData.set(kind, r.options(options, SCHEMAS.get(kind)!, `defaults.${kind}`) ?? {});
+          defaultsData.set(kind, r.options(options, kind.config.schema, at) ?? {});
         }
       }
     } else if (key === 'keys') {
       keysData = r.options(value, KEYS, 'keys') ?? {};
     } else {
-      const kind = KIND_OF_SECTION.get(key);
+      const kind = table.bySection.get(key);
       if (kind === undefined) {
-        r.unknownKey(key, key, TOP_KEYS, 'key');
+        r.unknownKey(key, key, table.topKeys, 'key');
         continue;
       }
       for (const [name, options] of r.entries(value, key) ?? []) {
@@ -195,60 +130,57 @@ export function validateConfig(input: unknown): ValidConfig {
           r.issue(`${key}[""]`, 'an instance name must not be empty');
           continue;
         }
-        const data = r.options(options, SCHEMAS.get(kind)!, `${key}.${name}`);
+        const data = r.options(options, kind.config.schema, `${key}.${name}`);
         if (data !== undefined) namedData.get(kind)!.set(name, data);
       }
     }
   }
 
-  const defaults = new Map<RegistryKind, OptionsData>();
-  const named = new Map<RegistryKind, Map<string, OptionsData>>();
-  for (const kind of KINDS) {
-    const resolve = RESOLVERS.get(kind)!;
-    const d = copy(defaultsData.get(kind) ?? {});
-    collect(r, resolve, d, (option) => ({ path: `defaults.${kind}.${option}` }));
-    defaults.set(kind, d);
-    const section = SECTION_OF.get(kind)!;
+  const defaults = new Map<string, OptionsData>();
+  const named = new Map<string, Map<string, OptionsData>>();
+  for (const kind of kinds) {
+    const { config } = kind;
+    const checked: Checked = {
+      resolve: config.check ? (o) => config.check!(o) : (o) => kind.resolve(o),
+      durations: table.durations.get(kind)!,
+      dependsOn: config.dependsOn ?? NONE,
+    };
+    const defaultsAt = `defaults.${kind.name}`;
+    const d = copy(defaultsData.get(kind) ?? {}, config.schema);
+    collect(r, checked, d, (option) => ({ path: `${defaultsAt}.${option}` }));
+    defaults.set(kind.name, d);
+    const where: MissingOptionContext = {
+      entry: true,
+      defaults: defaultsAt,
+      section: kind.section,
+    };
     const entries = new Map<string, OptionsData>();
     for (const [name, own] of namedData.get(kind)!) {
-      const merged = mergeOptions(d, own);
-      const at = `${section}.${name}`;
-      if (kind === 'timeout' && merged.timeout === undefined) {
-        r.issue(
-          `${at}.timeout`,
-          'is required: neither this entry nor `defaults.timeout` sets a timeout',
-        );
-      }
-      const missing = kind === 'rateLimiter' ? missingRate(merged) : undefined;
-      if (missing !== undefined) {
-        r.issue(
-          `${at}.${missing.option}`,
-          `is required ${missing.needs}: neither this entry nor \`defaults.rateLimiter\` sets it`,
-        );
-      }
-      collect(r, resolve, copy(merged), (option) => ({
+      const merged = mergeOptions(d, own, config);
+      const at = `${kind.section}.${name}`;
+      const missing = config.missing?.(merged, where);
+      if (missing !== undefined) r.issue(`${at}.${missing.option}`, missing.message);
+      collect(r, checked, copy(merged, config.schema), (option) => ({
         path: `${at}.${option}`,
         from:
-          !hasOption(own, option) && hasOption(d, option)
-            ? `defaults.${kind}.${option}`
-            : undefined,
+          !hasOption(own, option) && hasOption(d, option) ? `${defaultsAt}.${option}` : undefined,
       }));
       entries.set(name, merged);
     }
-    named.set(kind, entries);
+    named.set(kind.name, entries);
   }
 
   let maxKeys: number = keysDefaults.maxKeys;
   let idleTimeout: number = keysDefaults.idleTimeout;
-  collect(
-    r,
-    (o) => {
+  const keys: Checked = {
+    resolve: (o) => {
       maxKeys = integer(o.maxKeys, 'maxKeys', keysDefaults.maxKeys, 1, 2_147_483_647);
       idleTimeout = durationOption(o.idleTimeout, 'idleTimeout', keysDefaults.idleTimeout, 1, true);
     },
-    copy(keysData),
-    (option) => ({ path: `keys.${option}` }),
-  );
+    durations: KEYS_DURATIONS,
+    dependsOn: NONE,
+  };
+  collect(r, keys, copy(keysData, KEYS), (option) => ({ path: `keys.${option}` }));
 
   if (r.issues.length > 0) throw new ConfigError(r.issues);
   return { defaults, named, keys: { maxKeys, idleTimeout } };
@@ -256,27 +188,20 @@ export function validateConfig(input: unknown): ValidConfig {
 
 /**
  * @internal The options data of instance `name` of `kind`: its entry, or the defaults for a
- * name without one. Throws {@link ConfigError} for a timeout with no duration anywhere, and
- * for a rate limiter with no rate.
+ * name without one. Throws {@link ConfigError} when they lack an option the kind cannot be
+ * built without (see its `config.missing`).
  */
-export function optionsFor(config: ValidConfig, kind: RegistryKind, name: string): OptionsData {
-  const data = config.named.get(kind)!.get(name) ?? config.defaults.get(kind)!;
-  if (kind === 'timeout' && data.timeout === undefined) {
-    throw new ConfigError([
-      {
-        path: `timeouts.${name}.timeout`,
-        message:
-          'is required: there is no `timeouts` entry for this name and `defaults.timeout` sets no timeout',
-      },
-    ]);
-  }
-  const missing = kind === 'rateLimiter' ? missingRate(data) : undefined;
+export function optionsFor(config: ValidConfig, kind: AnyPolicyKind, name: string): OptionsData {
+  const entry = config.named.get(kind.name)?.get(name);
+  const data = entry ?? config.defaults.get(kind.name) ?? {};
+  const missing = kind.config.missing?.(data, {
+    entry: entry !== undefined,
+    defaults: `defaults.${kind.name}`,
+    section: kind.section,
+  });
   if (missing !== undefined) {
     throw new ConfigError([
-      {
-        path: `rateLimiters.${name}.${missing.option}`,
-        message: `is required ${missing.needs}: there is no \`rateLimiters\` entry for this name and \`defaults.rateLimiter\` does not set it`,
-      },
+      { path: `${kind.section}.${name}.${missing.option}`, message: missing.message },
     ]);
   }
   return data;
