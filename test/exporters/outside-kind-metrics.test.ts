@@ -1,7 +1,9 @@
 /**
- * A policy kind defined here, outside the library (a descriptor and a small engine), reported
- * by every metrics exporter of a registry given it in its `kinds` option: `collectMetrics`,
- * the Prometheus text, prom-client and OpenTelemetry. Nothing in src/ knows it.
+ * A policy kind defined here, outside the library (a descriptor and a small engine, with
+ * latency metrics that can be turned off), reported by every metrics exporter of a registry
+ * given it in its `kinds` option: `collectMetrics`, the Prometheus text, prom-client and
+ * OpenTelemetry. Nothing in src/ knows it. The concurrency cap of test/support, a kind with
+ * states, shows the keys out of their rest state listed first.
  */
 import { DataPointType } from '@opentelemetry/sdk-metrics';
 import { Registry as PromRegistry } from 'prom-client';
@@ -13,6 +15,7 @@ import {
   type InstanceView,
   type KeyedGroup,
   type KeyedInstancesView,
+  type KindConfigTypes,
   type KindMetrics,
   LatencyHistogram,
   type MetricFamily,
@@ -22,12 +25,14 @@ import {
   type PolicyKindDescriptor,
   prometheusText,
   Registry,
+  type RegistryConfig,
 } from '../../src/index.js';
 import { observeBreakwaterMetrics } from '../../src/opentelemetry/index.js';
 import { registerBreakwaterMetrics } from '../../src/prometheus/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { pointValue, startMetrics } from '../opentelemetry/reader.js';
 import { parsePrometheusText, sampleValue } from '../prometheus/parse.js';
+import { capFamilies, concurrencyCapKind } from '../support/concurrencyCapKind.js';
 
 /** A quota: the first `limit` calls of an instance are admitted, the later ones refused. */
 class Quota {
@@ -59,6 +64,15 @@ interface QuotaOptions {
   readonly latency: boolean;
   readonly metrics: boolean;
 }
+
+/** A quota in config data: `defaults.quota` and the section `quotas`. */
+interface QuotaConfig {
+  readonly limit?: number;
+  readonly latency?: boolean;
+  readonly metrics?: boolean;
+}
+
+type Config = RegistryConfig<{ quota: KindConfigTypes<'quotas', QuotaConfig> }>;
 
 interface QuotaCounts {
   admitted: number;
@@ -209,27 +223,26 @@ afterEach(() => {
 
 /**
  * A registry holding quotas: `search` (limit 2, latency on) took calls of 5, 15 and 25 ms,
- * the third refused; `quiet` (metrics off) took one; under the keyed name `tenants` (limit 2,
+ * the third refused; `quiet` (metrics off) took one, by name and by key `k`; under the keyed name `tenants` (limit 2,
  * latency on, keys dropped after a minute unused), keys `gone` (2 calls of 10 ms, then dropped),
  * `a` (1 call of 10 ms), `b` (3 calls of 10 ms, one refused) and `c` (1 call of 30 ms), in
  * that order.
  */
 function quotaRegistry(): Registry {
   const clock = new ManualClock();
-  registry = new Registry(
-    {
-      quotas: {
-        search: { limit: 2, latency: true },
-        quiet: { metrics: false },
-        tenants: { limit: 2, latency: true },
-      },
-      keys: { idleTimeout: '1m' },
+  const config: Config = {
+    quotas: {
+      search: { limit: 2, latency: true },
+      quiet: { metrics: false },
+      tenants: { limit: 2, latency: true },
     },
-    { clock, kinds: [quotaKind] },
-  );
+    keys: { idleTimeout: '1m' },
+  };
+  registry = new Registry(config, { clock, kinds: [quotaKind] });
   const search = registry.get(quotaKind, 'search');
   for (const ms of [5, 15, 25]) search.take(ms);
   registry.get(quotaKind, 'quiet').take(1);
+  registry.getKeyed(quotaKind, 'quiet', 'k').take(1);
   const tenant = (key: string) => registry!.getKeyed(quotaKind, 'tenants', key);
   for (let i = 0; i < 2; i++) tenant('gone').take(10);
   clock.advance(60_000);
@@ -317,10 +330,8 @@ describe('metrics of a policy kind defined outside the library', () => {
     const metrics = startMetrics();
     try {
       const clock = new ManualClock();
-      registry = new Registry(
-        { quotas: { search: { latency: true } } },
-        { clock, kinds: [quotaKind] },
-      );
+      const config: Config = { quotas: { search: { latency: true } } };
+      registry = new Registry(config, { clock, kinds: [quotaKind] });
       observeBreakwaterMetrics(metrics.meter, registry);
       const search = registry.get(quotaKind, 'search');
       for (const ms of [40, 40, 40]) search.take(ms);
@@ -351,5 +362,21 @@ describe('metrics of a policy kind defined outside the library', () => {
     } finally {
       await metrics.close();
     }
+  });
+
+  it("lists the keys out of their kind's rest state first, ahead of keys used since", () => {
+    const clock = new ManualClock();
+    registry = new Registry({}, { clock, kinds: [concurrencyCapKind] });
+    const cap = (key: string) => registry!.getKeyed(concurrencyCapKind, 'db', key);
+    cap('stopped').stop();
+    cap('stopped').admit(clock.now());
+    cap('a').admit(clock.now());
+    for (let i = 0; i < 2; i++) cap('b').admit(clock.now());
+    const m = collectMetrics(registry, { maxKeysPerName: 1 });
+    expect(m.map((f) => f.name)).toEqual([capFamilies.inFlight.name, capFamilies.refused.name]);
+    const refused = m.find((f) => f.name === capFamilies.refused.name)!;
+    expect(refused.samples.map((s) => s.labels.key)).toEqual(['stopped', '_other']);
+    expect(value(m, capFamilies.refused.name, { name: 'db', key: 'stopped' })).toBe(1);
+    expect(value(m, capFamilies.inFlight.name, { name: 'db', key: '_other' })).toBe(3);
   });
 });
