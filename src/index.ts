@@ -90,6 +90,7 @@ export type { FallbackEvent } from './policies/fallback/events.js';
 export { Fallback } from './policies/fallback/Fallback.js';
 export type { Failure as FallbackFailure, FallbackOptions } from './policies/fallback/options.js';
 export {
+  diagnosticsChannels,
   POLICY_KINDS,
   type PolicyKindConfigs,
   type RegistryInstanceSnapshot,
@@ -181,7 +182,6 @@ export {
   type RegistryPolicy,
 } from './registry/Registry.js';
 export type { RegistrySnapshot } from './registry/snapshot.js';
-export { diagnosticsChannels } from './telemetry/channels.js';
 export { LatencyHistogram, type LatencySnapshot } from './telemetry/LatencyHistogram.js';
 export type {
   FamilyType,

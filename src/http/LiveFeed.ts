@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Disposer } from '../events/Listeners.js';
 import { reportCallbackError } from '../events/Listeners.js';
 import type { RegistryTransition } from '../policies/kinds.js';
+import type { AnyPolicyKind, DashboardRow } from '../protocol/kind.js';
 import { limitedSnapshot } from '../registry/listing.js';
 import type { Registry } from '../registry/Registry.js';
 import { STREAM_HEADERS, safeJson, sendText } from './respond.js';
@@ -29,7 +30,7 @@ export interface LiveFeedSettings {
 /**
  * @internal The Server-Sent Events stream behind `/events`, shared by every connected
  * dashboard: one `snapshot` event at once (with the recent transitions) and then one every
- * `interval` ms, and a `transition` event for each breaker state change as it happens.
+ * `interval` ms, and a `transition` event for each state change (a breaker's) as it happens.
  *
  * One timer and one registry listener serve all clients. Both exist only while a client is
  * connected: the first one starts them, the last one to leave stops them. The timer is
@@ -127,18 +128,33 @@ export class LiveFeed {
   }
 
   /**
-   * A `snapshot` event: the registry's instances (keys capped per name), when it was taken
+   * A `snapshot` event: the registry's instances (keys capped per name), each with its
+   * dashboard `row` when its kind has one; the `kinds` in words by name; when it was taken
    * (epoch ms, for rates between two events) and, on a stream's first event, the recent
    * transitions.
    */
   private snapshotFrame(withTransitions: boolean): string {
-    const { instances, omitted } = limitedSnapshot(
-      this.registry.instancesForMetrics(),
-      this.settings.maxKeysPerName,
-    );
+    const all = this.registry.instancesForMetrics();
+    const { instances, omitted } = limitedSnapshot(all, this.settings.maxKeysPerName);
+    const byName = new Map<string, AnyPolicyKind>();
+    const kinds: Record<string, string> = {};
+    for (const { kind } of all) {
+      byName.set(kind.name, kind);
+      kinds[kind.name] = kind.label;
+    }
+    const shown = instances.map((instance): object => {
+      const row: DashboardRow | undefined = byName.get(instance.kind)?.dashboard?.(instance);
+      return row === undefined ? instance : { ...instance, row };
+    });
     const data = withTransitions
-      ? { at: Date.now(), instances, omitted, transitions: this.registry.recentTransitions() }
-      : { at: Date.now(), instances, omitted };
+      ? {
+          at: Date.now(),
+          kinds,
+          instances: shown,
+          omitted,
+          transitions: this.registry.recentTransitions(),
+        }
+      : { at: Date.now(), kinds, instances: shown, omitted };
     return `event: snapshot\ndata: ${safeJson(data)}\n\n`;
   }
 

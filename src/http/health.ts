@@ -1,26 +1,30 @@
-import type { CircuitState } from '../policies/circuit-breaker/state.js';
+import type { RegistryInstanceSnapshot } from '../policies/kinds.js';
 import { limitedSnapshot, type OmittedKeys } from '../registry/listing.js';
 import type { Registry } from '../registry/Registry.js';
-import type { RegistryInstanceSnapshot } from '../registry/snapshot.js';
 
 const MAX_LISTED = 100;
 
-/** A critical breaker that stops traffic. */
-export interface UnavailableBreaker {
+/** A critical instance that stops traffic (a circuit breaker open or forced open). */
+export interface UnavailableInstance {
   readonly name: string;
   readonly key?: string;
-  readonly state: CircuitState;
+  /** Its state (`open`, `forced-open` for a breaker). */
+  readonly state: string;
 }
+
+/** The entries of {@link HealthReport.unavailable}, named when only breakers could be critical. */
+export type UnavailableBreaker = UnavailableInstance;
 
 /** The JSON body of `GET /health`. */
 export interface HealthReport {
   /**
-   * `ok` when every breaker lets calls through; `degraded` when one is open, half-open or
-   * forced open (the answer is 503 only when a critical one is open or forced open).
+   * `ok` when every instance lets calls through; `degraded` when one does not, by its kind: a
+   * breaker open, half-open or forced open (the answer is 503 only when a critical instance is
+   * down: a breaker open or forced open).
    */
   readonly status: 'ok' | 'degraded';
-  /** Critical breakers open or forced open now (keyed ones with their key; at most 100). */
-  readonly unavailable: readonly UnavailableBreaker[];
+  /** Critical instances down now (keyed ones with their key; at most 100). */
+  readonly unavailable: readonly UnavailableInstance[];
   /** Every instance of the registry, at most `maxKeysPerName` keys of each keyed name. */
   readonly instances: readonly RegistryInstanceSnapshot[];
   /** Keys left out of `instances`, counted per kind and name. */
@@ -30,8 +34,9 @@ export interface HealthReport {
 }
 
 /**
- * @internal The report and its HTTP status: 503 while a critical breaker stops traffic. Every
- * breaker's state is read, but only the instances listed are snapshotted.
+ * @internal The report and its HTTP status: 503 while a critical instance is down. The state
+ * of every instance of a kind with states is read, but only the instances listed are
+ * snapshotted.
  */
 export function healthReport(
   registry: Registry,
@@ -40,16 +45,18 @@ export function healthReport(
 ): { readonly status: 200 | 503; readonly body: HealthReport } {
   let degraded = false;
   let failing = 0;
-  const unavailable: UnavailableBreaker[] = [];
+  const unavailable: UnavailableInstance[] = [];
   const { instances, omitted } = limitedSnapshot(
     registry.instancesForMetrics(),
     maxKeysPerName,
-    (name, key, state) => {
-      // Disabled and metrics-only breakers let every call through.
-      if (state !== 'open' && state !== 'forced-open' && state !== 'half-open') return;
+    (kind, name, key, state) => {
+      // States that let every call through (a disabled breaker) are ok.
+      const health = kind.health?.(state) ?? 'ok';
+      if (health === 'ok') return;
       degraded = true;
-      // A half-open breaker is probing: no reason to take the service out of rotation.
-      if (state === 'half-open' || !critical.has(name)) return;
+      // A degraded instance (a half-open breaker probing) is no reason to take the service
+      // out of rotation.
+      if (health !== 'down' || !critical.has(name)) return;
       failing++;
       if (unavailable.length < MAX_LISTED) {
         unavailable.push(key === undefined ? { name, state } : { name, key, state });

@@ -12,5 +12,5 @@ export {
   type ObservabilityHandler,
   PROMETHEUS_CONTENT_TYPE,
 } from './handler.js';
-export type { HealthReport, UnavailableBreaker } from './health.js';
+export type { HealthReport, UnavailableBreaker, UnavailableInstance } from './health.js';
 export { type ObservabilityHandlerOptions, observabilityHandlerDefaults } from './options.js';

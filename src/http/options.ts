@@ -14,8 +14,9 @@ export interface ObservabilityHandlerOptions {
    */
   readonly basePath?: string;
   /**
-   * Names of circuit breakers the service cannot work without: `/health` answers 503 while one
-   * of them is open or forced open. A keyed breaker's name covers every key under it.
+   * Names of circuit breakers (or instances of another kind with states) the service cannot
+   * work without: `/health` answers 503 while one of them is down by its kind's `health`, a
+   * breaker open or forced open. A keyed name covers every key under it.
    * @default []
    */
   readonly critical?: readonly string[];

@@ -21,4 +21,4 @@ export {
   otelInstruments,
 } from './names.js';
 export { type OpenTelemetryMetricsOptions, observeBreakwaterMetrics } from './observeMetrics.js';
-export { spanEventNames, traceBreakwaterEvents } from './spanEvents.js';
+export { spanEventNames, type TraceEventsOptions, traceBreakwaterEvents } from './spanEvents.js';

@@ -1,18 +1,21 @@
-import { type Attributes, trace } from '@opentelemetry/api';
+import { trace } from '@opentelemetry/api';
 import type { Disposer } from '../events/Listeners.js';
-import { diagnosticsChannels } from '../telemetry/channels.js';
+import { POLICY_KINDS } from '../policies/kinds.js';
+import type { AnyPolicyKind, KindSpanEvent } from '../protocol/kind.js';
+import { checkKinds } from '../registry/kindsOption.js';
+import { checkOptionsObject } from '../validation/validate.js';
 
-/** Names of the span events {@link traceBreakwaterEvents} adds. */
-export const spanEventNames = {
-  /** A retry policy is about to wait and try again. */
-  retry: 'breakwater.retry',
-  /** A circuit breaker, bulkhead or rate limiter refused a call. */
-  rejected: 'breakwater.rejected',
-  /** A circuit breaker changed state. */
-  stateChange: 'breakwater.circuit_breaker.state_change',
-} as const;
+export { spanEventNames } from '../policies/kinds.js';
 
-type Message = Readonly<Record<string, unknown>>;
+/** Options of {@link traceBreakwaterEvents}. */
+export interface TraceEventsOptions {
+  /**
+   * Policy kinds defined outside the library whose `spanEvents` are added too (those given to
+   * a `Registry` with its `kinds` option).
+   * @default []
+   */
+  readonly kinds?: readonly AnyPolicyKind[];
+}
 
 /**
  * Adds an event to the active span (`trace.getActiveSpan()` of `@opentelemetry/api`) for each
@@ -24,6 +27,10 @@ type Message = Readonly<Record<string, unknown>>;
  * read, so the half-open transition lands on the span of the next call (or of a metrics scrape
  * or health check that read it first). Nothing is done when no span is active or the active
  * span is not recording; policies publish nothing while no one subscribes.
+ *
+ * Each kind lists the events it makes (its descriptor's `spanEvents`); those of kinds defined
+ * outside the library are added when given in `options.kinds`. Throws `OptionsError` for an
+ * invalid option.
  *
  * Where `node:diagnostics_channel` cannot be reached through `process.getBuiltinModule`
  * (browsers, edge runtimes, Node.js before 20.16) the policies publish nothing and this adds
@@ -62,14 +69,21 @@ type Message = Readonly<Record<string, unknown>>;
  * });
  * ```
  */
-export function traceBreakwaterEvents(): Disposer {
+export function traceBreakwaterEvents(options?: TraceEventsOptions): Disposer {
+  const o = checkOptionsObject(options, ['kinds'], '') as TraceEventsOptions;
+  const kinds = [...POLICY_KINDS, ...checkKinds(o.kinds, POLICY_KINDS)];
   const dc = diagnosticsChannelModule();
   if (dc === undefined) return () => {};
-  const handlers: [string, (message: unknown) => void][] = [
-    [diagnosticsChannels.retry, onEvent(spanEventNames.retry, retryAttributes)],
-    [diagnosticsChannels.rejected, onEvent(spanEventNames.rejected, rejectedAttributes)],
-    [diagnosticsChannels.stateChange, onEvent(spanEventNames.stateChange, stateAttributes)],
-  ];
+  // One subscriber per channel, for every event made from it (kinds share the one of refusals).
+  const byChannel = new Map<string, KindSpanEvent[]>();
+  for (const kind of kinds) {
+    for (const event of kind.spanEvents ?? []) {
+      const events = byChannel.get(event.channel);
+      if (events === undefined) byChannel.set(event.channel, [event]);
+      else events.push(event);
+    }
+  }
+  const handlers = [...byChannel].map(([channel, events]) => [channel, onMessage(events)] as const);
   for (const [channel, handler] of handlers) dc.subscribe(channel, handler);
   let live = true;
   return () => {
@@ -104,59 +118,14 @@ function diagnosticsChannelModule(): DiagnosticsChannelModule | undefined {
   }
 }
 
-/** `attributes` returns undefined for a message that gets no event. */
-function onEvent(
-  eventName: string,
-  attributes: (message: Message) => Attributes | undefined,
-): (message: unknown) => void {
+/** Adds to the active span each event `events` make of a message. */
+function onMessage(events: readonly KindSpanEvent[]): (message: unknown) => void {
   return (message) => {
     const span = trace.getActiveSpan();
     if (span === undefined || !span.isRecording()) return;
-    const a = attributes(message as Message);
-    if (a !== undefined) span.addEvent(eventName, a);
+    for (const event of events) {
+      const a = event.attributes(message as Readonly<Record<string, unknown>>);
+      if (a !== undefined) span.addEvent(event.name, a);
+    }
   };
-}
-
-function retryAttributes(m: Message): Attributes {
-  const a: Attributes = {
-    'breakwater.policy.name': String(m.name),
-    'breakwater.retry.attempt': m.attempt as number,
-    'breakwater.retry.delay_ms': m.delay as number,
-  };
-  const error = m.error;
-  if (error instanceof Error) {
-    a['exception.type'] = error.name;
-    a['exception.message'] = error.message;
-  }
-  return a;
-}
-
-function rejectedAttributes(m: Message): Attributes | undefined {
-  // Fired by the bulkhead's queue timer, outside the waiting call's context.
-  if (m.reason === 'queue-timeout') return undefined;
-  return {
-    'breakwater.policy.kind': String(m.kind),
-    'breakwater.policy.name': String(m.name),
-    'breakwater.rejection.reason': String(m.reason),
-  };
-}
-
-function stateAttributes(m: Message): Attributes {
-  const a: Attributes = {
-    'breakwater.policy.name': String(m.name),
-    'breakwater.circuit_breaker.from': String(m.from),
-    'breakwater.circuit_breaker.to': String(m.to),
-    'breakwater.circuit_breaker.reason': String(m.reason),
-    'breakwater.circuit_breaker.generation': m.generation as number,
-  };
-  // The rates are NaN and the window empty unless the breaker opened from closed.
-  if (Number.isFinite(m.failureRate)) {
-    a['breakwater.circuit_breaker.failure_rate'] = m.failureRate as number;
-    a['breakwater.circuit_breaker.slow_call_rate'] = m.slowCallRate as number;
-    a['breakwater.circuit_breaker.calls_in_window'] = m.callsInWindow as number;
-  }
-  if ((m.breakDuration as number) > 0) {
-    a['breakwater.circuit_breaker.break_duration_ms'] = m.breakDuration as number;
-  }
-  return a;
 }

@@ -1,8 +1,10 @@
 import type { AnyPolicyKind, KindConfigTypes } from '../protocol/kind.js';
+import { REJECTED_CHANNEL } from '../telemetry/channels.js';
 import type { BulkheadStats } from './bulkhead/Bulkhead.js';
 import type { BulkheadConfig } from './bulkhead/config.js';
 import { bulkheadKind } from './bulkhead/kind.js';
 import type { CircuitBreakerConfig } from './circuit-breaker/config.js';
+import { STATE_CHANGE_CHANNEL, STATE_CHANGE_EVENT } from './circuit-breaker/diagnostics.js';
 import type { StateChangeEvent } from './circuit-breaker/events.js';
 import { circuitBreakerKind } from './circuit-breaker/kind.js';
 import type { CircuitState } from './circuit-breaker/state.js';
@@ -11,9 +13,12 @@ import type { RateLimiterConfig } from './rate-limiter/config.js';
 import { rateLimiterKind } from './rate-limiter/kind.js';
 import type { RateLimiterStats } from './rate-limiter/stats.js';
 import type { RetryConfig } from './retry/config.js';
+import { RETRY_CHANNEL, RETRY_EVENT } from './retry/diagnostics.js';
 import { retryKind } from './retry/kind.js';
 import type { RetryStats } from './retry/Retry.js';
+import { REJECTED_EVENT } from './shared/rejectedEvent.js';
 import type { TimeoutConfig } from './timeout/config.js';
+import { TIMEOUT_CHANNEL } from './timeout/diagnostics.js';
 import { timeoutKind } from './timeout/kind.js';
 import type { TimeoutStats } from './timeout/Timeout.js';
 
@@ -30,6 +35,34 @@ export const POLICY_KINDS: readonly AnyPolicyKind[] = [
   bulkheadKind,
   rateLimiterKind,
 ];
+
+/** Names of the channels breakwater publishes to. */
+export const diagnosticsChannels = {
+  /**
+   * A circuit breaker changed state: `{ name, from, to, reason, generation, failureRate,
+   * slowCallRate, callsInWindow, breakDuration }`.
+   */
+  stateChange: STATE_CHANGE_CHANNEL,
+  /**
+   * A breaker, bulkhead or rate limiter refused a call: `{ kind: 'circuitBreaker' | 'bulkhead'
+   * | 'rateLimiter', name, reason, error }`.
+   */
+  rejected: REJECTED_CHANNEL,
+  /** A retry policy is about to wait and try again: `{ name, attempt, delay, error }`. */
+  retry: RETRY_CHANNEL,
+  /** A timeout policy's deadline passed: `{ name, timeout }`. */
+  timeout: TIMEOUT_CHANNEL,
+} as const;
+
+/** Names of the span events `traceBreakwaterEvents` adds. */
+export const spanEventNames = {
+  /** A retry policy is about to wait and try again. */
+  retry: RETRY_EVENT,
+  /** A circuit breaker, bulkhead or rate limiter refused a call. */
+  rejected: REJECTED_EVENT,
+  /** A circuit breaker changed state. */
+  stateChange: STATE_CHANGE_EVENT,
+} as const;
 
 /**
  * The types of the library's kinds' config data, by kind name (each kind's `name` and

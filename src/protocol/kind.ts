@@ -138,6 +138,25 @@ export interface DashboardRow {
   readonly detail: string;
 }
 
+/** Attributes of a span event, as plain values. */
+export type SpanEventAttributes = Record<string, string | number | boolean>;
+
+/**
+ * A span event made from the messages of a `node:diagnostics_channel` channel (see
+ * `traceBreakwaterEvents`): the event lands on the span active where the message is published.
+ */
+export interface KindSpanEvent {
+  /** The channel whose messages make the event. */
+  readonly channel: string;
+  /** The event's name. */
+  readonly name: string;
+  /**
+   * The event's attributes, or undefined for a message that makes none: one of another kind on
+   * a shared channel, or one published outside the async context of the call it concerns.
+   */
+  attributes(message: Readonly<Record<string, unknown>>): SpanEventAttributes | undefined;
+}
+
 /** Whether an instance lets traffic through, for `/health`. */
 export type InstanceHealth = 'ok' | 'degraded' | 'down';
 
@@ -294,6 +313,8 @@ export interface PolicyKindDescriptor<P extends object = object, R = unknown, C 
   /** Whether an instance in `state` lets traffic through, for `/health`. @default `ok` */
   health?(state: string): InstanceHealth;
   readonly metrics?: KindMetrics<P, C>;
+  /** Span events made from the channels the kind publishes to. @default none */
+  readonly spanEvents?: readonly KindSpanEvent[];
   /** How the dashboard shows an instance. @default its name and state alone */
   dashboard?(view: InstanceView): DashboardRow;
 }

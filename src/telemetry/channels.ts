@@ -4,6 +4,9 @@
  * where there is no such module (browsers, edge runtimes): there every channel is a stand-in
  * that never has subscribers. Publishers check `hasSubscribers` first, so a channel nobody
  * listens to costs one property read and no message object.
+ *
+ * Each kind names its own channels in its folder; the one every kind that refuses calls
+ * shares is here. The public `diagnosticsChannels` lists them all (`policies/kinds.ts`).
  */
 
 /** @internal The part of a diagnostics channel the policies use. */
@@ -12,27 +15,10 @@ export interface Channel {
   publish(message: unknown): void;
 }
 
-/** Names of the channels breakwater publishes to. */
-export const diagnosticsChannels = {
-  /**
-   * A circuit breaker changed state: `{ name, from, to, reason, generation, failureRate,
-   * slowCallRate, callsInWindow, breakDuration }`.
-   */
-  stateChange: 'breakwater:circuit-breaker:state-change',
-  /**
-   * A breaker, bulkhead or rate limiter refused a call: `{ kind: 'circuitBreaker' | 'bulkhead'
-   * | 'rateLimiter', name, reason, error }`.
-   */
-  rejected: 'breakwater:rejected',
-  /** A retry policy is about to wait and try again: `{ name, attempt, delay, error }`. */
-  retry: 'breakwater:retry',
-  /** A timeout policy's deadline passed: `{ name, timeout }`. */
-  timeout: 'breakwater:timeout',
-} as const;
-
 const SILENT: Channel = { hasSubscribers: false, publish() {} };
 
-function lookUp(name: string): Channel {
+/** @internal The channel named `name`, or a silent stand-in where there are no channels. */
+export function diagnosticsChannel(name: string): Channel {
   const host = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   if (typeof host?.getBuiltinModule !== 'function') return SILENT;
   try {
@@ -45,11 +31,11 @@ function lookUp(name: string): Channel {
   }
 }
 
+/**
+ * @internal The channel of refused calls, shared by every kind that refuses them:
+ * `{ kind, name, reason, error }` with the kind's name.
+ */
+export const REJECTED_CHANNEL = 'breakwater:rejected';
+
 /** @internal */
-export const stateChangeChannel: Channel = /* @__PURE__ */ lookUp(diagnosticsChannels.stateChange);
-/** @internal */
-export const rejectedChannel: Channel = /* @__PURE__ */ lookUp(diagnosticsChannels.rejected);
-/** @internal */
-export const retryChannel: Channel = /* @__PURE__ */ lookUp(diagnosticsChannels.retry);
-/** @internal */
-export const timeoutChannel: Channel = /* @__PURE__ */ lookUp(diagnosticsChannels.timeout);
+export const rejectedChannel: Channel = /* @__PURE__ */ diagnosticsChannel(REJECTED_CHANNEL);

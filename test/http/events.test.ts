@@ -97,6 +97,28 @@ describe('GET /events', () => {
     expect(Math.abs(first.at - Date.now())).toBeLessThan(5000);
   });
 
+  it("sends each instance's dashboard row, made by its kind, and the kinds in words", async () => {
+    await start({ interval: 60_000 });
+    await succeed(registry, 'payments', 2);
+    const stream = await open();
+    const first = JSON.parse((await stream.next('snapshot', 5000)).data);
+    expect(first.kinds).toMatchObject({ circuitBreaker: 'circuit breaker', bulkhead: 'bulkhead' });
+    const byName = (name: string) => first.instances.find((i: { name: string }) => i.name === name);
+    expect(byName('payments').row).toEqual({
+      calls: 2,
+      rejected: 0,
+      detail: '0 failed / 2 in window',
+    });
+    expect(byName('db').row).toEqual({
+      calls: 0,
+      rejected: 0,
+      detail: '0 / 4 in flight, 0 queued',
+    });
+    // The row is the dashboard's: /health lists the instances without it.
+    const health = (await (await fetch(`${served.url}/health`)).json()) as { instances: object[] };
+    expect(health.instances.every((i: object) => !('row' in i))).toBe(true);
+  });
+
   it('sends the recent transitions in the first snapshot only', async () => {
     await start();
     await fail(registry, 'payments', 2);

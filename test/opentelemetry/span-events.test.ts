@@ -1,6 +1,7 @@
 import { channel } from 'node:diagnostics_channel';
 import type { TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OptionsError } from '../../src/errors/OptionsError.js';
 import {
   bulkhead,
   circuitBreaker,
@@ -12,6 +13,7 @@ import {
   timeout,
 } from '../../src/index.js';
 import { spanEventNames, traceBreakwaterEvents } from '../../src/opentelemetry/index.js';
+import { configSchema, type PolicyKindDescriptor } from '../../src/protocol/kind.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { startTracing, type Tracing } from './tracing.js';
 
@@ -293,5 +295,60 @@ describe('traceBreakwaterEvents', () => {
     );
     await inSpan('after', () => p.tryExecute(() => Promise.reject(new Error('e'))));
     expect(events('after')).toEqual([]);
+  });
+});
+
+/** A kind defined outside the library, which publishes its own channel. */
+const SHUT_CHANNEL = 'test:valve:shut';
+const valveKind: PolicyKindDescriptor<{ name: string }> = {
+  name: 'valve',
+  label: 'valve',
+  section: 'valves',
+  is: (value): value is { name: string } => false,
+  create: () => ({ name: 'valve' }),
+  resolve: (data) => data,
+  reconfigure: () => () => {},
+  dispose() {},
+  view: () => ({ stats: {} }),
+  config: { schema: configSchema([]) },
+  spanEvents: [
+    {
+      channel: SHUT_CHANNEL,
+      name: 'test.valve.shut',
+      attributes: (m) => (m.quiet ? undefined : { 'test.valve.name': String(m.name) }),
+    },
+  ],
+};
+
+describe('traceBreakwaterEvents with kinds defined outside the library', () => {
+  it('adds the span events a kind given in `kinds` lists, from its own channel', async () => {
+    stop();
+    stop = traceBreakwaterEvents({ kinds: [valveKind] });
+    await inSpan('pumping', async () => {
+      channel(SHUT_CHANNEL).publish({ name: 'water' });
+      // A message the kind's event turns down makes no event.
+      channel(SHUT_CHANNEL).publish({ name: 'steam', quiet: true });
+    });
+    expect(events('pumping')).toEqual([
+      { name: 'test.valve.shut', attributes: { 'test.valve.name': 'water' } },
+    ]);
+    stop();
+    expect(channel(SHUT_CHANNEL).hasSubscribers).toBe(false);
+  });
+
+  it('adds no event for a kind it was not given', async () => {
+    expect(channel(SHUT_CHANNEL).hasSubscribers).toBe(false);
+    await inSpan('idle', async () => channel(SHUT_CHANNEL).publish({ name: 'water' }));
+    expect(events('idle')).toEqual([]);
+  });
+
+  it('throws OptionsError naming the option for kinds that are not policy kinds', () => {
+    expect(() => traceBreakwaterEvents({ kinds: [{}] as never })).toThrow(OptionsError);
+    expect(() => traceBreakwaterEvents({ kinds: [{}] as never })).toThrow(/kinds\[0\]/);
+    expect(() => traceBreakwaterEvents({ kinds: 'valve' as never })).toThrow(/kinds/);
+    expect(() => traceBreakwaterEvents({ kind: [] } as never)).toThrow(/did you mean `kinds`/);
+    expect(() => traceBreakwaterEvents({ kinds: [{ ...valveKind, name: 'retry' }] })).toThrow(
+      /kinds\[0\]\.name/,
+    );
   });
 });

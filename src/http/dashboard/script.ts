@@ -1,8 +1,9 @@
 /**
  * @internal The dashboard's script, run in the browser. It listens to `events` (relative to
  * the page, so the page works wherever the handler is mounted) and keeps one table row per
- * instance. Every name, key and reason from the server reaches the page through `textContent`
- * or `dataset`, never as markup.
+ * instance. It knows no policy kind: the server sends each instance's row (counters and
+ * detail, from its kind's `dashboard`) and each kind in words. Every name, key and reason from
+ * the server reaches the page through `textContent` or `dataset`, never as markup.
  */
 export const DASHBOARD_SCRIPT = String.raw`
 'use strict';
@@ -11,7 +12,6 @@ export const DASHBOARD_SCRIPT = String.raw`
   const POINTS = 60;
   const MAX_TRANSITIONS = 100;
   const COLUMNS = ['kind', 'name', 'key', 'state', 'calls num', 'rejected num', 'p50 num', 'p99 num', 'detail', 'trend'];
-  const KINDS = { circuitBreaker: 'circuit breaker', bulkhead: 'bulkhead', rateLimiter: 'rate limiter', retry: 'retry', timeout: 'timeout' };
   const $ = (id) => document.getElementById(id);
   const rowsEl = $('rows');
   const statusEl = $('status');
@@ -22,31 +22,18 @@ export const DASHBOARD_SCRIPT = String.raw`
   const listEl = $('transitions');
   const noTransitionsEl = $('no-transitions');
   const rows = new Map();
+  /** Each kind in words, by name, as the last snapshot gave them. */
+  let labels = {};
+
+  const labelOf = (kind) => (Object.prototype.hasOwnProperty.call(labels, kind) && typeof labels[kind] === 'string' ? labels[kind] : String(kind));
 
   const idOf = (i) => JSON.stringify([i.kind, i.name, i.key === undefined ? null : i.key]);
   const num = (x) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
-  const sum = (...xs) => (xs.every((x) => num(x) !== undefined) ? xs.reduce((a, b) => a + b, 0) : undefined);
 
-  /** Counters whose growth per second the table shows: calls, refusals, and what the sparkline plots. */
+  /** The server's row of an instance: counters whose growth per second the table shows, and its detail. */
   function counters(i) {
-    const s = i.stats || {};
-    switch (i.kind) {
-      case 'circuitBreaker':
-        return { calls: sum(s.successes, s.failures, s.ignored), rejected: num(s.rejections) };
-      case 'bulkhead': {
-        const r = s.rejectionsByReason || {};
-        const calls = num(s.admitted) !== undefined ? s.admitted : s.latency ? num(s.latency.count) : undefined;
-        return { calls, rejected: sum(r.full, r.queueTimeout) };
-      }
-      case 'rateLimiter':
-        return { calls: num(s.admitted), rejected: num(s.rejected) };
-      case 'retry':
-        return { trend: num(s.retries), trendLabel: 'retries per second' };
-      case 'timeout':
-        return { trend: num(s.timeouts), trendLabel: 'timeouts per second' };
-      default:
-        return {};
-    }
+    const r = i.row || {};
+    return { calls: num(r.calls), rejected: num(r.rejected), trend: num(r.trend), trendLabel: typeof r.trendLabel === 'string' ? r.trendLabel : undefined };
   }
 
   function rate(now, before, seconds) {
@@ -85,7 +72,7 @@ export const DASHBOARD_SCRIPT = String.raw`
       tr.appendChild(td);
       cells[c.split(' ')[0]] = td;
     }
-    cells.kind.textContent = KINDS[i.kind] || i.kind;
+    cells.kind.textContent = labelOf(i.kind);
     cells.name.textContent = i.name;
     cells.key.textContent = i.key === undefined ? '' : i.key;
     const svg = document.createElementNS(SVG, 'svg');
@@ -103,7 +90,7 @@ export const DASHBOARD_SCRIPT = String.raw`
 
   function state(r, i) {
     const { cells, tr } = r;
-    if (i.kind !== 'circuitBreaker') {
+    if (typeof i.state !== 'string') {
       delete tr.dataset.state;
       cells.state.textContent = '';
       return;
@@ -112,27 +99,11 @@ export const DASHBOARD_SCRIPT = String.raw`
     const badge = document.createElement('span');
     badge.className = 'badge';
     badge.textContent = i.state;
-    const since = fmtDuration(i.stats.timeInState);
+    const since = fmtDuration(i.stats && i.stats.timeInState);
     cells.state.replaceChildren(badge, document.createTextNode(since ? 'for ' + since : ''));
   }
 
-  function detail(i) {
-    const s = i.stats || {};
-    switch (i.kind) {
-      case 'circuitBreaker':
-        return s.failuresInWindow + ' failed / ' + s.callsInWindow + ' in window' + (s.slowCallsInWindow ? ', ' + s.slowCallsInWindow + ' slow' : '');
-      case 'bulkhead':
-        return s.inFlight + ' / ' + s.maxConcurrent + ' in flight, ' + s.queueLength + ' queued';
-      case 'rateLimiter':
-        return s.available + ' / ' + s.burst + ' available' + (s.waiting ? ', ' + s.waiting + ' waiting' : '');
-      case 'retry':
-        return (s.retries === undefined ? '' : s.retries + ' retries, ' + s.gaveUp + ' gave up, ') + s.waiting + ' waiting';
-      case 'timeout':
-        return 'limit ' + fmtMs(s.timeout) + (s.timeouts === undefined ? '' : ', ' + s.timeouts + ' timed out');
-      default:
-        return '';
-    }
-  }
+  const detail = (i) => (i.row && typeof i.row.detail === 'string' ? i.row.detail : '');
 
   function sparkline(r, value, label) {
     r.history.push(value === undefined ? 0 : value);
@@ -166,7 +137,9 @@ export const DASHBOARD_SCRIPT = String.raw`
 
   function onSnapshot(data) {
     const seen = new Set();
-    const states = {};
+    // State counts by kind, kinds in the order met.
+    const states = new Map();
+    if (data.kinds && typeof data.kinds === 'object') labels = data.kinds;
     for (const i of data.instances) {
       const id = idOf(i);
       seen.add(id);
@@ -175,7 +148,11 @@ export const DASHBOARD_SCRIPT = String.raw`
       update(r, i, data.at);
       // Appending an existing row moves it: the table follows the server's order.
       rowsEl.appendChild(r.tr);
-      if (i.kind === 'circuitBreaker') states[i.state] = (states[i.state] || 0) + 1;
+      if (typeof i.state === 'string') {
+        const counts = states.get(i.kind) || new Map();
+        counts.set(i.state, (counts.get(i.state) || 0) + 1);
+        states.set(i.kind, counts);
+      }
     }
     for (const [id, r] of rows) {
       if (!seen.has(id)) {
@@ -184,10 +161,10 @@ export const DASHBOARD_SCRIPT = String.raw`
       }
     }
     emptyEl.hidden = data.instances.length > 0;
-    const parts = Object.keys(states).sort().map((s) => states[s] + ' ' + s);
-    summaryEl.textContent = data.instances.length + ' instances' + (parts.length ? '; breakers: ' + parts.join(', ') : '');
+    const parts = [...states].map(([kind, counts]) => labelOf(kind) + ': ' + [...counts.keys()].sort().map((s) => counts.get(s) + ' ' + s).join(', '));
+    summaryEl.textContent = data.instances.length + ' instances' + parts.map((p) => '; ' + p).join('');
     omittedEl.textContent = (data.omitted || [])
-      .map((o) => o.count + ' more keys of ' + (KINDS[o.kind] || o.kind) + ' ' + JSON.stringify(o.name) + ' not shown')
+      .map((o) => o.count + ' more keys of ' + labelOf(o.kind) + ' ' + JSON.stringify(o.name) + ' not shown')
       .join('; ');
     updatedEl.textContent = 'updated ' + clock(data.at);
     if (Array.isArray(data.transitions)) {

@@ -1,4 +1,5 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
+import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
 import { Bulkhead, type BulkheadStats } from './Bulkhead.js';
 import { bulkheadSchema } from './config.js';
 import { BulkheadGroup } from './keyed.js';
@@ -27,6 +28,8 @@ export const bulkheadKind: PolicyKindDescriptor<Bulkhead, ResolvedBulkheadOption
     config: { schema: bulkheadSchema },
     keyed: (name, options) => new BulkheadGroup(name, options),
     metrics: bulkheadMetrics,
+    // Queue timeouts are fired by the bulkhead's timer, outside the waiting call's context.
+    spanEvents: [rejectedSpanEvent('bulkhead', ['queue-timeout'])],
     dashboard({ stats }) {
       const s = stats as BulkheadStats;
       const r = s.rejectionsByReason;

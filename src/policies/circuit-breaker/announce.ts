@@ -1,5 +1,6 @@
-import { rejectedChannel, stateChangeChannel } from '../../telemetry/channels.js';
+import { rejectedChannel } from '../../telemetry/channels.js';
 import type { CircuitBreaker } from './CircuitBreaker.js';
+import { stateChangeChannel } from './diagnostics.js';
 import type { StateChangeEvent, TransitionReason } from './events.js';
 import { STATE_NAMES } from './state.js';
 

@@ -1,7 +1,9 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
+import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
 import { CircuitBreaker } from './CircuitBreaker.js';
 import { breakerDependsOn, breakerSchema } from './config.js';
 import type { BreakerCounts } from './counts.js';
+import { stateChangeSpanEvent } from './diagnostics.js';
 import { BreakerGroup, breakerView } from './keyed.js';
 import { breakerMetrics } from './metrics.js';
 import {
@@ -48,6 +50,7 @@ export const circuitBreakerKind: PolicyKindDescriptor<
         ? 'degraded'
         : 'ok',
   metrics: breakerMetrics,
+  spanEvents: [stateChangeSpanEvent, rejectedSpanEvent('circuitBreaker')],
   dashboard({ stats }) {
     const s = stats as CircuitBreakerStats;
     return {

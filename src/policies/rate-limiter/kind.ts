@@ -1,4 +1,5 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
+import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
 import {
   checkRateData,
   mergeRate,
@@ -44,6 +45,7 @@ export const rateLimiterKind: PolicyKindDescriptor<
   },
   keyed: (name, options) => new RateLimiterGroup(name, options),
   metrics: rateLimiterMetrics,
+  spanEvents: [rejectedSpanEvent('rateLimiter')],
   dashboard({ stats }) {
     const s = stats as RateLimiterStats;
     return {

@@ -1,5 +1,6 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
 import { retrySchema } from './config.js';
+import { retrySpanEvent } from './diagnostics.js';
 import { type RetryCounts, retryMetrics } from './metrics.js';
 import { type ResolvedRetryOptions, type RetryOptions, resolveRetryOptions } from './options.js';
 import { Retry, type RetryStats } from './Retry.js';
@@ -24,6 +25,7 @@ export const retryKind: PolicyKindDescriptor<Retry, ResolvedRetryOptions, RetryC
     dependsOn: new Map([['maxDelay', ['delay']]]),
   },
   metrics: retryMetrics,
+  spanEvents: [retrySpanEvent],
   dashboard({ stats }) {
     const s = stats as RetryStats;
     return {

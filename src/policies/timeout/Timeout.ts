@@ -3,10 +3,10 @@ import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { NEEDS_NOTHING, NO_TIME, StepKind, type StepNeeds } from '../../protocol/step.js';
-import { timeoutChannel } from '../../telemetry/channels.js';
 import { brand } from '../shared/brand.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
+import { timeoutChannel } from './diagnostics.js';
 import { TimeoutError } from './errors.js';
 import type { TimeoutEvent } from './events.js';
 import {

@@ -1,0 +1,36 @@
+import type { KindSpanEvent, SpanEventAttributes } from '../../protocol/kind.js';
+import { type Channel, diagnosticsChannel } from '../../telemetry/channels.js';
+
+/** @internal The channel of a breaker's state changes. */
+export const STATE_CHANGE_CHANNEL = 'breakwater:circuit-breaker:state-change';
+
+/** @internal */
+export const stateChangeChannel: Channel = /* @__PURE__ */ diagnosticsChannel(STATE_CHANGE_CHANNEL);
+
+/** @internal The span event of a breaker's state change. */
+export const STATE_CHANGE_EVENT = 'breakwater.circuit_breaker.state_change';
+
+/** @internal A state change as a span event (see `traceBreakwaterEvents`). */
+export const stateChangeSpanEvent: KindSpanEvent = {
+  channel: STATE_CHANGE_CHANNEL,
+  name: STATE_CHANGE_EVENT,
+  attributes(m) {
+    const a: SpanEventAttributes = {
+      'breakwater.policy.name': String(m.name),
+      'breakwater.circuit_breaker.from': String(m.from),
+      'breakwater.circuit_breaker.to': String(m.to),
+      'breakwater.circuit_breaker.reason': String(m.reason),
+      'breakwater.circuit_breaker.generation': m.generation as number,
+    };
+    // The rates are NaN and the window empty unless the breaker opened from closed.
+    if (Number.isFinite(m.failureRate)) {
+      a['breakwater.circuit_breaker.failure_rate'] = m.failureRate as number;
+      a['breakwater.circuit_breaker.slow_call_rate'] = m.slowCallRate as number;
+      a['breakwater.circuit_breaker.calls_in_window'] = m.callsInWindow as number;
+    }
+    if ((m.breakDuration as number) > 0) {
+      a['breakwater.circuit_breaker.break_duration_ms'] = m.breakDuration as number;
+    }
+    return a;
+  },
+};

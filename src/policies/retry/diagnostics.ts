@@ -1,0 +1,30 @@
+import type { KindSpanEvent, SpanEventAttributes } from '../../protocol/kind.js';
+import { type Channel, diagnosticsChannel } from '../../telemetry/channels.js';
+
+/** @internal The channel of retries, published before each wait. */
+export const RETRY_CHANNEL = 'breakwater:retry';
+
+/** @internal */
+export const retryChannel: Channel = /* @__PURE__ */ diagnosticsChannel(RETRY_CHANNEL);
+
+/** @internal The span event of a retry. */
+export const RETRY_EVENT = 'breakwater.retry';
+
+/** @internal A retry as a span event (see `traceBreakwaterEvents`). */
+export const retrySpanEvent: KindSpanEvent = {
+  channel: RETRY_CHANNEL,
+  name: RETRY_EVENT,
+  attributes(m) {
+    const a: SpanEventAttributes = {
+      'breakwater.policy.name': String(m.name),
+      'breakwater.retry.attempt': m.attempt as number,
+      'breakwater.retry.delay_ms': m.delay as number,
+    };
+    const error = m.error;
+    if (error instanceof Error) {
+      a['exception.type'] = error.name;
+      a['exception.message'] = error.message;
+    }
+    return a;
+  },
+};
