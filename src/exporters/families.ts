@@ -50,8 +50,8 @@ export type MetricFamily = ScalarFamily | HistogramFamily;
 export interface CollectOptions {
   /**
    * Keys of one keyed name reported one by one (default 20); the rest are summed into one
-   * series with `key="_other"`, so a flood of keys cannot blow up a scrape. Keys whose breaker
-   * is not closed come first, then the most recently used.
+   * series with `key="_other"`, so a flood of keys cannot blow up a scrape. Keys out of their
+   * kind's rest state come first, then the most recently used.
    */
   readonly maxKeysPerName?: number;
   /**

@@ -9,9 +9,10 @@ import { OptionsError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
 import { collectMetrics } from '../exporters/collect.js';
 import type { CollectOptions, HistogramFamily, MetricLabels } from '../exporters/families.js';
-import { METRIC_FAMILIES } from '../exporters/metricFamilies.js';
+import { metricFamiliesOf } from '../exporters/metricFamilies.js';
 import { otherCopyNote } from '../policies/shared/brand.js';
-import { Registry, type RegistryInstances } from '../registry/Registry.js';
+import type { RegistryInstances } from '../registry/instances.js';
+import { Registry } from '../registry/Registry.js';
 import type { LatencyHistogram } from '../telemetry/LatencyHistogram.js';
 import { otelAttributeNames } from './names.js';
 
@@ -37,7 +38,9 @@ const QUANTILES = [
  * nothing is added to the calls themselves. Names, attributes and units are listed in
  * docs/observability.md; they follow the OpenTelemetry semantic conventions (dots, units in
  * `unit`, no `_total`): e.g. `breakwater.circuit_breaker.calls` with attributes
- * `breakwater.policy.name`, `breakwater.key` (keyed instances only) and `outcome`.
+ * `breakwater.policy.name`, `breakwater.key` (keyed instances only) and `outcome`. The
+ * instruments are those of the registry's kinds (the library's, and those given in its
+ * `kinds` option), made when this is called.
  *
  * An observable instrument cannot be a histogram, so call durations become the gauge
  * `breakwater.call.duration` (seconds) with an attribute `quantile` (0.5, 0.9, 0.99, 0.999):
@@ -75,10 +78,11 @@ export function observeBreakwaterMetrics(
   }
   // Collecting once checks the options (it throws OptionsError) before anything is made.
   collectMetrics(registry, options);
-  // Every instrument is made now: an instance of a kind the registry has no instance of yet
-  // may be added later, and the callback can only report through instruments it was given.
+  // Every instrument of the registry's kinds is made now: an instance of a kind the registry
+  // has no instance of yet may be added later, and the callback can only report through
+  // instruments it was given.
   const byFamily = new Map<string, Observable>();
-  for (const family of METRIC_FAMILIES) {
+  for (const family of metricFamiliesOf(registry.instancesForMetrics().map((k) => k.kind))) {
     const { name, kind, description = family.help } = family.otel;
     const o: MetricOptions = { description, unit: family.unit };
     byFamily.set(
@@ -144,15 +148,9 @@ function observeQuantiles(
 function latencyOf(all: RegistryInstances, labels: MetricLabels): LatencyHistogram | undefined {
   const { kind, name, key } = labels;
   if (name === undefined) return undefined;
-  if (kind === 'circuitBreaker') {
-    return key === ''
-      ? all.breakers.get(name)?.policy.latency
-      : all.keyedBreakers.get(name)?.kind.latency;
-  }
-  if (kind === 'bulkhead') {
-    return key === ''
-      ? all.bulkheads.get(name)?.policy.latency
-      : all.keyedBulkheads.get(name)?.kind.latency;
-  }
-  return undefined;
+  const instances = all.find((k) => k.kind.name === kind);
+  if (instances === undefined) return undefined;
+  if (key !== '') return instances.keyed.get(name)?.group.latency;
+  const named = instances.named.get(name);
+  return named === undefined ? undefined : instances.kind.metrics?.latency?.(named.policy);
 }

@@ -3,7 +3,7 @@ import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
 import { collectMetrics } from '../exporters/collect.js';
 import type { CollectOptions } from '../exporters/families.js';
-import { METRIC_FAMILIES } from '../exporters/metricFamilies.js';
+import { metricFamiliesOf } from '../exporters/metricFamilies.js';
 import { otherCopyNote } from '../policies/shared/brand.js';
 import { Registry } from '../registry/Registry.js';
 import { FamilyMetric } from './FamilyMetric.js';
@@ -28,10 +28,9 @@ export type PromRegistryLike = Pick<
 export type PrometheusOptions = CollectOptions;
 
 /**
- * Registers every metric family of a breakwater registry with a prom-client registry: circuit
- * breaker states, calls, rejections and transitions, bulkhead and rate limiter counters,
- * retries, timeouts and the call duration histogram (names and labels in
- * docs/observability.md). Values are read from the policies' own counters when the registry is
+ * Registers every metric family of a breakwater registry with a prom-client registry: the
+ * families of each of its kinds (the library's, and those given in its `kinds` option) and the
+ * call duration histogram (names and labels in docs/observability.md). Values are read from the policies' own counters when the registry is
  * scraped, once per scrape for all families; nothing is added to the calls themselves.
  * Counters are exposed as counters and the duration histogram as a histogram with the same
  * buckets. Label values (instance names and keys, which may come from request data) are
@@ -72,10 +71,11 @@ export function registerBreakwaterMetrics(
     throw new OptionsError('registry', registry, `a breakwater Registry${otherCopyNote(registry)}`);
   }
   // Collecting once checks the options (it throws OptionsError) before anything is registered.
-  // Every family of the table is registered, those without series yet too: prom-client
-  // cannot add a metric in the middle of a scrape.
+  // Every family of the registry's kinds is registered, those without series yet too:
+  // prom-client cannot add a metric in the middle of a scrape.
   collectMetrics(registry, options);
-  for (const family of METRIC_FAMILIES) {
+  const families = metricFamiliesOf(registry.instancesForMetrics().map((k) => k.kind));
+  for (const family of families) {
     if (promRegistry.getSingleMetric(family.name) !== undefined) {
       throw new UsageError(
         `The prom-client registry already has a metric named ${family.name}: breakwater metrics can be registered once per prom-client registry`,
@@ -83,7 +83,7 @@ export function registerBreakwaterMetrics(
     }
   }
   const scrape = new OncePerScrape(() => collectMetrics(registry, options));
-  const metrics = METRIC_FAMILIES.map((d) => new FamilyMetric(d, (n) => scrape.family(n)));
+  const metrics = families.map((d) => new FamilyMetric(d, (n) => scrape.family(n)));
   for (const metric of metrics) {
     // prom-client types `registerMetric` for its own metric classes; FamilyMetric meets the
     // contract the registry relies on (see FamilyMetric).
@@ -93,7 +93,7 @@ export function registerBreakwaterMetrics(
   return () => {
     if (!live) return;
     live = false;
-    for (const [i, { name }] of METRIC_FAMILIES.entries()) {
+    for (const [i, { name }] of families.entries()) {
       if ((promRegistry.getSingleMetric(name) as unknown) === metrics[i]) {
         promRegistry.removeSingleMetric(name);
       }

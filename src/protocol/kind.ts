@@ -221,6 +221,8 @@ export interface KeyedGroup<P, R, C = unknown> extends KeyedKind<P> {
   apply(options: R, keep: readonly P[]): void;
   /** The view of a key: its instance, or (`instance` undefined) its numbers. */
   view(instance: P | undefined, store: Float64Array, at: number): InstanceView;
+  /** Metrics: false when the name's instances are built with metrics off. @default true */
+  readonly metricsEnabled?: boolean;
   /** Metrics: the counts left behind by keys dropped or shelved. */
   readonly retired?: C;
   /** Metrics: adds the numbers of a shelved key to `counts`. */

@@ -5,8 +5,9 @@ import {
   Registry as PromRegistry,
 } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
-import { METRIC_FAMILIES } from '../../src/exporters/metricFamilies.js';
+import { metricFamiliesOf } from '../../src/exporters/metricFamilies.js';
 import { collectMetrics, pipeline, prometheusText, Registry, UsageError } from '../../src/index.js';
+import { POLICY_KINDS } from '../../src/policies/kinds.js';
 import { registerBreakwaterMetrics } from '../../src/prometheus/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { optionsError } from '../support/errors.js';
@@ -15,6 +16,8 @@ import { type ParsedFamily, parsePrometheusText, sampleValue } from './parse.js'
 import { useScenario } from './scenario.js';
 
 const DURATION = 'breakwater_call_duration_seconds';
+/** Every family of the library's kinds. */
+const FAMILIES = metricFamiliesOf(POLICY_KINDS);
 
 const runScenario = useScenario();
 
@@ -65,7 +68,7 @@ describe('registerBreakwaterMetrics', () => {
     const prom = new PromRegistry();
     registerBreakwaterMetrics(prom, scenario.registry);
     const families = await scrape(prom);
-    for (const d of METRIC_FAMILIES) {
+    for (const d of FAMILIES) {
       expect(families.get(d.name)?.type, d.name).toBe(d.type);
       expect(d.type === 'counter').toBe(d.name.endsWith('_total'));
     }
@@ -299,7 +302,7 @@ describe('registerBreakwaterMetrics', () => {
     expect(prom.getSingleMetric('breakwater_circuit_breaker_state')).toBeDefined();
     dispose();
     dispose();
-    for (const d of METRIC_FAMILIES) expect(prom.getSingleMetric(d.name)).toBeUndefined();
+    for (const d of FAMILIES) expect(prom.getSingleMetric(d.name)).toBeUndefined();
     const text = await prom.metrics();
     expect(text).not.toContain('breakwater_');
     expect(sampleValue(parsePrometheusText(text), 'app_requests_total', {})).toBe(1);
@@ -353,7 +356,7 @@ describe('registerBreakwaterMetrics', () => {
     ];
     for (const f of reported) {
       expect(
-        METRIC_FAMILIES.find((d) => d.name === f.name),
+        FAMILIES.find((d) => d.name === f.name),
         f.name,
       ).toMatchObject({
         name: f.name,
@@ -361,7 +364,7 @@ describe('registerBreakwaterMetrics', () => {
         help: f.help,
       });
     }
-    expect(new Set(reported.map((f) => f.name)).size).toBe(METRIC_FAMILIES.length);
+    expect(new Set(reported.map((f) => f.name)).size).toBe(FAMILIES.length);
     keyed.dispose();
   });
 });

@@ -25,6 +25,10 @@ export class BulkheadGroup
     this.retired.maxConcurrent = options.maxConcurrent;
   }
 
+  get metricsEnabled(): boolean {
+    return this.options.metrics.enabled;
+  }
+
   create(key: string): Bulkhead {
     return bulkheadFromResolved(this.options, `${this.name}:${key}`, this.latency);
   }

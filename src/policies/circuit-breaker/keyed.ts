@@ -39,6 +39,10 @@ export class BreakerGroup
       hooks.stateChange(name, breaker.name.slice(name.length + 1), event);
   }
 
+  get metricsEnabled(): boolean {
+    return this.options.metrics.enabled;
+  }
+
   create(key: string): CircuitBreaker {
     const breaker = breakerFromResolved(this.options, `${this.name}:${key}`, this.latency);
     breaker.transitionSink = this.sink;
