@@ -33,7 +33,8 @@ function sources(dir: string): string[] {
 
 /** The src/ files a file imports (type-only imports included: they tie the layers too). */
 function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
+  // Doc comments hold examples that import from a reader's own files: only code counts.
+  const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
   return [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((m) =>
     relative(src, normalize(join(dirname(file), m[1]!.replace(/\.js$/, '.ts')))),
   );

@@ -104,6 +104,21 @@ describe('/health with a kind defined outside the library', () => {
     expect(await health()).toEqual({ code: 200, status: 'ok', unavailable: [] });
   });
 
+  it("answers /metrics with the kind's own families, named and keyed", async () => {
+    const p = pipeline(registry.get(concurrencyCapKind, 'payments'));
+    let release!: () => void;
+    const held = p.execute(() => new Promise<void>((resolve) => (release = resolve)));
+    await p.tryExecute(() => 'refused');
+    registry.getKeyed(concurrencyCapKind, 'search', 'tenant-1');
+    const text = await (await fetch(`${served.url}/metrics`)).text();
+    expect(text).toContain('# TYPE example_concurrency_cap_refused_total counter');
+    expect(text).toContain('example_concurrency_cap_refused_total{name="payments",key=""} 1');
+    expect(text).toContain('example_concurrency_cap_in_flight{name="payments",key=""} 1');
+    expect(text).toContain('example_concurrency_cap_in_flight{name="search",key="tenant-1"} 0');
+    release();
+    await held;
+  });
+
   it('stays 200 but reports degraded while only a non-critical instance is down', async () => {
     registry.get(concurrencyCapKind, 'search').stop();
     expect(await health()).toEqual({ code: 200, status: 'degraded', unavailable: [] });
