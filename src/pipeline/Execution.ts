@@ -1,8 +1,11 @@
 import type { Clock, TimerHandle } from '../clock/Clock.js';
-import type { Fallback } from '../policies/fallback/Fallback.js';
-import { NO_RETRY, type Retry } from '../policies/retry/Retry.js';
-import { TimeoutError } from '../policies/timeout/errors.js';
-import type { TimedExecution, Timeout } from '../policies/timeout/Timeout.js';
+import {
+  type DeadlineStep,
+  type FallbackStep,
+  NO_RETRY,
+  type RetryingStep,
+  type TimedExecution,
+} from '../protocol/around.js';
 import {
   type Gate,
   NO_TIME,
@@ -17,7 +20,7 @@ import type { LatencySampler } from './LatencySampler.js';
 import { failure, isThenable, success } from './result.js';
 
 /** @internal A policy as the executor sees it: any policy a pipeline can hold. */
-export type Step = Gate | Retry | Timeout | Fallback;
+export type Step = Gate | RetryingStep | DeadlineStep | FallbackStep;
 
 /** @internal Marks a step that keeps no per-call number. */
 export const NO_SLOT = -1;
@@ -312,7 +315,7 @@ export class Execution implements TimedExecution, WaitingExecution {
           this.attempt = 1;
           break;
         case StepKind.Timeout:
-          this.set(core.slotOf[i]!, (step as Timeout).register(this, i, now));
+          this.set(core.slotOf[i]!, (step as DeadlineStep).register(this, i, now));
           break;
       }
     }
@@ -390,7 +393,7 @@ export class Execution implements TimedExecution, WaitingExecution {
           break;
         }
         case StepKind.Timeout: {
-          const timeout = step as Timeout;
+          const timeout = step as DeadlineStep;
           const slot = core.slotOf[i]!;
           const stamp = this.get(slot);
           this.set(slot, 0);
@@ -398,15 +401,12 @@ export class Execution implements TimedExecution, WaitingExecution {
           if (stamp === PASSED && !ok) {
             // Reject with the very error the signal was aborted with (they differ in debug mode).
             const reason = this.detour?.abortReason;
-            value =
-              reason instanceof TimeoutError && reason.policyName === timeout.name
-                ? reason
-                : timeout.rejection();
+            value = timeout.ownsRejection(reason) ? reason : timeout.rejection();
           }
           break;
         }
         case StepKind.Retry: {
-          const retry = step as Retry;
+          const retry = step as RetryingStep;
           if (ok && !retry.retriesResult(value)) break;
           const slot = core.slotOf[i]!;
           const attempt = this.get(slot);
@@ -422,7 +422,7 @@ export class Execution implements TimedExecution, WaitingExecution {
           return this.sleep(i, delay);
         }
         case StepKind.Fallback: {
-          const fallback = step as Fallback;
+          const fallback = step as FallbackStep;
           if (!fallback.applies(!ok, value)) break;
           let replacement: unknown;
           let thenable: boolean;
@@ -462,7 +462,7 @@ export class Execution implements TimedExecution, WaitingExecution {
       this.context = undefined;
     }
     const wait = this.startWait(step);
-    const retry = this.core.steps[step] as Retry;
+    const retry = this.core.steps[step] as RetryingStep;
     retry.sleeping.add(this);
     d.waitTimer = this.core.clock.setTimer(() => {
       d.waitTimer = undefined;
@@ -481,12 +481,7 @@ export class Execution implements TimedExecution, WaitingExecution {
         return this.finishOrChain(this.enter(step + 1, this.time()));
       },
       (reason) => {
-        retry.gaveUp.size !== 0 &&
-          retry.gaveUp.emit({
-            attempts: this.get(this.core.slotOf[step]!) - 1,
-            error: reason,
-            reason: 'aborted',
-          });
+        retry.abortedWhileWaiting(this.get(this.core.slotOf[step]!) - 1, reason);
         return this.finishOrChain(this.unwind(step - 1, false, reason, this.endTime()));
       },
     );
@@ -535,7 +530,7 @@ export class Execution implements TimedExecution, WaitingExecution {
     } else if (d.waitTimer !== undefined) {
       this.core.clock.clearTimer(d.waitTimer);
       d.waitTimer = undefined;
-      (s as Retry).sleeping.delete(this);
+      (s as RetryingStep).sleeping.delete(this);
     }
     d.waitStep = -1;
     d.waitReject!(reason);
@@ -579,7 +574,7 @@ export class Execution implements TimedExecution, WaitingExecution {
   }
 
   /** @internal */
-  deadlinePassed(step: number, policy: Timeout): void {
+  deadlinePassed(step: number, policy: DeadlineStep): void {
     this.set(this.core.slotOf[step]!, PASSED);
     const d = this.d;
     if (step < d.cutAt) d.cutAt = step;

@@ -1,10 +1,7 @@
 import type { Clock } from '../clock/Clock.js';
 import { systemClock } from '../clock/systemClock.js';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
-import { Fallback } from '../policies/fallback/Fallback.js';
-import { Retry } from '../policies/retry/Retry.js';
-import { otherCopyNote } from '../policies/shared/brand.js';
-import { Timeout } from '../policies/timeout/Timeout.js';
+import { isOwnCopy, otherCopyNote } from '../policies/shared/brand.js';
 import { type Gate, StepKind, type WaitingGate } from '../protocol/step.js';
 import { NO_SLOT, type PipelineCore, type Step } from './Execution.js';
 import { LatencySampler } from './LatencySampler.js';
@@ -64,7 +61,7 @@ function buildCore(steps: readonly Step[]): { core: PipelineCore; waits: boolean
   let sampleEvery = Number.POSITIVE_INFINITY;
   let clock: Clock = systemClock;
   for (const s of steps) {
-    if ('clock' in s && s.clock !== systemClock && clock === systemClock) clock = s.clock;
+    if ('clock' in s && s.clock !== systemClock && clock === systemClock) clock = s.clock as Clock;
     if (s.stepKind === StepKind.Gate && s.latencyEvery !== 0) {
       sampleEvery = Math.min(sampleEvery, s.latencyEvery);
     }
@@ -146,5 +143,11 @@ export function isPolicy(p: unknown): p is Step {
           typeof (p as WaitingGate).leave === 'function'))
     );
   }
-  return p instanceof Retry || p instanceof Timeout || p instanceof Fallback;
+  // The around-step protocol is not public yet: only the library's own steps speak it.
+  return (
+    isOwnCopy(p) &&
+    (step.stepKind === StepKind.Retry ||
+      step.stepKind === StepKind.Timeout ||
+      step.stepKind === StepKind.Fallback)
+  );
 }

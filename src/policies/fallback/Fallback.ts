@@ -1,4 +1,5 @@
 import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
+import type { FallbackStep } from '../../protocol/around.js';
 import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js';
 import { brand } from '../shared/brand.js';
 import type { FallbackEvent } from './events.js';
@@ -18,7 +19,7 @@ import {
  * const items = await p.execute(() => loadItems()); // [] when the breaker is open
  * ```
  */
-export class Fallback<T = unknown> {
+export class Fallback<T = unknown> implements FallbackStep {
   readonly stepKind = StepKind.Fallback;
   readonly name: string;
   /** @internal */ readonly o: ResolvedFallbackOptions;

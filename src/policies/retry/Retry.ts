@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock/Clock.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { ask, type Disposer, Listeners, reportCallbackError } from '../../events/Listeners.js';
+import { NO_RETRY, type RetryingStep, type SleepingExecution } from '../../protocol/around.js';
 import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
 import { brand } from '../shared/brand.js';
@@ -27,9 +28,6 @@ export interface RetryStats {
   readonly gaveUp: number;
 }
 
-/** @internal `decide` answers this when the failure is final. */
-export const NO_RETRY = -1;
-
 /**
  * Runs the inner part of a pipeline again when it fails, after a backoff delay that waits on
  * the clock and stops at once when the caller's signal aborts.
@@ -40,7 +38,7 @@ export const NO_RETRY = -1;
  * await p.execute(({ attempt }) => callService(attempt));
  * ```
  */
-export class Retry {
+export class Retry implements RetryingStep {
   readonly stepKind = StepKind.Retry;
   readonly name: string;
   /** The clock the retry delays wait on. */
@@ -52,7 +50,7 @@ export class Retry {
    */
   readonly needsTime: boolean;
   /** @internal Executions waiting out a delay of this policy. */
-  readonly sleeping = new Set<{ abortWait(reason: unknown): void }>();
+  readonly sleeping = new Set<SleepingExecution>();
   /** @internal */ readonly retried = new Listeners<RetryEvent>();
   /** @internal */ readonly gaveUp = new Listeners<GiveUpEvent>();
   private nRetries = 0;
@@ -208,6 +206,11 @@ export class Retry {
       retryChannel.publish({ name: this.name, attempt, delay, error: detail });
     }
     return delay;
+  }
+
+  /** @internal A wait for the next attempt ended by a deadline or the caller. */
+  abortedWhileWaiting(attempts: number, reason: unknown): void {
+    if (this.gaveUp.size !== 0) this.gaveUp.emit({ attempts, error: reason, reason: 'aborted' });
   }
 }
 

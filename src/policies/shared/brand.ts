@@ -47,3 +47,10 @@ export function otherCopyNote(value: unknown): string {
   if (typeof name !== 'string' || version === VERSION) return '';
   return ` (this is a ${name} from another copy of breakwater, version ${String(version)}, which this copy (${VERSION}) cannot use: install a single version of breakwater)`;
 }
+
+/** @internal True for an object branded by this copy of breakwater (one of its classes). */
+export function isOwnCopy(value: object): boolean {
+  return (
+    typeof (value as Branded)[CLASS] === 'string' && (value as Branded)[COPY_VERSION] === VERSION
+  );
+}

@@ -2,6 +2,7 @@ import type { Clock } from '../../clock/Clock.js';
 import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
+import type { DeadlineStep, TimedExecution } from '../../protocol/around.js';
 import { NEEDS_NOTHING, NO_TIME, StepKind, type StepNeeds } from '../../protocol/step.js';
 import { brand } from '../shared/brand.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
@@ -23,14 +24,6 @@ export interface TimeoutStats {
   readonly timeouts: number;
 }
 
-/** @internal What a timeout needs from the execution it guards. */
-export interface TimedExecution {
-  /** True while the execution still waits on the deadline registered at `step` with `stamp`. */
-  deadlineLive(step: number, stamp: number): boolean;
-  /** The deadline registered at `step` has passed. */
-  deadlinePassed(step: number, policy: Timeout): void;
-}
-
 /**
  * Limits how long the inner part of a pipeline may take. All in-flight calls of one timeout
  * share a single armed timer (their deadlines arrive in call order), so a timeout costs no
@@ -42,7 +35,7 @@ export interface TimedExecution {
  * await p.execute(({ signal }) => fetch(url, { signal }));
  * ```
  */
-export class Timeout {
+export class Timeout implements DeadlineStep {
   readonly stepKind = StepKind.Timeout;
   readonly name: string;
   /** The time limit in ms. */
@@ -182,6 +175,11 @@ export class Timeout {
   /** @internal The error a timed-out call fails with. */
   rejection(): TimeoutError {
     return this.o.debug ? new TimeoutError(this.name, this.timeout) : this.error;
+  }
+
+  /** @internal True for an error this timeout aborted a call with. */
+  ownsRejection(reason: unknown): boolean {
+    return reason instanceof TimeoutError && reason.policyName === this.name;
   }
 
   /** @internal Deadlines held (finished ones not yet dropped included); for tests. */
