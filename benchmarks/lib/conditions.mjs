@@ -5,13 +5,43 @@
  */
 import { md } from './report.mjs';
 
+/**
+ * The placeholders of benchmarks/page.md that say what the run measured and under which
+ * conditions (see lib/doc.mjs), by name.
+ */
+export function conditions(report) {
+  const m = report.machine;
+  return {
+    date: report.date.slice(0, 10),
+    node: m.node,
+    v8: m.v8,
+    os: m.os,
+    cpu: m.cpu,
+    cores: m.cores,
+    memoryGiB: m.memoryGiB,
+    loadStart: report.loadAverage.start,
+    loadEnd: report.loadAverage.end,
+    busy: busyClause(report),
+    pinning: pinningLine(m.pinning),
+    slowed: slowedLine(report.slowed),
+    library: libraryLine(report.library),
+    versions: versionsTable(report),
+    command: report.command,
+    decorators: decoratorsClause(report),
+    configs: configsTable(report),
+    runs: report.settings.runs,
+    allocRuns: report.settings.allocRuns,
+    retried: retriedParagraph(report.retried),
+  };
+}
+
 /** The doc's line naming the library measured: its version and the commit it was built from. */
 export function libraryLine(lib) {
   return `breakwater ${lib.version} (commit ${lib.commit}), built by \`npm run build\` and loaded from \`dist/\``;
 }
 
 /** Each dependency of benchmarks/package.json: the version installed and the one pinned. */
-export function versionsTable(report) {
+function versionsTable(report) {
   const pkg = report.dependencies ?? {};
   const lines = ['| package | installed | package.json |', '|---|---|---|'];
   for (const [name, v] of Object.entries(report.versions)) {
@@ -21,7 +51,7 @@ export function versionsTable(report) {
 }
 
 /** Every configuration used, with the source of the factory that built it. */
-export function configsTable(report) {
+function configsTable(report) {
   const lines = ['| library | used for | configuration (source of the factory that built it) |'];
   lines.push('|---|---|---|');
   for (const c of report.configs) {
@@ -31,14 +61,14 @@ export function configsTable(report) {
 }
 
 /** How the decorators are configured, or that the measured build has none. */
-export function decoratorsClause(report) {
+function decoratorsClause(report) {
   return report.configs.some((c) => c.use === 'composed, decorators')
     ? ', and so do its decorators, stacked on an async method that returns 1 like the target of the other rows'
     : '; the measured build has no decorators, so they have no row';
 }
 
 /** A warning when the load neared the cores available (load average at the start or the end). */
-export function busyClause(report) {
+function busyClause(report) {
   const { cores } = report.machine;
   if (Math.max(report.loadAverage.start, report.loadAverage.end) <= cores * 0.75) return '';
   return `. **The machine was busy during this run** (load near or above its ${cores} cores): time figures are
@@ -46,7 +76,7 @@ export function busyClause(report) {
 }
 
 /** How the measuring processes were placed on the cores, per round (see lib/cpu.mjs). */
-export function pinningLine(rounds) {
+function pinningLine(rounds) {
   if (rounds === undefined || rounds.length === 0)
     return 'Measuring processes not pinned to a core';
   if (rounds[0].cpu === null)
@@ -67,7 +97,7 @@ export function pinningLine(rounds) {
 }
 
 /** Timing processes measured again because their core was slowed (see run.mjs, runTimed). */
-export function slowedLine(slowed) {
+function slowedLine(slowed) {
   const text =
     'Each timing process times the same await loop before and after its rows; one whose loop ran more than ' +
     '1.25× slower than the fastest seen in the run was on a slowed core (the host of a virtual machine can slow ' +
@@ -80,7 +110,7 @@ export function slowedLine(slowed) {
 }
 
 /** Measuring processes that failed once and were run again, as a paragraph after a blank line. */
-export function retriedParagraph(retried) {
+function retriedParagraph(retried) {
   if ((retried ?? []).length === 0) return '';
   return `\n\n${retried.length} measuring process(es) failed once and were run again, as the runner does on a busy
 machine: ${retried.map((r) => `${r.scenario} (${r.mode}): ${md(r.error)}`).join('; ')}.`;

@@ -15,15 +15,21 @@ export function readings(report, scenarios) {
   return bullets(paragraphs.filter((s) => s !== undefined));
 }
 
+const INTRO = {
+  missNote: 'Where a budget is missed, what costs the difference (figures from this run):',
+  ownMissNote: 'Where a budget is missed (figures from this run):',
+};
+
 /**
- * The scenarios' notes (`hook`: 'missNote' or 'ownMissNote') on the budgets this run missed,
- * under `intro`, as a paragraph set off by blank lines; nothing when there is none.
+ * The scenarios' notes (`hook`: 'missNote' on the budgets against the peers, 'ownMissNote' on
+ * breakwater's own) on the budgets this run missed, under their heading line, as a paragraph set
+ * off by blank lines; nothing when there is none.
  */
-export function missNotes(report, scenarios, hook, intro) {
+export function missNotes(report, scenarios, hook) {
   const get = finder(report);
   const missed = new Set(report.budgets.filter((b) => b.pass === false).map((b) => b.id));
   const notes = scenarios
     .map((s) => s.module[hook]?.({ report, get, missed }))
     .filter((n) => n !== undefined);
-  return notes.length === 0 ? '' : `\n${intro}\n\n${bullets(notes)}\n`;
+  return notes.length === 0 ? '' : `\n${INTRO[hook]}\n\n${bullets(notes)}\n`;
 }

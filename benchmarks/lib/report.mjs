@@ -287,8 +287,24 @@ export function markdownResults(report) {
   return out.join('\n\n');
 }
 
+/**
+ * The placeholders of benchmarks/page.md for the budgets (see lib/doc.mjs), by name: the budgets
+ * against the peers (ratios, or n/a) and breakwater's own (limits, and rows against other rows).
+ */
+export function budgetSections(budgets) {
+  const peer = budgets.filter((b) => b.kind === 'ratio' || b.kind === 'na');
+  const own = budgets.filter((b) => b.kind === 'limit' || b.kind === 'versus');
+  return {
+    peerSummary: budgetSummary(peer),
+    peerBudgets: markdownBudgets(peer),
+    nearMisses: nearMisses(peer),
+    ownSummary: budgetSummary(own),
+    ownBudgets: markdownLimits(own),
+  };
+}
+
 /** "PASS: label · MISS: label · ...". */
-export function budgetSummary(budgets) {
+function budgetSummary(budgets) {
   return budgets.map((b) => `${verdict(b.pass)}: ${b.label}`).join(' · ');
 }
 
@@ -296,7 +312,7 @@ export function budgetSummary(budgets) {
  * Failed ratio checks that came within 10 % of the ratio needed, as a paragraph set off by
  * blank lines, or nothing.
  */
-export function nearMisses(budgets) {
+function nearMisses(budgets) {
   const near = [];
   for (const b of budgets) {
     if (b.kind !== 'ratio') continue;
@@ -310,7 +326,7 @@ export function nearMisses(budgets) {
   return `\nNear misses, within 10 % of the ratio needed: ${near.join('; ')}. The spreads of the rows involved are wider than\nthat gap, so another run may judge these either way.\n`;
 }
 
-export function markdownBudgets(budgets) {
+function markdownBudgets(budgets) {
   const out = [
     '| budget | breakwater row | against | peer | breakwater | ratio | needed | verdict |',
     '|---|---|---|---:|---:|---:|---:|---|',
@@ -333,7 +349,7 @@ export function markdownBudgets(budgets) {
   return out.join('\n');
 }
 
-export function markdownLimits(budgets) {
+function markdownLimits(budgets) {
   const out = ['| budget | row | measured | limit | verdict |', '|---|---|---:|---:|---|'];
   for (const b of budgets) {
     if (b.kind === 'versus') {
