@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CircuitBreaker, Registry, type RegistryTransition } from '../../src/index.js';
+import { writeIdle } from '../../src/policies/circuit-breaker/idle.js';
 import { ManualClock } from '../../src/testing/index.js';
 
 describe('registry transitions', () => {
@@ -47,7 +48,7 @@ describe('registry transitions', () => {
     registry.onStateChange(() => {});
     const a = registry.keyedCircuitBreaker('hosts', 'a');
     const numbers = new Float64Array(6);
-    expect(a.exportIdle(numbers, 0)).toBe(true);
+    expect(writeIdle(a, numbers, 0)).toBe(true);
   });
 
   it('forgets its transitions on dispose', () => {

@@ -1,19 +1,15 @@
-import type { Clock } from '../../clock/Clock.js';
 import type { Sleeper } from '../../clock/Wakeups.js';
-import { stackless } from '../../errors/BreakwaterError.js';
-import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
+import { ask, type Disposer } from '../../events/Listeners.js';
 import {
   type Gate,
   NEEDS_NOTHING,
   NO_TIME,
   Outcome,
   REJECTED,
-  StepKind,
   type StepNeeds,
 } from '../../protocol/step.js';
 import { rejectedChannel } from '../../telemetry/channels.js';
-import { LatencyHistogram } from '../../telemetry/LatencyHistogram.js';
-import type { ResolvedMetrics } from '../../telemetry/metrics.js';
+import type { LatencyHistogram } from '../../telemetry/LatencyHistogram.js';
 import { brand } from '../shared/brand.js';
 import { isCountedError } from '../shared/classify.js';
 import { buildFromResolved, presetLatency, presetName, takePreset } from '../shared/preset.js';
@@ -21,14 +17,8 @@ import { withIdentity } from '../shared/reconfigure.js';
 import { announce, announceChange, announceRejection } from './announce.js';
 import { awaitBreakEnd, wakeAtBreakEnd } from './breakEnd.js';
 import { BrokenCircuitError, IsolatedCircuitError } from './errors.js';
-import type {
-  CallOutcomeEvent,
-  RejectedEvent,
-  StateChangeEvent,
-  TransitionReason,
-} from './events.js';
-import { readIdle, writeIdle } from './idle.js';
-import { makeWindow } from './makeWindow.js';
+import type { StateChangeEvent, TransitionReason } from './events.js';
+import { BreakerFields } from './fields.js';
 import * as manual from './manual.js';
 import {
   type CircuitBreakerOptions,
@@ -49,8 +39,7 @@ import {
   S_OPEN,
   STATE_NAMES,
 } from './state.js';
-import { addCountsOf, type BreakerCounters, type CircuitBreakerStats, statsOf } from './stats.js';
-import type { HealthWindow } from './windows/HealthWindow.js';
+import { type CircuitBreakerStats, statsOf } from './stats.js';
 
 /** @internal Receives every state change of a breaker, without counting as a listener. */
 export type TransitionSink = (breaker: CircuitBreaker, event: StateChangeEvent) => void;
@@ -77,107 +66,12 @@ export type TransitionSink = (breaker: CircuitBreaker, event: StateChangeEvent) 
  * const user = await pipeline(breaker).execute(({ signal }) => fetch(url, { signal }));
  * ```
  */
-export class CircuitBreaker implements Gate, Sleeper {
-  readonly stepKind = StepKind.Gate;
-  readonly mayWait = false;
-  /**
-   * True when calls must be timed (slow-call tracking is on). Pipelines read it when they are
-   * built, so it never changes: `reconfigure` cannot turn slow-call tracking on for a breaker
-   * built without it.
-   */
-  readonly needsDuration: boolean;
-  /** The instance name given in the options. */
-  readonly name: string;
-  /** @internal Time one call in this many for the latency histogram (0: none). */
-  readonly latencyEvery: number;
-  /** @internal The metrics settings it was built with. */
-  readonly metrics: ResolvedMetrics;
-  /**
-   * @internal The latency histogram, when kept. Keyed breakers of one registry name share
-   * one, so a million keys do not hold a million histograms.
-   */
-  readonly latency: LatencyHistogram | undefined;
-  /** @internal The histogram is its registry name's, not its own: `stats()` leaves it out. */
-  readonly latencyShared: boolean;
-  /** @internal Set by a registry: sees every transition. */
-  transitionSink: TransitionSink | undefined = undefined;
-
-  /** @internal Replaced as a whole by `reconfigure`; every call reads it as before. */
-  o: ResolvedBreakerOptions;
-  /** The clock this policy reads. */
-  readonly clock: Clock;
-  // The members marked internal are also read and written by the modules beside this one.
-  /** @internal */ window: HealthWindow;
-  /** @internal */ needsNow: boolean;
-  /** @internal The state code. */ s = S_CLOSED;
-  /** @internal */ gen = 0;
-  /**
-   * The generation whose untimed successes take the short path of {@link releaseSuccess}:
-   * `gen` while the breaker is closed, has no result predicate and no success listener, else
-   * {@link NOT_QUIET}. Recomputed by {@link refreshQuiet} on every change of those, so a token
-   * from before a transition never matches.
-   */
-  private quietGen = NOT_QUIET;
-  /** @internal */ openUntil = 0;
-  /**
-   * @internal Open: the break may be over, so a refusal reads the clock. Set by a wake at
-   * `openUntil` (see {@link Wakeups}); refusals before it skip the clock, except every 64th,
-   * which reads it anyway in case timers cannot run (a loop that never yields to the event loop).
-   */
-  breakMayBeOver = false;
-  /** @internal Time of the wake this breaker waits for, or Infinity. */
-  wakeAt = Number.POSITIVE_INFINITY;
-  /**
-   * @internal How the shared wake-up heap holds this breaker: weakly, so a breaker dropped while
-   * open is collected before its break ends. Made on the first wait, then reused.
-   */
-  weakSelf: WeakRef<CircuitBreaker> | undefined = undefined;
-  /** @internal Half-open: when the probes must decide, counted from the first; else Infinity. */
-  halfOpenDeadline = Number.POSITIVE_INFINITY;
-  /** @internal */ consecutiveOpens = 0;
-  /** @internal */ probesStarted = 0;
-  /** @internal */ probesInFlight = 0;
-  /** @internal */ probeSuccesses = 0;
-  /** @internal */ probeFailures = 0;
-  /** @internal */ isolations = 0;
-  /** @internal */ isolationEpoch = 0;
-  /** @internal debug mode: the fresh error of the refusal being made, also handed to the caller. */
-  pendingError: BrokenCircuitError | undefined = undefined;
-  /** @internal */ readonly openError: BrokenCircuitError;
-  private readonly isolatedError: IsolatedCircuitError;
-  /** @internal */ nSuccesses = 0;
-  /** @internal */ nFailures = 0;
-  /** @internal */ nRejections = 0;
-  /** @internal */ nIgnored = 0;
-  /** @internal */ nRejectedHalfOpen = 0;
-  /** @internal */ nRejectedForced = 0;
-  /** @internal Transitions by state entered; made on the first transition. */
-  entered: number[] | undefined = undefined;
-  /** @internal */ enteredAt: number;
-
-  /** @internal */ readonly stateChanged = new Listeners<StateChangeEvent>();
-  /** @internal */ readonly succeeded = new Listeners<CallOutcomeEvent>();
-  /** @internal */ readonly failed = new Listeners<CallOutcomeEvent>();
-  /** @internal */ readonly rejected = new Listeners<RejectedEvent>();
-
+export class CircuitBreaker extends BreakerFields implements Gate, Sleeper {
   constructor(options?: CircuitBreakerOptions) {
     const preset = takePreset<ResolvedBreakerOptions>();
     const sharedLatency = preset === undefined ? undefined : presetLatency();
     const o = preset ?? resolveBreakerOptions(options);
-    const name = preset === undefined ? o.name : presetName();
-    this.o = o;
-    this.name = name;
-    this.clock = o.clock;
-    this.enteredAt = o.clock.now();
-    this.needsDuration = o.slowCallDuration !== Number.POSITIVE_INFINITY;
-    this.metrics = o.metrics;
-    this.latencyEvery = o.metrics.latencyEvery;
-    this.latency = this.latencyEvery === 0 ? undefined : (sharedLatency ?? new LatencyHistogram());
-    this.latencyShared = sharedLatency !== undefined;
-    this.needsNow = o.windowKind === 'time';
-    this.window = makeWindow(o);
-    this.openError = stackless(() => new BrokenCircuitError(name, this.clock, 0));
-    this.isolatedError = stackless(() => new IsolatedCircuitError(name, this.clock));
+    super(o, preset === undefined ? o.name : presetName(), sharedLatency);
     if (o.initialState !== undefined) restoreSnapshot(this, o.initialState);
     this.refreshQuiet();
   }
@@ -216,36 +110,10 @@ export class CircuitBreaker implements Gate, Sleeper {
     applyBreakerOptions(this, o);
   }
 
-  /**
-   * @internal For registries that keep idle breakers as a few numbers: when the breaker is
-   * closed, nobody listens to it and its window holds nothing but successes (so a breaker
-   * rebuilt from the numbers behaves the same), writes [calls in window, generation,
-   * successes, failures, rejections, ignored] at `out[at..at+5]` and returns true.
-   */
-  exportIdle(out: Float64Array, at: number): boolean {
-    return writeIdle(this, out, at);
-  }
-
-  /** @internal Restores what {@link exportIdle} wrote, into a breaker just built. */
-  importIdle(from: Float64Array, at: number): void {
-    readIdle(this, from, at);
-  }
-
   /** The current state, with any transition due by now applied first. */
   get state(): CircuitState {
     if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(this.clock.now());
     return STATE_NAMES[this.s]!;
-  }
-
-  /**
-   * @internal How long (ms) the breaker has been half-open without a call, at `now`: since its
-   * break ended when nobody called it since; 0 in every other case.
-   */
-  waitingFor(now: number): number {
-    if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(now);
-    return this.s === S_HALF_OPEN && this.halfOpenDeadline === Number.POSITIVE_INFINITY
-      ? now - this.openUntil
-      : 0;
   }
 
   /** The generation: it grows by one on every transition and on every `reset()`. */
@@ -266,57 +134,6 @@ export class CircuitBreaker implements Gate, Sleeper {
   /** Counters since construction, plus what the window holds now. */
   stats(): CircuitBreakerStats {
     return statsOf(this);
-  }
-
-  /** @internal Refusals by a half-open breaker and by a forced-open one, without a `stats()`. */
-  rejectionsNotOpen(): [halfOpen: number, forcedOpen: number] {
-    return [this.nRejectedHalfOpen, this.nRejectedForced];
-  }
-
-  /**
-   * @internal Adds its counters to `sums` without building a {@link stats} object: metrics sum
-   * the keys they do not list one by one, which may be millions.
-   */
-  addCounts(sums: BreakerCounters): void {
-    addCountsOf(this, sums);
-  }
-
-  /** @internal Transitions counted so far, by state entered (index: state code). */
-  transitionCounts(): readonly number[] | undefined {
-    return this.entered;
-  }
-
-  // ---- events -------------------------------------------------------------------------------
-
-  /** Calls `listener` on every state change. Returns a function that unsubscribes it. */
-  onStateChange(listener: (event: StateChangeEvent) => void): Disposer {
-    return this.stateChanged.add(listener);
-  }
-  /** Calls `listener` when an admitted call succeeds. */
-  onSuccess(listener: (event: CallOutcomeEvent) => void): Disposer {
-    const off = this.succeeded.add(listener);
-    this.refreshQuiet();
-    return () => {
-      off();
-      this.refreshQuiet();
-    };
-  }
-  /** Calls `listener` when an admitted call fails (as judged by `handle`/`handleResult`). */
-  onFailure(listener: (event: CallOutcomeEvent) => void): Disposer {
-    return this.failed.add(listener);
-  }
-  /** Calls `listener` when the breaker refuses a call. */
-  onRejected(listener: (event: RejectedEvent) => void): Disposer {
-    return this.rejected.add(listener);
-  }
-
-  /** Removes all listeners. A breaker holds no timer, so nothing else needs releasing. */
-  dispose(): void {
-    this.stateChanged.clear();
-    this.succeeded.clear();
-    this.failed.clear();
-    this.rejected.clear();
-    this.refreshQuiet();
   }
 
   // ---- the gate protocol ----------------------------------------------------------------------

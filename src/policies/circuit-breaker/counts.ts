@@ -1,6 +1,6 @@
 import type { CircuitBreaker } from './CircuitBreaker.js';
 import { S_CLOSED, STATE_NAMES } from './state.js';
-import type { BreakerCounters } from './stats.js';
+import { addCountsOf, type BreakerCounters } from './stats.js';
 
 /**
  * @internal Counts of one breaker series: one breaker, the sum of several, or what the keyed
@@ -21,7 +21,7 @@ export class BreakerCounts implements BreakerCounters {
 
   /** Adds a breaker's counters and its state, without building its stats. */
   addBreaker(breaker: CircuitBreaker): void {
-    breaker.addCounts(this);
+    addCountsOf(breaker, this);
     this.inState[STATE_NAMES.indexOf(breaker.state)]!++;
   }
 
@@ -49,7 +49,7 @@ export class BreakerCounts implements BreakerCounters {
   }
 
   /**
-   * Adds the numbers of a breaker shelved by `CircuitBreaker.exportIdle` (a closed one),
+   * Adds the numbers of a breaker shelved by `writeIdle` (a closed one),
    * counted in its state when `inState`.
    */
   addNumbers(store: Float64Array, at: number, inState: boolean): void {
@@ -66,10 +66,11 @@ export class BreakerCounts implements BreakerCounters {
    */
   addShelved(breaker: CircuitBreaker): number {
     // Read without `stats()`: shelving happens on every eviction from the live set.
-    const [halfOpen, forcedOpen] = breaker.rejectionsNotOpen();
+    const halfOpen = breaker.nRejectedHalfOpen;
+    const forcedOpen = breaker.nRejectedForced;
     this.rejectedHalfOpen += halfOpen;
     this.rejectedForced += forcedOpen;
-    const entered = breaker.transitionCounts();
+    const entered = breaker.entered;
     if (entered !== undefined) for (let i = 0; i < 6; i++) this.transitionsTo[i]! += entered[i]!;
     return halfOpen + forcedOpen;
   }

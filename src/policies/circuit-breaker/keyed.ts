@@ -9,10 +9,11 @@ import { LatencyHistogram } from '../../telemetry/LatencyHistogram.js';
 import { breakerFromResolved, type CircuitBreaker, type TransitionSink } from './CircuitBreaker.js';
 import { BreakerCounts } from './counts.js';
 import type { CallOutcomeEvent } from './events.js';
+import { halfOpenIdleFor, readIdle, writeIdle } from './idle.js';
 import { sameWindowShape } from './makeWindow.js';
 import type { ResolvedBreakerOptions } from './options.js';
 import { CircuitState } from './state.js';
-import type { CircuitBreakerStats } from './stats.js';
+import { addCountsOf, type CircuitBreakerStats } from './stats.js';
 
 /**
  * @internal The keyed breakers of one registry name: built from one options object, shelved
@@ -50,11 +51,11 @@ export class BreakerGroup
   }
 
   revive(breaker: CircuitBreaker, store: Float64Array, at: number): void {
-    breaker.importIdle(store, at);
+    readIdle(breaker, store, at);
   }
 
   shelve(breaker: CircuitBreaker, store: Float64Array, at: number, key: string): boolean {
-    if (!breaker.exportIdle(store, at)) return false;
+    if (!writeIdle(breaker, store, at)) return false;
     // The numbers kept hold rejections but not their reasons nor the transitions: those go to
     // the retired counts, and the rejections kept are those of an open breaker.
     store[at + 4]! -= this.retired.addShelved(breaker);
@@ -79,12 +80,12 @@ export class BreakerGroup
     // nobody (its next call would be a probe), and keeping it would keep every host that
     // failed once and was never called again for ever.
     if (breaker.state === CircuitState.Closed) return false;
-    return breaker.waitingFor(now) < idleTimeout;
+    return halfOpenIdleFor(breaker, now) < idleTimeout;
   }
 
   retire(breaker: CircuitBreaker | undefined, store: Float64Array, at: number): void {
     if (breaker === undefined) this.retired.addNumbers(store, at, false);
-    else breaker.addCounts(this.retired);
+    else addCountsOf(breaker, this.retired);
   }
 
   dispose(breaker: CircuitBreaker): void {

@@ -1,0 +1,157 @@
+import type { Clock } from '../../clock/Clock.js';
+import { stackless } from '../../errors/BreakwaterError.js';
+import { type Disposer, Listeners } from '../../events/Listeners.js';
+import { StepKind } from '../../protocol/step.js';
+import { LatencyHistogram } from '../../telemetry/LatencyHistogram.js';
+import type { ResolvedMetrics } from '../../telemetry/metrics.js';
+import type { CircuitBreaker, TransitionSink } from './CircuitBreaker.js';
+import { BrokenCircuitError, IsolatedCircuitError } from './errors.js';
+import type { CallOutcomeEvent, RejectedEvent, StateChangeEvent } from './events.js';
+import { makeWindow } from './makeWindow.js';
+import type { ResolvedBreakerOptions } from './options.js';
+import { NOT_QUIET, S_CLOSED } from './state.js';
+import type { HealthWindow } from './windows/HealthWindow.js';
+
+/**
+ * What a circuit breaker holds (its settings, state, counters and listeners, declared here in
+ * the order every breaker object is laid out) and its listener methods, so that
+ * `CircuitBreaker.ts` holds the state machine. The breaker's files beside this one read and
+ * write these members.
+ */
+export abstract class BreakerFields {
+  readonly stepKind = StepKind.Gate;
+  readonly mayWait = false;
+  /**
+   * True when calls must be timed (slow-call tracking is on). Pipelines read it when they are
+   * built, so it never changes: `reconfigure` cannot turn slow-call tracking on for a breaker
+   * built without it.
+   */
+  readonly needsDuration: boolean;
+  /** The instance name given in the options. */
+  readonly name: string;
+  /** @internal Time one call in this many for the latency histogram (0: none). */
+  readonly latencyEvery: number;
+  /** @internal The metrics settings it was built with. */
+  readonly metrics: ResolvedMetrics;
+  /**
+   * @internal The latency histogram, when kept. Keyed breakers of one registry name share
+   * one, so a million keys do not hold a million histograms.
+   */
+  readonly latency: LatencyHistogram | undefined;
+  /** @internal The histogram is its registry name's, not its own: `stats()` leaves it out. */
+  readonly latencyShared: boolean;
+  /** @internal Set by a registry: sees every transition. */
+  transitionSink: TransitionSink | undefined = undefined;
+
+  /** @internal Replaced as a whole by `reconfigure`; every call reads it as before. */
+  o: ResolvedBreakerOptions;
+  /** The clock this policy reads. */
+  readonly clock: Clock;
+  // The members marked internal are also read and written by the modules beside this one.
+  /** @internal */ window: HealthWindow;
+  /** @internal */ needsNow: boolean;
+  /** @internal The state code. */ s = S_CLOSED;
+  /** @internal */ gen = 0;
+  /**
+   * The generation whose untimed successes take the short path of `CircuitBreaker.releaseSuccess`:
+   * `gen` while the breaker is closed, has no result predicate and no success listener, else
+   * {@link NOT_QUIET}. Recomputed by `refreshQuiet` on every change of those, so a token
+   * from before a transition never matches.
+   */
+  /** @internal */ quietGen = NOT_QUIET;
+  /** @internal */ openUntil = 0;
+  /**
+   * @internal Open: the break may be over, so a refusal reads the clock. Set by a wake at
+   * `openUntil` (see {@link Wakeups}); refusals before it skip the clock, except every 64th,
+   * which reads it anyway in case timers cannot run (a loop that never yields to the event loop).
+   */
+  breakMayBeOver = false;
+  /** @internal Time of the wake this breaker waits for, or Infinity. */
+  wakeAt = Number.POSITIVE_INFINITY;
+  /**
+   * @internal How the shared wake-up heap holds this breaker: weakly, so a breaker dropped while
+   * open is collected before its break ends. Made on the first wait, then reused.
+   */
+  weakSelf: WeakRef<CircuitBreaker> | undefined = undefined;
+  /** @internal Half-open: when the probes must decide, counted from the first; else Infinity. */
+  halfOpenDeadline = Number.POSITIVE_INFINITY;
+  /** @internal */ consecutiveOpens = 0;
+  /** @internal */ probesStarted = 0;
+  /** @internal */ probesInFlight = 0;
+  /** @internal */ probeSuccesses = 0;
+  /** @internal */ probeFailures = 0;
+  /** @internal */ isolations = 0;
+  /** @internal */ isolationEpoch = 0;
+  /** @internal debug mode: the fresh error of the refusal being made, also handed to the caller. */
+  pendingError: BrokenCircuitError | undefined = undefined;
+  /** @internal */ readonly openError: BrokenCircuitError;
+  /** @internal */ readonly isolatedError: IsolatedCircuitError;
+  /** @internal */ nSuccesses = 0;
+  /** @internal */ nFailures = 0;
+  /** @internal */ nRejections = 0;
+  /** @internal */ nIgnored = 0;
+  /** @internal */ nRejectedHalfOpen = 0;
+  /** @internal */ nRejectedForced = 0;
+  /** @internal Transitions by state entered; made on the first transition. */
+  entered: number[] | undefined = undefined;
+  /** @internal */ enteredAt: number;
+
+  /** @internal */ readonly stateChanged = new Listeners<StateChangeEvent>();
+  /** @internal */ readonly succeeded = new Listeners<CallOutcomeEvent>();
+  /** @internal */ readonly failed = new Listeners<CallOutcomeEvent>();
+  /** @internal */ readonly rejected = new Listeners<RejectedEvent>();
+
+  constructor(
+    o: ResolvedBreakerOptions,
+    name: string,
+    sharedLatency: LatencyHistogram | undefined,
+  ) {
+    this.o = o;
+    this.name = name;
+    this.clock = o.clock;
+    this.enteredAt = o.clock.now();
+    this.needsDuration = o.slowCallDuration !== Number.POSITIVE_INFINITY;
+    this.metrics = o.metrics;
+    this.latencyEvery = o.metrics.latencyEvery;
+    this.latency = this.latencyEvery === 0 ? undefined : (sharedLatency ?? new LatencyHistogram());
+    this.latencyShared = sharedLatency !== undefined;
+    this.needsNow = o.windowKind === 'time';
+    this.window = makeWindow(o);
+    this.openError = stackless(() => new BrokenCircuitError(name, this.clock, 0));
+    this.isolatedError = stackless(() => new IsolatedCircuitError(name, this.clock));
+  }
+
+  /** @internal Recomputes the short path of untimed successes (see `quietGen`). */
+  abstract refreshQuiet(): void;
+
+  /** Calls `listener` on every state change. Returns a function that unsubscribes it. */
+  onStateChange(listener: (event: StateChangeEvent) => void): Disposer {
+    return this.stateChanged.add(listener);
+  }
+  /** Calls `listener` when an admitted call succeeds. */
+  onSuccess(listener: (event: CallOutcomeEvent) => void): Disposer {
+    const off = this.succeeded.add(listener);
+    this.refreshQuiet();
+    return () => {
+      off();
+      this.refreshQuiet();
+    };
+  }
+  /** Calls `listener` when an admitted call fails (as judged by `handle`/`handleResult`). */
+  onFailure(listener: (event: CallOutcomeEvent) => void): Disposer {
+    return this.failed.add(listener);
+  }
+  /** Calls `listener` when the breaker refuses a call. */
+  onRejected(listener: (event: RejectedEvent) => void): Disposer {
+    return this.rejected.add(listener);
+  }
+
+  /** Removes all listeners. A breaker holds no timer, so nothing else needs releasing. */
+  dispose(): void {
+    this.stateChanged.clear();
+    this.succeeded.clear();
+    this.failed.clear();
+    this.rejected.clear();
+    this.refreshQuiet();
+  }
+}
