@@ -9,6 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createObservabilityHandler, type ObservabilityHandler } from '../../src/http/index.js';
 import { pipeline, Registry } from '../../src/index.js';
+import { sleep, whileCalling } from '../support/async.js';
 import { describeWithChromium, launchChromium } from '../support/chromium.js';
 import { fail, type Served, serve } from './support.js';
 
@@ -146,15 +147,12 @@ describeWithChromium('the dashboard in Chromium', () => {
     const breaker = registry.circuitBreaker('payments');
     const guarded = pipeline(breaker, registry.bulkhead('db'));
     const limiter = registry.rateLimiter('search');
-    let running = true;
-    const load = (async () => {
-      while (running) {
-        await guarded.execute(() => new Promise((resolve) => setTimeout(resolve, 2)));
-        limiter.tryAcquire();
-      }
-    })();
-    try {
-      // Rates are read while the calls go on: they fall back to 0 once they stop.
+    const call = async () => {
+      await guarded.execute(() => sleep(2));
+      limiter.tryAcquire();
+    };
+    // Rates are read while the calls go on: they fall back to 0 once they stop.
+    await whileCalling(call, 0, async () => {
       await expect
         .poll(async () => Number((await row('circuitBreaker', 'payments'))?.cells.calls), POLL)
         .toBeGreaterThan(0);
@@ -167,10 +165,7 @@ describeWithChromium('the dashboard in Chromium', () => {
           POLL,
         )
         .toBeGreaterThan(3);
-    } finally {
-      running = false;
-      await load;
-    }
+    });
     const payments = await row('circuitBreaker', 'payments');
     expect(payments?.cells.p50).toMatch(/^\d+(\.\d+)? ms$/);
     expect(payments?.cells.p99).toMatch(/^\d+(\.\d+)? ms$/);
@@ -192,21 +187,15 @@ describeWithChromium('the dashboard in Chromium', () => {
 
   it('shows the rate of calls the open breaker refuses', async () => {
     const guarded = pipeline(registry.circuitBreaker('payments'));
-    let running = true;
-    const load = (async () => {
-      while (running) {
-        await guarded.tryExecute(() => 'never called');
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
-    })();
-    try {
-      await expect
-        .poll(async () => Number((await row('circuitBreaker', 'payments'))?.cells.rejected), POLL)
-        .toBeGreaterThan(0);
-    } finally {
-      running = false;
-      await load;
-    }
+    await whileCalling(
+      () => guarded.tryExecute(() => 'never called'),
+      2,
+      async () => {
+        await expect
+          .poll(async () => Number((await row('circuitBreaker', 'payments'))?.cells.rejected), POLL)
+          .toBeGreaterThan(0);
+      },
+    );
   });
 
   it("lists a keyed breaker's transition with its hostile key as text", async () => {

@@ -13,6 +13,7 @@ import {
 } from '../../src/http/index.js';
 import { pipeline, Registry, type RegistryConfig } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
+import { whileCalling } from '../support/async.js';
 import { describeWithChromium, launchChromium } from '../support/chromium.js';
 import { concurrencyCapKind } from '../support/concurrencyCapKind.js';
 import { type Served, serve } from './support.js';
@@ -215,25 +216,19 @@ describeWithChromium('a kind defined outside the library on the dashboard in Chr
   it("shows the rates of the calls the kind's row counts", async () => {
     const payments = registry.get(concurrencyCapKind, 'payments');
     const guarded = pipeline(payments);
-    let running = true;
-    const load = (async () => {
-      while (running) {
-        await guarded.tryExecute(() => 'ok');
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
-    })();
-    try {
-      await expect
-        .poll(async () => Number((await row('concurrencyCap', 'payments'))?.cells.calls), POLL)
-        .toBeGreaterThan(0);
-      payments.stop();
-      await expect
-        .poll(async () => Number((await row('concurrencyCap', 'payments'))?.cells.rejected), POLL)
-        .toBeGreaterThan(0);
-    } finally {
-      running = false;
-      await load;
-    }
+    await whileCalling(
+      () => guarded.tryExecute(() => 'ok'),
+      2,
+      async () => {
+        await expect
+          .poll(async () => Number((await row('concurrencyCap', 'payments'))?.cells.calls), POLL)
+          .toBeGreaterThan(0);
+        payments.stop();
+        await expect
+          .poll(async () => Number((await row('concurrencyCap', 'payments'))?.cells.rejected), POLL)
+          .toBeGreaterThan(0);
+      },
+    );
   });
 
   it('follows its state: the badge and the summary', async () => {

@@ -57,3 +57,28 @@ export function macrotask(): Promise<void> {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * Makes `call` again and again, `pauseMs` apart, while `body` runs (a dashboard reads rates
+ * while calls go on); then stops and waits for the last call before answering what `body`
+ * answered.
+ */
+export async function whileCalling<T>(
+  call: () => unknown,
+  pauseMs: number,
+  body: () => Promise<T>,
+): Promise<T> {
+  let running = true;
+  const load = (async () => {
+    while (running) {
+      await call();
+      await sleep(pauseMs);
+    }
+  })();
+  try {
+    return await body();
+  } finally {
+    running = false;
+    await load;
+  }
+}

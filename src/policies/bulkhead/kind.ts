@@ -1,4 +1,5 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
+import { checkThenApply } from '../shared/reconfigureWith.js';
 import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
 import { Bulkhead, type BulkheadStats } from './Bulkhead.js';
 import { bulkheadSchema } from './config.js';
@@ -19,10 +20,7 @@ export const bulkheadKind: PolicyKindDescriptor<Bulkhead, ResolvedBulkheadOption
     is: (value): value is Bulkhead => value instanceof Bulkhead,
     create: (options) => new Bulkhead(options as number | BulkheadOptions),
     resolve: (data) => resolveBulkheadOptions(data as BulkheadOptions),
-    reconfigure(bulkhead, options) {
-      bulkhead.checkOptions(options);
-      return () => bulkhead.applyOptions(options);
-    },
+    reconfigure: checkThenApply,
     dispose: (bulkhead) => bulkhead.dispose(),
     view: (bulkhead) => ({ stats: bulkhead.stats() }),
     config: { schema: bulkheadSchema },

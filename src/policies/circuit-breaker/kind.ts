@@ -1,4 +1,5 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
+import { checkThenApply } from '../shared/reconfigureWith.js';
 import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
 import { CircuitBreaker } from './CircuitBreaker.js';
 import { breakerDependsOn, breakerSchema } from './config.js';
@@ -25,10 +26,7 @@ export const circuitBreakerKind: PolicyKindDescriptor<
   is: (value): value is CircuitBreaker => value instanceof CircuitBreaker,
   create: (options) => new CircuitBreaker(options as CircuitBreakerOptions),
   resolve: (data) => resolveBreakerOptions(data as CircuitBreakerOptions),
-  reconfigure(breaker, options) {
-    breaker.checkOptions(options);
-    return () => breaker.applyOptions(options);
-  },
+  reconfigure: checkThenApply,
   dispose: (breaker) => breaker.dispose(),
   view: breakerView,
   config: {

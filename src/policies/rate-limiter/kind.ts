@@ -1,4 +1,5 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
+import { checkThenApply } from '../shared/reconfigureWith.js';
 import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
 import {
   checkRateData,
@@ -30,10 +31,7 @@ export const rateLimiterKind: PolicyKindDescriptor<
   is: (value): value is RateLimiter => value instanceof RateLimiter,
   create: (options) => new RateLimiter(options as RateLimiterOptions),
   resolve: (data) => resolveRateLimiterOptions(data as RateLimiterOptions),
-  reconfigure(limiter, options) {
-    limiter.checkOptions(options);
-    return () => limiter.applyOptions(options);
-  },
+  reconfigure: checkThenApply,
   dispose: (limiter) => limiter.dispose(),
   view: rateLimiterView,
   config: {

@@ -1,4 +1,5 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
+import { checkThenApply } from '../shared/reconfigureWith.js';
 import { retrySchema } from './config.js';
 import { retrySpanEvent } from './diagnostics.js';
 import { type RetryCounts, retryMetrics } from './metrics.js';
@@ -13,10 +14,7 @@ export const retryKind: PolicyKindDescriptor<Retry, ResolvedRetryOptions, RetryC
   is: (value): value is Retry => value instanceof Retry,
   create: (options) => new Retry(options as RetryOptions),
   resolve: (data) => resolveRetryOptions(data as RetryOptions),
-  reconfigure(retry, options) {
-    retry.checkOptions(options);
-    return () => retry.applyOptions(options);
-  },
+  reconfigure: checkThenApply,
   dispose: (retry) => retry.dispose(),
   view: (retry) => ({ stats: retry.stats() }),
   config: {

@@ -1,5 +1,6 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
 import { formatMs } from '../shared/formatMs.js';
+import { checkThenApply } from '../shared/reconfigureWith.js';
 import { checkTimeoutData, missingTimeout, timeoutSchema } from './config.js';
 import { type TimeoutCounts, timeoutMetrics } from './metrics.js';
 import {
@@ -17,10 +18,7 @@ export const timeoutKind: PolicyKindDescriptor<Timeout, ResolvedTimeoutOptions, 
   is: (value): value is Timeout => value instanceof Timeout,
   create: (options) => new Timeout(options as number | TimeoutOptions),
   resolve: (data) => resolveTimeoutOptions(data as unknown as TimeoutOptions),
-  reconfigure(timeout, options) {
-    timeout.checkOptions(options);
-    return () => timeout.applyOptions(options);
-  },
+  reconfigure: checkThenApply,
   dispose: (timeout) => timeout.dispose(),
   view: (timeout) => ({ stats: timeout.stats() }),
   config: {
