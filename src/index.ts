@@ -34,7 +34,6 @@ export {
 } from './exporters/logTransitions.js';
 export type { ExecuteOptions, ExecutionContext } from './pipeline/context.js';
 export { Pipeline, type Policy, pipeline } from './pipeline/Pipeline.js';
-export { PipelineBuilder } from './pipeline/PipelineBuilder.js';
 export type {
   ExecutionResult,
   Failure as ExecutionFailure,
@@ -96,6 +95,7 @@ export {
   type RegistryInstanceSnapshot,
   type RegistryTransition,
 } from './policies/kinds.js';
+export { PipelineBuilder } from './policies/PipelineBuilder.js';
 export type { RateLimiterConfig } from './policies/rate-limiter/config.js';
 export { isRateLimitedError, RateLimitedError } from './policies/rate-limiter/errors.js';
 export type { RateLimitedEvent } from './policies/rate-limiter/events.js';

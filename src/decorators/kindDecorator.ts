@@ -1,6 +1,6 @@
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import type { Policy } from '../pipeline/Pipeline.js';
-import { otherCopyNote } from '../policies/shared/brand.js';
+import { otherCopyNote } from '../protocol/brand.js';
 import type { AnyPolicyKind, PolicyKindOf } from '../protocol/kind.js';
 import { Registry } from '../registry/Registry.js';
 import { checkOptionsObject } from '../validation/validate.js';

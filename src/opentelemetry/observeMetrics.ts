@@ -10,7 +10,7 @@ import type { Disposer } from '../events/Listeners.js';
 import { collectMetrics } from '../exporters/collect.js';
 import type { CollectOptions, HistogramFamily, MetricLabels } from '../exporters/families.js';
 import { metricFamiliesOf } from '../exporters/metricFamilies.js';
-import { otherCopyNote } from '../policies/shared/brand.js';
+import { otherCopyNote } from '../protocol/brand.js';
 import type { RegistryInstances } from '../registry/instances.js';
 import { Registry } from '../registry/Registry.js';
 import type { LatencyHistogram } from '../telemetry/LatencyHistogram.js';

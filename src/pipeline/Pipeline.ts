@@ -1,5 +1,5 @@
 import { UsageError } from '../errors/OptionsError.js';
-import { brand } from '../policies/shared/brand.js';
+import { brand } from '../protocol/brand.js';
 import { type Gate, NO_TIME, Outcome, StepKind } from '../protocol/step.js';
 import { type ExecuteOptions, type ExecutionContext, SharedContext } from './context.js';
 import { checkPolicies, planPipeline } from './core.js';

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock/Clock.js';
 import { systemClock } from '../clock/systemClock.js';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
-import { isOwnCopy, otherCopyNote } from '../policies/shared/brand.js';
+import { isOwnCopy, otherCopyNote } from '../protocol/brand.js';
 import { type Gate, StepKind, type WaitingGate } from '../protocol/step.js';
 import { NO_SLOT, type PipelineCore, type Step } from './Execution.js';
 import { LatencySampler } from './LatencySampler.js';

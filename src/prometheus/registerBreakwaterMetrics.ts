@@ -4,7 +4,7 @@ import type { Disposer } from '../events/Listeners.js';
 import { collectMetrics } from '../exporters/collect.js';
 import type { CollectOptions } from '../exporters/families.js';
 import { metricFamiliesOf } from '../exporters/metricFamilies.js';
-import { otherCopyNote } from '../policies/shared/brand.js';
+import { otherCopyNote } from '../protocol/brand.js';
 import { Registry } from '../registry/Registry.js';
 import { FamilyMetric } from './FamilyMetric.js';
 import { OncePerScrape } from './OncePerScrape.js';

@@ -2,6 +2,8 @@ import type { Clock } from '../../clock/Clock.js';
 import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
+import { RunsAlone } from '../../pipeline/RunsAlone.js';
+import { brand } from '../../protocol/brand.js';
 import {
   NEEDS_NOTHING,
   NO_TIME,
@@ -16,7 +18,6 @@ import {
 import { rejectedChannel } from '../../telemetry/channels.js';
 import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
-import { brand } from '../shared/brand.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { buildFromResolved, presetLatency, presetName, takePreset } from '../shared/preset.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
@@ -58,7 +59,7 @@ export type QueuedExecution = WaitingExecution;
  * await pipeline(pool).execute(() => db.query(sql));
  * ```
  */
-export class Bulkhead implements WaitingGate {
+export class Bulkhead extends RunsAlone implements WaitingGate {
   readonly stepKind = StepKind.Gate;
   readonly needsDuration = false;
   readonly name: string;
@@ -92,6 +93,7 @@ export class Bulkhead implements WaitingGate {
   /** @internal */ readonly rejected = new Listeners<BulkheadRejectedEvent>();
 
   constructor(options?: number | BulkheadOptions) {
+    super();
     const preset = takePreset<ResolvedBulkheadOptions>();
     const sharedLatency = preset === undefined ? undefined : presetLatency();
     const o = preset ?? resolveBulkheadOptions(options);

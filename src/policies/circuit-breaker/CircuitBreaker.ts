@@ -1,5 +1,6 @@
 import type { Sleeper } from '../../clock/Wakeups.js';
 import { ask, type Disposer } from '../../events/Listeners.js';
+import { brand } from '../../protocol/brand.js';
 import {
   type Gate,
   NEEDS_NOTHING,
@@ -10,7 +11,6 @@ import {
 } from '../../protocol/step.js';
 import { rejectedChannel } from '../../telemetry/channels.js';
 import type { LatencyHistogram } from '../../telemetry/LatencyHistogram.js';
-import { brand } from '../shared/brand.js';
 import { isCountedError } from '../shared/classify.js';
 import { buildFromResolved, presetLatency, presetName, takePreset } from '../shared/preset.js';
 import { withIdentity } from '../shared/reconfigure.js';

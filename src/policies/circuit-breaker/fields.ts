@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock/Clock.js';
 import { stackless } from '../../errors/BreakwaterError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
+import { RunsAlone } from '../../pipeline/RunsAlone.js';
 import { StepKind } from '../../protocol/step.js';
 import { LatencyHistogram } from '../../telemetry/LatencyHistogram.js';
 import type { ResolvedMetrics } from '../../telemetry/metrics.js';
@@ -18,7 +19,7 @@ import type { HealthWindow } from './windows/HealthWindow.js';
  * `CircuitBreaker.ts` holds the state machine. The breaker's files beside this one read and
  * write these members.
  */
-export abstract class BreakerFields {
+export abstract class BreakerFields extends RunsAlone {
   readonly stepKind = StepKind.Gate;
   readonly mayWait = false;
   /**
@@ -106,6 +107,7 @@ export abstract class BreakerFields {
     name: string,
     sharedLatency: LatencyHistogram | undefined,
   ) {
+    super();
     this.o = o;
     this.name = name;
     this.clock = o.clock;

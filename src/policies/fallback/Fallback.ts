@@ -1,7 +1,8 @@
 import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
+import { RunsAlone } from '../../pipeline/RunsAlone.js';
 import type { FallbackStep } from '../../protocol/around.js';
+import { brand } from '../../protocol/brand.js';
 import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js';
-import { brand } from '../shared/brand.js';
 import type { FallbackEvent } from './events.js';
 import {
   type FallbackOptions,
@@ -19,7 +20,7 @@ import {
  * const items = await p.execute(() => loadItems()); // [] when the breaker is open
  * ```
  */
-export class Fallback<T = unknown> implements FallbackStep {
+export class Fallback<T = unknown> extends RunsAlone implements FallbackStep {
   readonly stepKind = StepKind.Fallback;
   readonly name: string;
   /** @internal */ readonly o: ResolvedFallbackOptions;
@@ -27,6 +28,7 @@ export class Fallback<T = unknown> implements FallbackStep {
   private nFallbacks = 0;
 
   constructor(options: FallbackOptions<T>) {
+    super();
     this.o = resolveFallbackOptions(options as FallbackOptions);
     this.name = this.o.name;
   }

@@ -3,6 +3,8 @@ import { CoarseTime } from '../../clock/CoarseTime.js';
 import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
+import { RunsAlone } from '../../pipeline/RunsAlone.js';
+import { brand } from '../../protocol/brand.js';
 import {
   NEEDS_NOTHING,
   NO_TIME,
@@ -15,7 +17,6 @@ import {
   type WaitingGate,
 } from '../../protocol/step.js';
 import { rejectedChannel } from '../../telemetry/channels.js';
-import { brand } from '../shared/brand.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { buildFromResolved, presetName, takePreset } from '../shared/preset.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
@@ -98,7 +99,7 @@ class Waiter implements WaitingExecution {
  * await pipeline(limiter, breaker).execute(() => fetch(url));
  * ```
  */
-export class RateLimiter implements WaitingGate {
+export class RateLimiter extends RunsAlone implements WaitingGate {
   readonly stepKind = StepKind.Gate;
   readonly needsDuration = false;
   /** @internal A rate limiter keeps no latency histogram. */
@@ -124,6 +125,7 @@ export class RateLimiter implements WaitingGate {
   /** @internal */ readonly limited = new Listeners<RateLimitedEvent>();
 
   constructor(options: RateLimiterOptions) {
+    super();
     const preset = takePreset<ResolvedRateLimiterOptions>();
     const o = preset ?? resolveRateLimiterOptions(options);
     this.o = o;

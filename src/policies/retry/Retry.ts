@@ -1,10 +1,11 @@
 import type { Clock } from '../../clock/Clock.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { ask, type Disposer, Listeners, reportCallbackError } from '../../events/Listeners.js';
+import { RunsAlone } from '../../pipeline/RunsAlone.js';
 import { NO_RETRY, type RetryingStep, type SleepingExecution } from '../../protocol/around.js';
+import { brand } from '../../protocol/brand.js';
 import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
-import { brand } from '../shared/brand.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { backoffDelay } from './backoff.js';
 import { retryChannel } from './diagnostics.js';
@@ -38,7 +39,7 @@ export interface RetryStats {
  * await p.execute(({ attempt }) => callService(attempt));
  * ```
  */
-export class Retry implements RetryingStep {
+export class Retry extends RunsAlone implements RetryingStep {
   readonly stepKind = StepKind.Retry;
   readonly name: string;
   /** The clock the retry delays wait on. */
@@ -57,6 +58,7 @@ export class Retry implements RetryingStep {
   private nGaveUp = 0;
 
   constructor(options?: RetryOptions) {
+    super();
     this.o = resolveRetryOptions(options);
     this.name = this.o.name;
     this.clock = this.o.clock;

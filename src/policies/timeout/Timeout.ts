@@ -2,9 +2,10 @@ import type { Clock } from '../../clock/Clock.js';
 import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
+import { RunsAlone } from '../../pipeline/RunsAlone.js';
 import type { DeadlineStep, TimedExecution } from '../../protocol/around.js';
+import { brand } from '../../protocol/brand.js';
 import { NEEDS_NOTHING, NO_TIME, StepKind, type StepNeeds } from '../../protocol/step.js';
-import { brand } from '../shared/brand.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { timeoutChannel } from './diagnostics.js';
@@ -35,7 +36,7 @@ export interface TimeoutStats {
  * await p.execute(({ signal }) => fetch(url, { signal }));
  * ```
  */
-export class Timeout implements DeadlineStep {
+export class Timeout extends RunsAlone implements DeadlineStep {
   readonly stepKind = StepKind.Timeout;
   readonly name: string;
   /** The time limit in ms. */
@@ -65,6 +66,7 @@ export class Timeout implements DeadlineStep {
   private nTimeouts = 0;
 
   constructor(options: number | TimeoutOptions) {
+    super();
     const o = resolveTimeoutOptions(options);
     this.o = o;
     this.name = o.name;

@@ -1,4 +1,4 @@
-import { VERSION } from '../../version.js';
+import { VERSION } from '../version.js';
 
 /**
  * Brands that let two copies of breakwater in one process (the CommonJS build required by a

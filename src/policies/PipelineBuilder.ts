@@ -1,16 +1,16 @@
-import { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
-import type { BulkheadOptions } from '../policies/bulkhead/options.js';
-import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
-import type { CircuitBreakerOptions } from '../policies/circuit-breaker/options.js';
-import { Fallback } from '../policies/fallback/Fallback.js';
-import type { FallbackOptions } from '../policies/fallback/options.js';
-import type { RateLimiterOptions } from '../policies/rate-limiter/options.js';
-import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
-import type { RetryOptions } from '../policies/retry/options.js';
-import { Retry } from '../policies/retry/Retry.js';
-import type { TimeoutOptions } from '../policies/timeout/options.js';
-import { Timeout } from '../policies/timeout/Timeout.js';
-import { Pipeline, type Policy } from './Pipeline.js';
+import { Pipeline, type Policy } from '../pipeline/Pipeline.js';
+import { Bulkhead } from './bulkhead/Bulkhead.js';
+import type { BulkheadOptions } from './bulkhead/options.js';
+import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
+import type { CircuitBreakerOptions } from './circuit-breaker/options.js';
+import { Fallback } from './fallback/Fallback.js';
+import type { FallbackOptions } from './fallback/options.js';
+import type { RateLimiterOptions } from './rate-limiter/options.js';
+import { RateLimiter } from './rate-limiter/RateLimiter.js';
+import type { RetryOptions } from './retry/options.js';
+import { Retry } from './retry/Retry.js';
+import type { TimeoutOptions } from './timeout/options.js';
+import { Timeout } from './timeout/Timeout.js';
 
 /**
  * Builds a {@link Pipeline} step by step; each call adds a policy inside the ones before it
