@@ -182,7 +182,11 @@ export {
   type RegistryPolicy,
 } from './registry/Registry.js';
 export type { RegistrySnapshot } from './registry/snapshot.js';
-export { LatencyHistogram, type LatencySnapshot } from './telemetry/LatencyHistogram.js';
+export {
+  LatencyHistogram,
+  type LatencySnapshot,
+  type RecentLatencySnapshot,
+} from './telemetry/LatencyHistogram.js';
 export type {
   FamilyType,
   InstrumentKind,

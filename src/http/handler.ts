@@ -39,18 +39,19 @@ type Route = (res: ServerResponse, head: boolean) => void;
  * Serves a registry's health, metrics and a live dashboard over HTTP, read-only:
  *
  * - `GET /health`: JSON ({@link HealthReport}) of every instance; 200, or 503 while a breaker
- *   named in `critical` is open or forced open.
+ *   named in `critical` is open or forced open. Numbers with a fraction are rounded to 4
+ *   decimals (0.1 µs of a duration in ms), here and on `/events`.
  * - `GET /metrics`: the Prometheus text exposition of `collectMetrics(registry)`.
  * - `GET /dashboard`: one self-contained page (no external requests, strict
  *   Content-Security-Policy) showing every instance live: breaker states and time in state,
- *   call and rejection rates, latency percentiles, a sparkline per instance and the recent
- *   transitions.
+ *   call and rejection rates, p50 and p99 of the last minute, a captioned sparkline per
+ *   instance and the recent transitions.
  * - `GET /events`: the page's Server-Sent Events stream.
  *
- * `HEAD` is answered like `GET` without a body; other methods get 405. A path the handler
- * does not serve goes to `next()` when there is one, else gets 404. Names and keys are
- * untrusted: the page renders them as text only, and the JSON it is sent cannot close a
- * `<script>` element.
+ * A route's path may end with one slash (`/ops/dashboard/`). `HEAD` is answered like `GET`
+ * without a body; other methods get 405. A path the handler does not serve goes to `next()`
+ * when there is one, else gets 404. Names and keys are untrusted: the page renders them as
+ * text only, and the JSON it is sent cannot close a `<script>` element.
  *
  * The handler changes nothing and checks no credentials: mount it behind the application's
  * own authentication. Call `close()` on shutdown to end the open dashboard streams (they
@@ -159,10 +160,14 @@ function makeRoutes(
   ]);
 }
 
-/** The path below `basePath` (`'/health'`), or undefined when the URL is outside it. */
+/**
+ * The path below `basePath` (`'/health'`), or undefined when the URL is outside it. One
+ * trailing slash is dropped: `/ops/health/` is `/ops/health`, as many proxies and users write it.
+ */
 function pathOf(url: string, basePath: string): string | undefined {
   const end = url.search(/[?#]/);
-  const path = end < 0 ? url : url.slice(0, end);
+  let path = end < 0 ? url : url.slice(0, end);
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
   if (basePath === '') return path;
   if (path === basePath) return '/';
   return path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : undefined;

@@ -8,7 +8,7 @@ import { checkOptionsObject, integer } from '../validation/validate.js';
 export interface ObservabilityHandlerOptions {
   /**
    * A path prefix the handler owns, for a plain `node:http` server that hands it every request
-   * (`'/ops'` serves `/ops/health`, `/ops/metrics`, ...). Leave it out where a framework strips
+   * (`'/ops'` or `'/ops/'` serves `/ops/health`, `/ops/metrics`, ...). Leave it out where a framework strips
    * the mount path from `req.url` (Express `app.use('/ops', handler)`).
    * @default '' (the routes sit at the root of `req.url`)
    */

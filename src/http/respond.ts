@@ -8,13 +8,27 @@ const COMMON = {
 
 const encoder = new TextEncoder();
 
+/** Numbers with a fraction keep 4 decimals: 0.1 µs of a duration in ms, 0.01 % of a rate. */
+const DECIMALS = 1e4;
+/** Past this, a fraction is below the precision of a double anyway. */
+const ROUNDED_BELOW = 1e11;
+
+function rounded(_key: string, value: unknown): unknown {
+  return typeof value === 'number' && !Number.isInteger(value) && Math.abs(value) < ROUNDED_BELOW
+    ? Math.round(value * DECIMALS) / DECIMALS
+    : value;
+}
+
 /**
  * @internal JSON that is safe inside an HTML `<script>` element and on one SSE `data:` line:
  * `<`, `>` and `&` are written as `\u` escapes (no `</script>` or `<!--` can appear), and so
  * are U+2028 and U+2029. `JSON.stringify` already escapes CR and LF inside strings.
+ *
+ * Every number with a fraction is rounded to 4 decimals, so sums and clock readings of
+ * floating point (`0.30000000000000004`, `133.83380399999987`) read as what they measure.
  */
 export function safeJson(value: unknown): string {
-  return JSON.stringify(value).replace(
+  return JSON.stringify(value, rounded).replace(
     /[<>&\u2028\u2029]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );

@@ -172,6 +172,30 @@ describeWithChromium('the dashboard in Chromium', () => {
     expect((await row('rateLimiter', 'search'))?.cells.detail).toMatch(/available/);
   });
 
+  it('draws each sparkline at 200 × 40 px, captioned with what it plots, its unit, its value now and its peak, and named for screen readers', async () => {
+    const trend = page.locator('#rows tr[data-name="payments"] td.trend');
+    const svg = trend.locator('svg');
+    const box = await svg.boundingBox();
+    expect(box?.width).toBe(200);
+    expect(box?.height).toBe(40);
+    expect(await svg.getAttribute('role')).toBe('img');
+    const name = await svg.getAttribute('aria-label');
+    expect(name).toMatch(
+      /^calls per second over the last \d+(\.\d)? s: now \d+(\.\d)?, peak \d+(\.\d)?$/,
+    );
+    expect(await svg.locator('title').textContent()).toBe(name);
+    expect(await trend.locator('.caption').textContent()).toMatch(
+      /^calls per second: \d+(\.\d)? \(peak \d+(\.\d)?\)$/,
+    );
+    // The peak of the calls made a moment ago, above the rate now that they have stopped.
+    const peak = Number(/peak (\S+)$/.exec(name!)![1]);
+    expect(peak).toBeGreaterThan(0);
+    // Another kind's row says what its own line plots.
+    expect(
+      await page.locator('#rows tr[data-kind="bulkhead"] td.trend .caption').textContent(),
+    ).toMatch(/^calls per second: /);
+  });
+
   it('follows a breaker from closed to open and lists the transition', async () => {
     expect(await page.locator('#transitions li').count()).toBe(0);
     await fail(registry, 'payments', 3);

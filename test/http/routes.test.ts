@@ -11,6 +11,8 @@ import {
 import {
   Bulkhead,
   CircuitBreaker,
+  type CircuitBreakerStats,
+  pipeline,
   RateLimiter,
   Registry,
   type RegistryConfig,
@@ -159,6 +161,46 @@ describe('GET /health', () => {
     expect(body.status).toBe('ok');
   });
 
+  it('rounds every number with a fraction to 4 decimals: durations in ms, rates, sums', async () => {
+    const clock = new ManualClock();
+    registry.dispose();
+    registry = new Registry(
+      {
+        circuitBreakers: {
+          payments: {
+            window: { kind: 'count', size: 3, minimumCalls: 3 },
+            failureRateThreshold: 0.3,
+            metrics: { latency: 1 },
+          },
+        },
+      },
+      { clock },
+    );
+    const breaker = registry.circuitBreaker('payments');
+    // Durations and times of floating point (0.1 + 0.2 ms, 1/3 ms), and a failure rate of 1/3.
+    for (const ms of [0.1, 0.2, 1 / 3]) {
+      await pipeline(breaker).tryExecute(() => {
+        clock.advance(ms);
+        if (ms === 0.1) throw new Error('down');
+      });
+    }
+    expect(breaker.state).toBe('open');
+    clock.advance(0.1 + 0.2);
+    await start();
+    const text = await (await fetch(`${served.url}/health`)).text();
+    expect(text).not.toMatch(/\d\.\d{5,}/);
+    const stats = (JSON.parse(text) as HealthReport).instances[0]!.stats as CircuitBreakerStats;
+    expect(stats.timeInState).toBe(0.3);
+    expect(stats.latency).toMatchObject({ count: 3, sum: 0.6333, min: 0.1, max: 0.3333 });
+    expect(stats.latency!.recent).toMatchObject({ count: 3, sum: 0.6333 });
+    const stream = await openStream(`${served.url}/events`);
+    const frame = (await stream.next('snapshot')).data;
+    stream.close();
+    expect(frame).not.toMatch(/\d\.\d{5,}/);
+    expect(frame).toContain('"sum":0.6333');
+    expect(frame).toContain('"failureRate":0.3333');
+  });
+
   it('lists at most maxKeysPerName keys of a name, open breakers first, and counts the rest', async () => {
     await start({ maxKeysPerName: 3 });
     for (let i = 0; i < 10; i++) registry.keyedCircuitBreaker('api', `host-${i}`);
@@ -271,7 +313,7 @@ describe('methods and paths', () => {
 
   it('answers 404 to a path it does not serve when no next is given', async () => {
     await start();
-    for (const path of ['/', '/healthz', '/health/', '/dashboard/x', '/Health']) {
+    for (const path of ['/', '/healthz', '/health//', '/dashboard/x', '/Health']) {
       const response = await fetch(`${served.url}${path}`);
       expect(response.status, path).toBe(404);
       expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
@@ -304,6 +346,31 @@ describe('methods and paths', () => {
     expect((await fetch(`${served.url}/health`)).status).toBe(404);
     expect((await fetch(`${served.url}/opsx/health`)).status).toBe(404);
     expect((await fetch(`${served.url}/ops`)).status).toBe(404);
+  });
+
+  it('serves every route with a trailing slash too, under a basePath given with or without one', async () => {
+    for (const basePath of ['/ops', '/ops/']) {
+      await start({ basePath });
+      for (const path of ['health', 'metrics', 'dashboard']) {
+        expect((await fetch(`${served.url}/ops/${path}`)).status, `${basePath} ${path}`).toBe(200);
+        expect((await fetch(`${served.url}/ops/${path}/`)).status, `${basePath} ${path}/`).toBe(
+          200,
+        );
+        expect((await fetch(`${served.url}/ops/${path}/?x=1`)).status).toBe(200);
+      }
+      const stream = await openStream(`${served.url}/ops/events/`);
+      expect(stream.response.status).toBe(200);
+      await stream.next('snapshot');
+      stream.close();
+      // Only one slash is dropped, and only at the end.
+      expect((await fetch(`${served.url}/ops/health//`)).status).toBe(404);
+      expect((await fetch(`${served.url}/ops//health`)).status).toBe(404);
+      handler.close();
+      await served.close();
+    }
+    await start();
+    expect((await fetch(`${served.url}/health/`)).status).toBe(200);
+    expect((await fetch(`${served.url}/`)).status).toBe(404);
   });
 
   it('changes no state, whatever the method', async () => {

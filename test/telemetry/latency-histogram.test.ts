@@ -4,7 +4,9 @@ import {
   bucketBounds,
   HISTOGRAM_BUCKETS,
   LatencyHistogram,
+  RECENT_WINDOW,
 } from '../../src/telemetry/LatencyHistogram.js';
+import { ManualClock } from '../../src/testing/index.js';
 
 describe('LatencyHistogram', () => {
   it('lays its buckets edge to edge with a width at most 1/16 of their lower bound', () => {
@@ -97,5 +99,98 @@ describe('LatencyHistogram', () => {
     expect(a.min).toBe(0.2);
     expect(a.max).toBe(3);
     expect(a.cumulativeAt([0.5, 1, 3])).toEqual([1, 2, 3]);
+  });
+});
+
+describe('LatencyHistogram recent percentiles', () => {
+  it('after a burst of slow calls followed by fast ones, the recent p99 drops back while the lifetime one does not', () => {
+    const clock = new ManualClock();
+    const h = new LatencyHistogram();
+    const read = () => h.snapshot(clock.now());
+    // A dashboard reads every second: 2 minutes of 5 ms calls, a 30 s outage of 2 s calls,
+    // then 2 minutes of 5 ms calls again.
+    const second = (ms: number) => {
+      for (let i = 0; i < 10; i++) h.record(ms);
+      clock.advance(1_000);
+      return read();
+    };
+    for (let s = 0; s < 120; s++) second(5);
+    expect(read().recent!.p99).toBeCloseTo(5, 0);
+    let during = read();
+    for (let s = 0; s < 30; s++) during = second(2_000);
+    expect(during.recent!.p99).toBeGreaterThan(1_900);
+    expect(during.p99).toBeGreaterThan(1_900);
+    let after = read();
+    for (let s = 0; s < 120; s++) after = second(5);
+    expect(after.recent!.p99).toBeLessThan(5.2);
+    expect(after.recent!.p50).toBeLessThan(5.2);
+    expect(after.p99).toBeGreaterThan(1_900);
+    expect(after.count).toBe(2_700);
+  });
+
+  it('covers 60 to 75 s of calls while it is read every second', () => {
+    const clock = new ManualClock();
+    const h = new LatencyHistogram();
+    for (let s = 1; s <= 300; s++) {
+      h.record(s);
+      clock.advance(1_000);
+      const { recent } = h.snapshot(clock.now());
+      if (s === 1) {
+        expect(recent).not.toHaveProperty('window');
+        expect(recent).toMatchObject({ count: 1, sum: 1 });
+        continue;
+      }
+      const window = recent!.window!;
+      if (s >= 75) {
+        expect(window).toBeGreaterThanOrEqual(RECENT_WINDOW);
+        expect(window).toBeLessThan(RECENT_WINDOW + 15_000);
+      }
+      // One call a second: the calls of the window, and the oldest of them is the shortest.
+      expect(recent!.count).toBe(window / 1_000);
+      expect(recent!.sum).toBe(((s + s - window / 1_000 + 1) * (window / 1_000)) / 2);
+    }
+  });
+
+  it('covers every call since it was made at its first reading, and the calls since then after', () => {
+    const clock = new ManualClock();
+    const h = new LatencyHistogram();
+    h.record(100);
+    clock.advance(3_600_000);
+    expect(h.snapshot(clock.now()).recent).toEqual({
+      count: 1,
+      sum: 100,
+      p50: 100,
+      p90: 100,
+      p99: 100,
+      p999: 100,
+    });
+    clock.advance(1_000);
+    h.record(2);
+    expect(h.snapshot(clock.now()).recent).toMatchObject({ window: 1_000, count: 1, sum: 2 });
+  });
+
+  it('covers the time since an older reading when readings are further apart than a minute', () => {
+    const clock = new ManualClock();
+    const h = new LatencyHistogram();
+    h.snapshot(clock.now());
+    clock.advance(300_000);
+    h.record(7);
+    h.snapshot(clock.now());
+    clock.advance(300_000);
+    h.record(9);
+    expect(h.snapshot(clock.now()).recent).toMatchObject({ window: 300_000, count: 1, sum: 9 });
+  });
+
+  it('reads zeros for a window without calls, and keeps at most five copies of its counts', () => {
+    const clock = new ManualClock();
+    const h = new LatencyHistogram();
+    h.record(40);
+    for (let s = 0; s < 600; s++) {
+      clock.advance(1_000);
+      h.snapshot(clock.now());
+    }
+    expect(h.snapshot(clock.now()).recent).toMatchObject({ count: 0, sum: 0, p50: 0, p99: 0 });
+    expect((h as unknown as { marks: unknown[] }).marks.length).toBeLessThanOrEqual(5);
+    expect(h.toJSON()).not.toHaveProperty('recent');
   });
 });

@@ -109,6 +109,30 @@ describe('circuit breaker metrics', () => {
     within(latency.p99, 1_000);
   });
 
+  it('reads the recent latency in stats from its clock: after slow calls then fast ones, the recent p99 drops back, the lifetime one does not', () => {
+    const clock = new ManualClock();
+    const breaker = new CircuitBreaker({ clock, metrics: { latency: 1 } });
+    const bulkhead = new Bulkhead({ clock, maxConcurrent: 10, metrics: { latency: 1 } });
+    const p = pipeline(breaker, bulkhead);
+    // Read every second, as a dashboard does: 30 s of 3 s calls, then 90 s of 10 ms ones.
+    for (let s = 0; s < 120; s++) {
+      p.executeSync(takes(clock, s < 30 ? 3_000 : 10));
+      clock.advance(1_000);
+      if (s === 29) {
+        expect(breaker.stats().latency!.recent!.p99).toBeGreaterThan(2_900);
+        expect(bulkhead.stats().latency!.recent!.p99).toBeGreaterThan(2_900);
+      }
+      breaker.stats();
+      bulkhead.stats();
+    }
+    for (const { latency } of [breaker.stats(), bulkhead.stats()]) {
+      expect(latency!.p99).toBeGreaterThan(2_900);
+      expect(latency!.count).toBe(120);
+      expect(latency!.recent!.p99).toBeLessThan(10.5);
+      expect(latency!.recent!.window).toBeGreaterThanOrEqual(60_000);
+    }
+  });
+
   it('times the rejections, throws and thenables of a breaker alone, and no refused call', async () => {
     const clock = new ManualClock();
     const breaker = new CircuitBreaker({

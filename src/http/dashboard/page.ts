@@ -57,7 +57,7 @@ export function dashboardPage(title: string, nonce: string): string {
 <p id="summary"></p>
 <div class="scroll">
 <table id="instances">
-<thead><tr><th scope="col">Kind</th><th scope="col">Name</th><th scope="col">Key</th><th scope="col">State</th><th scope="col" class="num">Calls /s</th><th scope="col" class="num">Rejected /s</th><th scope="col" class="num">p50</th><th scope="col" class="num">p99</th><th scope="col">Detail</th><th scope="col">Trend</th></tr></thead>
+<thead><tr><th scope="col">Kind</th><th scope="col">Name</th><th scope="col">Key</th><th scope="col">State</th><th scope="col" class="num">Calls /s</th><th scope="col" class="num">Rejected /s</th><th scope="col" class="num" title="Median latency of the calls of about the last minute">p50 <small>last min</small></th><th scope="col" class="num" title="99th percentile latency of the calls of about the last minute">p99 <small>last min</small></th><th scope="col">Detail</th><th scope="col">Trend</th></tr></thead>
 <tbody id="rows"></tbody>
 </table>
 </div>

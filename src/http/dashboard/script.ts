@@ -10,6 +10,9 @@ export const DASHBOARD_SCRIPT = String.raw`
 (() => {
   const SVG = 'http://www.w3.org/2000/svg';
   const POINTS = 60;
+  /** Size of a sparkline in its own units (the stylesheet gives it the same size in px). */
+  const W = 200;
+  const H = 40;
   const MAX_TRANSITIONS = 100;
   const COLUMNS = ['kind', 'name', 'key', 'state', 'calls num', 'rejected num', 'p50 num', 'p99 num', 'detail', 'trend'];
   const $ = (id) => document.getElementById(id);
@@ -77,15 +80,18 @@ export const DASHBOARD_SCRIPT = String.raw`
     cells.key.textContent = i.key === undefined ? '' : i.key;
     const svg = document.createElementNS(SVG, 'svg');
     svg.setAttribute('class', 'spark');
-    svg.setAttribute('viewBox', '0 0 120 24');
+    svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
     svg.setAttribute('preserveAspectRatio', 'none');
     svg.setAttribute('role', 'img');
     const title = document.createElementNS(SVG, 'title');
+    const area = document.createElementNS(SVG, 'polygon');
     const line = document.createElementNS(SVG, 'polyline');
-    svg.appendChild(title);
-    svg.appendChild(line);
-    cells.trend.appendChild(svg);
-    return { tr, cells, title, line, history: [], before: undefined, at: 0 };
+    svg.append(title, area, line);
+    // The caption says in words what the line shows: what is plotted, its unit, now and peak.
+    const caption = document.createElement('span');
+    caption.className = 'caption';
+    cells.trend.append(svg, caption);
+    return { tr, cells, svg, title, area, line, caption, history: [], times: [], before: undefined, at: 0 };
   }
 
   function state(r, i) {
@@ -105,15 +111,44 @@ export const DASHBOARD_SCRIPT = String.raw`
 
   const detail = (i) => (i.row && typeof i.row.detail === 'string' ? i.row.detail : '');
 
-  function sparkline(r, value, label) {
+  function sparkline(r, value, label, at) {
     r.history.push(value === undefined ? 0 : value);
-    if (r.history.length > POINTS) r.history.shift();
-    const max = Math.max(...r.history, 1e-9);
-    const step = 120 / (POINTS - 1);
+    r.times.push(at);
+    if (r.history.length > POINTS) {
+      r.history.shift();
+      r.times.shift();
+    }
+    const peak = Math.max(...r.history);
+    const max = Math.max(peak, 1e-9);
+    const step = W / (POINTS - 1);
     const offset = (POINTS - r.history.length) * step;
-    const points = r.history.map((v, k) => (offset + k * step).toFixed(1) + ',' + (23 - (v / max) * 22).toFixed(1));
+    const points = r.history.map((v, k) => (offset + k * step).toFixed(1) + ',' + (H - 1 - (v / max) * (H - 4)).toFixed(1));
     r.line.setAttribute('points', points.join(' '));
-    r.title.textContent = label + ' over the last ' + r.history.length + ' updates (peak ' + fmtRate(Math.max(...r.history)) + ')';
+    r.area.setAttribute('points', offset.toFixed(1) + ',' + H + ' ' + points.join(' ') + ' ' + W + ',' + H);
+    const now = fmtRate(value);
+    const span = r.times.length > 1 ? fmtDuration(at - r.times[0]) : '';
+    r.caption.textContent = label + ': ' + now + ' (peak ' + fmtRate(peak) + ')';
+    const text = label + (span ? ' over the last ' + span : '') + ': now ' + now + ', peak ' + fmtRate(peak);
+    r.svg.setAttribute('aria-label', text);
+    r.title.textContent = text;
+  }
+
+  /** A latency cell: the recent percentile, with the one since the start in its tooltip. */
+  function latencyCell(td, latency, q) {
+    if (!latency) {
+      td.textContent = '';
+      td.removeAttribute('title');
+      return;
+    }
+    const recent = latency.recent;
+    if (recent === undefined || recent === null) {
+      td.textContent = fmtMs(latency[q]);
+      td.title = q + ' since the start';
+      return;
+    }
+    td.textContent = recent.count > 0 ? fmtMs(recent[q]) : '\u2013';
+    const span = num(recent.window) === undefined ? 'since the start' : 'last ' + fmtDuration(recent.window);
+    td.title = q + ' ' + span + ' (' + recent.count + ' calls timed); since the start: ' + fmtMs(latency[q]);
   }
 
   function update(r, i, at) {
@@ -126,11 +161,11 @@ export const DASHBOARD_SCRIPT = String.raw`
     r.cells.calls.textContent = c.calls === undefined ? '' : fmtRate(calls);
     r.cells.rejected.textContent = c.rejected === undefined ? '' : fmtRate(rejected);
     const latency = i.stats && i.stats.latency;
-    r.cells.p50.textContent = latency ? fmtMs(latency.p50) : '';
-    r.cells.p99.textContent = latency ? fmtMs(latency.p99) : '';
+    latencyCell(r.cells.p50, latency, 'p50');
+    latencyCell(r.cells.p99, latency, 'p99');
     r.cells.detail.textContent = detail(i);
     state(r, i);
-    if (r.before !== undefined) sparkline(r, trend, c.trendLabel || 'calls per second');
+    if (r.before !== undefined) sparkline(r, trend, c.trendLabel || 'calls per second', at);
     r.before = c;
     r.at = at;
   }
@@ -208,7 +243,8 @@ export const DASHBOARD_SCRIPT = String.raw`
     statusEl.textContent = text;
   }
 
-  const source = new EventSource('events');
+  // The stream sits beside the page: '../events' from '/ops/dashboard/', 'events' from '/ops/dashboard'.
+  const source = new EventSource(location.pathname.endsWith('/') ? '../events' : 'events');
   source.addEventListener('open', () => live(true, 'live'));
   source.addEventListener('error', () => live(false, source.readyState === EventSource.CLOSED ? 'disconnected' : 'reconnecting\u2026'));
   source.addEventListener('snapshot', (e) => onSnapshot(JSON.parse(e.data)));

@@ -39,8 +39,9 @@ export interface BulkheadStats {
   /** Calls refused: full (no permit and no room in the queue), or queued past `queueTimeout`. */
   readonly rejectionsByReason: { readonly full: number; readonly queueTimeout: number };
   /**
-   * Latency of the calls it admitted, with `metrics: { latency }` on (left out for keyed
-   * instances of a registry, whose name keeps one histogram for all keys).
+   * Latency of the calls it admitted since it was built, and of the last minute or so in
+   * `recent`, with `metrics: { latency }` on (left out for keyed instances of a registry,
+   * whose name keeps one histogram for all keys).
    */
   readonly latency?: LatencySnapshot;
 }
@@ -177,7 +178,7 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     };
     return this.latency === undefined || this.latencyShared
       ? stats
-      : { ...stats, latency: this.latency.toJSON() };
+      : { ...stats, latency: this.latency.snapshot(this.clock.now()) };
   }
 
   /**

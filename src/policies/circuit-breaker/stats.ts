@@ -30,8 +30,9 @@ export interface CircuitBreakerStats {
    */
   readonly timeInState?: number;
   /**
-   * Latency of the calls it admitted, with `metrics: { latency }` on (left out for keyed
-   * instances of a registry, whose name keeps one histogram for all keys).
+   * Latency of the calls it admitted since it was built, and of the last minute or so in
+   * `recent`, with `metrics: { latency }` on (left out for keyed instances of a registry,
+   * whose name keeps one histogram for all keys).
    */
   readonly latency?: LatencySnapshot;
 }
@@ -83,7 +84,7 @@ export function statsOf(b: CircuitBreaker): CircuitBreakerStats {
   };
   return b.latency === undefined || b.latencyShared
     ? stats
-    : { ...stats, latency: b.latency.toJSON() };
+    : { ...stats, latency: b.latency.snapshot(now) };
 }
 
 /** @internal Adds the counters of breaker `b` to `sums` (see {@link CircuitBreaker.addCounts}). */
