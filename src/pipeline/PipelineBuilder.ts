@@ -10,6 +10,7 @@ import type { RetryOptions } from '../policies/retry/options.js';
 import { Retry } from '../policies/retry/Retry.js';
 import type { TimeoutOptions } from '../policies/timeout/options.js';
 import { Timeout } from '../policies/timeout/Timeout.js';
+import type { DurationString } from '../protocol/kind.js';
 import { Pipeline, type Policy } from './Pipeline.js';
 
 /**
@@ -44,7 +45,7 @@ export class PipelineBuilder {
     return this.add(options instanceof CircuitBreaker ? options : new CircuitBreaker(options));
   }
 
-  timeout(options: number | TimeoutOptions | Timeout): this {
+  timeout(options: number | DurationString | TimeoutOptions | Timeout): this {
     return this.add(options instanceof Timeout ? options : new Timeout(options));
   }
 
