@@ -107,9 +107,7 @@ describe('positive duration options (Infinity: off)', () => {
 
   it('refuse 0 however written, and a malformed string with the forms', () => {
     const expected = `a number of ms in (0, ${MAX_DURATION_MS}] or Infinity (off) (or a string like "30s")`;
-    expect(optionsError(() => positiveDuration('0ms', 'slowCallDuration')).expected).toBe(
-      expected,
-    );
+    expect(optionsError(() => positiveDuration('0ms', 'slowCallDuration')).expected).toBe(expected);
     expect(optionsError(() => positiveDuration(0, 'slowCallDuration')).expected).toBe(expected);
     expect(optionsError(() => positiveDuration('1,5s', 'slowCallDuration')).expected).toBe(
       `${FORMS}, or "Infinity", in (0, ${MAX_DURATION_MS}] ms`,
