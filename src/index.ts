@@ -140,6 +140,8 @@ export {
   configSchema,
   type DashboardRow,
   type Duration,
+  type DurationString,
+  type DurationUnit,
   type InstanceHealth,
   type InstanceView,
   type KeyedGroup,

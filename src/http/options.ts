@@ -1,8 +1,9 @@
 import { OptionsError } from '../errors/OptionsError.js';
 import { collectMetrics } from '../exporters/collect.js';
 import type { CollectOptions } from '../exporters/families.js';
+import type { DurationString } from '../protocol/kind.js';
 import { Registry } from '../registry/Registry.js';
-import { checkOptionsObject, integer } from '../validation/validate.js';
+import { checkOptionsObject, duration, integer } from '../validation/validate.js';
 
 /** Options of {@link createObservabilityHandler}. */
 export interface ObservabilityHandlerOptions {
@@ -21,11 +22,12 @@ export interface ObservabilityHandlerOptions {
    */
   readonly critical?: readonly string[];
   /**
-   * How often, in ms, `/events` sends a fresh snapshot to the connected dashboards: an integer
-   * in [100, 60000]. One timer serves every client.
+   * How often `/events` sends a fresh snapshot to the connected dashboards: ms in
+   * [100, 60000] (rounded to whole ms), as a number or a string like `"2s"`. One timer serves
+   * every client.
    * @default 1000
    */
-  readonly interval?: number;
+  readonly interval?: number | DurationString;
   /**
    * Dashboards (`/events` streams) connected at once: an integer in [1, 10000]. One more gets
    * 503 with `Retry-After`.
@@ -86,7 +88,8 @@ export function resolveHandlerOptions(options: unknown): ResolvedHandlerOptions 
   return {
     basePath: basePath(o.basePath),
     critical: new Set(critical(o.critical)),
-    interval: integer(o.interval, 'interval', d.interval, 100, 60_000),
+    // Whole ms: the interval is also the `retry:` field of the event stream, which takes digits.
+    interval: Math.round(duration(o.interval, 'interval', d.interval, 100, false, 60_000)),
     maxClients: integer(o.maxClients, 'maxClients', d.maxClients, 1, 10_000),
     maxKeysPerName: integer(o.maxKeysPerName, 'maxKeysPerName', d.maxKeysPerName, 0, 100_000),
     collect: collect(o.collect),

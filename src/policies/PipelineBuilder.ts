@@ -1,4 +1,5 @@
 import { Pipeline, type Policy } from '../pipeline/Pipeline.js';
+import type { DurationString } from '../protocol/kind.js';
 import { Bulkhead } from './bulkhead/Bulkhead.js';
 import type { BulkheadOptions } from './bulkhead/options.js';
 import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
@@ -44,7 +45,7 @@ export class PipelineBuilder {
     return this.add(options instanceof CircuitBreaker ? options : new CircuitBreaker(options));
   }
 
-  timeout(options: number | TimeoutOptions | Timeout): this {
+  timeout(options: number | DurationString | TimeoutOptions | Timeout): this {
     return this.add(options instanceof Timeout ? options : new Timeout(options));
   }
 

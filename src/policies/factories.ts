@@ -1,3 +1,4 @@
+import type { DurationString } from '../protocol/kind.js';
 import { Bulkhead } from './bulkhead/Bulkhead.js';
 import type { BulkheadOptions } from './bulkhead/options.js';
 import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
@@ -21,8 +22,11 @@ export function retry(options?: RetryOptions): Retry {
   return new Retry(options);
 }
 
-/** A new {@link Timeout}: a number is the timeout in ms. @example `timeout(2_000)` */
-export function timeout(options: number | TimeoutOptions): Timeout {
+/**
+ * A new {@link Timeout}: a number is the timeout in ms, a string the timeout with its unit.
+ * @example `timeout(2_000)`, `timeout('2s')`
+ */
+export function timeout(options: number | DurationString | TimeoutOptions): Timeout {
   return new Timeout(options);
 }
 

@@ -34,11 +34,24 @@ export interface ConfigVariants {
   readonly variants: ReadonlyMap<string, readonly string[]>;
 }
 
+/** The unit of a {@link DurationString}: milliseconds, seconds, minutes or hours. */
+export type DurationUnit = 'ms' | 's' | 'm' | 'h';
+
 /**
- * A duration in config data: a number of milliseconds, or a string of digits with a unit,
- * `ms`, `s`, `m` or `h`: `"250ms"`, `"30s"`, `"1.5s"`, `"5m"`, `"1h"`. Nothing else is
- * accepted (no spaces, signs, exponents, compound forms or bare digit strings), so a typo
- * cannot turn into a surprising value.
+ * A duration written with its unit, as every duration option accepts it in code and in config
+ * data: digits (a fraction allowed) and `ms`, `s`, `m` or `h`: `"250ms"`, `"30s"`, `"1.5s"`,
+ * `"5m"`, `"1h"`. Options that allow Infinity also take `"Infinity"`. The type lets a few
+ * strings through that the check refuses (signs, exponents: `"-5s"`, `"1e3ms"`); the check,
+ * when the policy is built, is the authority.
+ */
+export type DurationString = `${number}${DurationUnit}`;
+
+/**
+ * A duration in config data: a number of milliseconds, or a {@link DurationString}
+ * (`"250ms"`, `"30s"`, `"1.5s"`, `"5m"`, `"1h"`). Nothing else is accepted (no spaces, signs,
+ * exponents, compound forms or bare digit strings), so a typo cannot turn into a surprising
+ * value. Typed `string` because data read from a file or built in a variable is; options in
+ * code take `number | DurationString`.
  */
 export type Duration = number | string;
 

@@ -4,6 +4,7 @@ import {
   type ResolvedRateLimiterOptions,
   resolveRateLimiterOptions,
 } from '../policies/rate-limiter/options.js';
+import type { DurationString } from '../protocol/kind.js';
 import { duration, integer, numberIn, oneOf } from '../validation/validate.js';
 import type { RedisClientLike } from './adapters.js';
 
@@ -30,7 +31,7 @@ export interface RedisRateLimiterOptions extends Omit<RateLimiterOptions, 'permi
    * made by `onStoreFailure`. Far above a reply's usual time, so that a busy machine does not
    * trip it. @default 200
    */
-  readonly timeout?: number;
+  readonly timeout?: number | DurationString;
   /**
    * How a decision Redis does not answer is made. When decisions have failed for `timeout` ms
    * in a row, every call is decided this way until Redis answers a probe. @default "local"
@@ -46,7 +47,7 @@ export interface RedisRateLimiterOptions extends Omit<RateLimiterOptions, 'permi
    * While Redis is away: how often, in ms, one decision (the probe) is sent to Redis again; no
    * other goes until it is answered or fails. @default 500
    */
-  readonly probeInterval?: number;
+  readonly probeInterval?: number | DurationString;
   /**
    * Refuse a key locally, without a round trip, until the time its last refusal said, for the
    * permits that cannot be free before then (it can only refuse what Redis would). @default true

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock/Clock.js';
 import { systemClock } from '../clock/systemClock.js';
 import { OptionsError } from '../errors/OptionsError.js';
+import type { DurationString } from '../protocol/kind.js';
 import { checkOptionsObject, clockOption, duration, fn, keyError } from '../validation/validate.js';
 import { adaptClient, type RedisClientAdapter, type RedisClientLike } from './adapters.js';
 
@@ -28,7 +29,7 @@ export interface RedisGcraStoreOptions {
    * that a GC pause, a saturated CPU or a slow command on the server does not trip it.
    * @default 200
    */
-  readonly timeout?: number;
+  readonly timeout?: number | DurationString;
   /**
    * Receives each problem of the client's configuration (an offline queue left on) once, at
    * construction. @default console.warn, once per message per process

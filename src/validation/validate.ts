@@ -1,4 +1,5 @@
 import { OptionsError } from '../errors/OptionsError.js';
+import { DURATION_FORMS, parseDurationString, unitHint } from './duration.js';
 
 /** The longest duration `setTimeout` honours (2^31 - 1 ms); longer ones would fire at once. */
 export const MAX_DURATION_MS = 2_147_483_647;
@@ -47,43 +48,75 @@ export function join(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
 }
 
-/** A duration in ms: finite, within [min, 2^31-1], or `Infinity` where `allowInfinity`. */
+/** @internal What every duration message adds: the string form, besides ms as a number. */
+export const STRING_FORM = ' (or a string like "30s")';
+
+/**
+ * A duration option in ms: a number, or a string of digits and a unit (`"250ms"`, `"30s"`,
+ * `"1.5s"`, `"5m"`, `"1h"`; `"Infinity"` where `allowInfinity`), within [min, max] or
+ * `Infinity` where `allowInfinity`. Throws {@link OptionsError} naming `path`, the value and
+ * the valid forms.
+ */
 export function duration(
   value: unknown,
   path: string,
   fallback: number,
   min = 0,
   allowInfinity = false,
+  max = MAX_DURATION_MS,
 ): number {
   if (value === undefined) return fallback;
-  if (typeof value === 'number' && !Number.isNaN(value)) {
-    if (value === Number.POSITIVE_INFINITY && allowInfinity) return value;
-    if (Number.isFinite(value) && value >= min && value <= MAX_DURATION_MS) return value;
+  const ms =
+    typeof value === 'string' ? durationString(value, path, allowInfinity, min, max) : value;
+  if (typeof ms === 'number' && !Number.isNaN(ms)) {
+    if (ms === Number.POSITIVE_INFINITY && allowInfinity) return ms;
+    if (Number.isFinite(ms) && ms >= min && ms <= max) return ms;
   }
   throw new OptionsError(
     path,
     value,
-    `a number of ms in [${min}, ${MAX_DURATION_MS}]${allowInfinity ? ' or Infinity' : ''}`,
+    `a number of ms in [${min}, ${max}]${allowInfinity ? ' or Infinity' : ''}${STRING_FORM}`,
   );
 }
 
-/** A duration in ms greater than 0 and at most 2^31-1, or `Infinity` (what is off then). */
+/** A duration in ms greater than 0 and at most 2^31-1, or `Infinity` (what is off then); as {@link duration}. */
 export function positiveDuration(
   value: unknown,
   path: string,
   fallback = Number.POSITIVE_INFINITY,
 ): number {
   if (value === undefined) return fallback;
+  const ms =
+    typeof value === 'string' ? durationString(value, path, true, 0, MAX_DURATION_MS, '(') : value;
   if (
-    typeof value === 'number' &&
-    (value === Number.POSITIVE_INFINITY || (value > 0 && value <= MAX_DURATION_MS))
+    typeof ms === 'number' &&
+    (ms === Number.POSITIVE_INFINITY || (ms > 0 && ms <= MAX_DURATION_MS))
   ) {
-    return value;
+    return ms;
   }
   throw new OptionsError(
     path,
     value,
-    `a number of ms in (0, ${MAX_DURATION_MS}] or Infinity (off)`,
+    `a number of ms in (0, ${MAX_DURATION_MS}] or Infinity (off)${STRING_FORM}`,
+  );
+}
+
+/** The ms of a duration string; a malformed one throws, naming the forms and the range. */
+function durationString(
+  value: string,
+  path: string,
+  allowInfinity: boolean,
+  min: number,
+  max: number,
+  open = '[',
+): number {
+  // "Infinity" is read everywhere, so that where it is not allowed the message says why.
+  const ms = parseDurationString(value, true);
+  if (ms !== undefined) return ms;
+  throw new OptionsError(
+    path,
+    value,
+    `${DURATION_FORMS}${allowInfinity ? ', or "Infinity"' : ''}, in ${open}${min}, ${max}] ms${unitHint(value)}`,
   );
 }
 

@@ -32,10 +32,10 @@ describe('observabilityHandlerDefaults', () => {
 
 describe('createObservabilityHandler options', () => {
   it.each([
-    [{ interval: 99 }, 'interval', 'an integer in [100, 60000]'],
-    [{ interval: 60_001 }, 'interval', 'an integer in [100, 60000]'],
-    [{ interval: 250.5 }, 'interval', 'an integer in [100, 60000]'],
-    [{ interval: '1000' }, 'interval', 'an integer in [100, 60000]'],
+    [{ interval: 99 }, 'interval', 'a number of ms in [100, 60000] (or a string like "30s")'],
+    [{ interval: 60_001 }, 'interval', 'a number of ms in [100, 60000]'],
+    [{ interval: '50ms' }, 'interval', 'a number of ms in [100, 60000]'],
+    [{ interval: '1000' }, 'interval', 'a string needs a unit'],
     [{ maxClients: 0 }, 'maxClients', 'an integer in [1, 10000]'],
     [{ maxKeysPerName: -1 }, 'maxKeysPerName', 'an integer in [0, 100000]'],
     [{ critical: 'payments' }, 'critical', 'an array of circuit breaker names'],
@@ -65,8 +65,13 @@ describe('createObservabilityHandler options', () => {
 
   it('names the value it refused', () => {
     expect(handlerOptionsError({ interval: 99 }).message).toBe(
-      'Expected `interval` to be an integer in [100, 60000], got 99',
+      'Expected `interval` to be a number of ms in [100, 60000] (or a string like "30s"), got 99',
     );
+  });
+
+  it('takes the interval as a duration string, as every duration option', () => {
+    expect(() => createObservabilityHandler(registry, { interval: '2s' }).close()).not.toThrow();
+    expect(() => createObservabilityHandler(registry, { interval: '100ms' }).close()).not.toThrow();
   });
 
   it('refuses an unknown option and suggests the one meant', () => {

@@ -110,10 +110,12 @@ describe('durations in config data', () => {
     const registry = new Registry({
       retries: { forever: { maxAttempts: 'Infinity', maxDuration: '30s' } },
       bulkheads: { q: { maxQueue: 1, queueTimeout: 'Infinity' } },
+      circuitBreakers: { b: { slowCallDuration: 'Infinity' } },
       keys: { idleTimeout: 'Infinity' },
     });
     expect(registry.retry('forever').o.maxAttempts).toBe(Number.POSITIVE_INFINITY);
     expect(registry.bulkhead('q').needsQueueTime).toBe(false);
+    expect(registry.circuitBreaker('b').needsDuration).toBe(false);
     expect(() => new Registry({ timeouts: { t: { timeout: 'Infinity' } } })).toThrow(
       /timeouts\.t\.timeout: expected a duration/,
     );

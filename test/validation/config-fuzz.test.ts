@@ -686,6 +686,7 @@ function expectOptionsError(make: () => unknown, option: string, fragment: strin
 }
 
 const MS = 'a number of ms in';
+const STR = ' (or a string like "30s")';
 
 const invalid: Row[] = [
   // retry
@@ -733,7 +734,7 @@ const invalid: Row[] = [
     'maxDuration',
     'got -Infinity',
   ],
-  ['delay -1', () => new Retry({ delay: -1 }), 'delay', `${MS} [0, 2147483647], got -1`],
+  ['delay -1', () => new Retry({ delay: -1 }), 'delay', `${MS} [0, 2147483647]${STR}, got -1`],
   ['delay Infinity', () => new Retry({ delay: Number.POSITIVE_INFINITY }), 'delay', 'got Infinity'],
   ['delay NaN', () => new Retry({ delay: Number.NaN }), 'delay', 'got NaN'],
   ['delay 2^31', () => new Retry({ delay: 2_147_483_648 }), 'delay', 'got 2147483648'],
@@ -778,7 +779,7 @@ const invalid: Row[] = [
   ['retry clock {}', () => new Retry({ clock: {} as never }), 'clock', 'a Clock'],
   // timeout
   ['timeout missing', () => new Timeout({} as never), 'timeout', 'got undefined'],
-  ['timeout 0', () => new Timeout(0), 'timeout', `${MS} [1, 2147483647], got 0`],
+  ['timeout 0', () => new Timeout(0), 'timeout', `${MS} [1, 2147483647]${STR}, got 0`],
   ['timeout 0.5', () => new Timeout(0.5), 'timeout', 'got 0.5'],
   ['timeout NaN', () => new Timeout(Number.NaN), 'timeout', 'got NaN'],
   ['timeout Infinity', () => new Timeout(Number.POSITIVE_INFINITY), 'timeout', 'got Infinity'],
@@ -786,10 +787,22 @@ const invalid: Row[] = [
   ['timeout 2^31', () => new Timeout(2_147_483_648), 'timeout', 'got 2147483648'],
   ['timeout "100"', () => new Timeout({ timeout: '100' as never }), 'timeout', 'got "100"'],
   [
-    'timeout "1s" in place of the options',
-    () => new Timeout('1s' as never),
+    'timeout "1 s" in place of the options (a duration string needs no space)',
+    () => new Timeout('1 s' as never),
     'timeout',
-    `${MS} [1, 2147483647] (or an options object holding \`timeout\`), got "1s"`,
+    'a duration: ms as a number, or a string like "250ms", "30s", "1.5s", "5m", "1h", in [1, 2147483647] ms, got "1 s"',
+  ],
+  [
+    'timeout true in place of the options',
+    () => new Timeout(true as never),
+    'timeout',
+    `${MS} [1, 2147483647] or a string like "2s" (or an options object holding \`timeout\`), got true`,
+  ],
+  [
+    'timeout "Infinity" (leave the timeout out instead)',
+    () => new Timeout('Infinity' as never),
+    'timeout',
+    'for no time limit, leave the timeout out of the pipeline, got "Infinity"',
   ],
   ['timeout null in place of the options', () => new Timeout(null as never), 'timeout', 'got null'],
   [
@@ -841,7 +854,7 @@ const invalid: Row[] = [
     'queueTimeout 0',
     () => new Bulkhead({ queueTimeout: 0 }),
     'queueTimeout',
-    `${MS} [1, 2147483647] or Infinity, got 0`,
+    `${MS} [1, 2147483647] or Infinity${STR}, got 0`,
   ],
   [
     'queueTimeout 2^31',
@@ -859,7 +872,7 @@ const invalid: Row[] = [
     'breakDuration 0',
     () => new CircuitBreaker({ breakDuration: 0 }),
     'breakDuration',
-    `${MS} [1, 2147483647], got 0`,
+    `${MS} [1, 2147483647]${STR}, got 0`,
   ],
   [
     'breakDuration NaN',
@@ -880,10 +893,10 @@ const invalid: Row[] = [
     'got 2147483648',
   ],
   [
-    'breakDuration "30s"',
-    () => new CircuitBreaker({ breakDuration: '30s' as never }),
+    'breakDuration "30 secs"',
+    () => new CircuitBreaker({ breakDuration: '30 secs' as never }),
     'breakDuration',
-    'got "30s"',
+    'a string like "250ms", "30s", "1.5s", "5m", "1h", in [1, 2147483647] ms, got "30 secs"',
   ],
   [
     'failureRateThreshold 0',
@@ -913,7 +926,7 @@ const invalid: Row[] = [
     'slowCallDuration 0 (every call would be slow)',
     () => new CircuitBreaker({ slowCallDuration: 0 }),
     'slowCallDuration',
-    `${MS} (0, 2147483647] or Infinity (off), got 0`,
+    `${MS} (0, 2147483647] or Infinity (off)${STR}, got 0`,
   ],
   [
     'slowCallRateThreshold 0',
@@ -1004,7 +1017,7 @@ const invalid: Row[] = [
     'breakBackoff.maxDuration below breakDuration',
     () => new CircuitBreaker({ breakDuration: 1000, breakBackoff: { maxDuration: 999 } }),
     'breakBackoff.maxDuration',
-    `${MS} [1000, 2147483647], got 999`,
+    `${MS} [1000, 2147483647]${STR}, got 999`,
   ],
   [
     'halfOpen.probes 0',

@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock/Clock.js';
 import { systemClock } from '../../clock/systemClock.js';
+import type { DurationString } from '../../protocol/kind.js';
 import {
   type MetricsOptions,
   type ResolvedMetrics,
@@ -21,7 +22,7 @@ export interface BulkheadOptions {
   /** Calls allowed to wait for a slot, in [0, 2^31-1]; 0 refuses at once when full. @default 0 */
   readonly maxQueue?: number;
   /** Longest wait in the queue in ms, or Infinity. @default Infinity */
-  readonly queueTimeout?: number;
+  readonly queueTimeout?: number | DurationString | 'Infinity';
   /** Name used in errors and events. @default "bulkhead" */
   readonly name?: string;
   /** @default the system clock */

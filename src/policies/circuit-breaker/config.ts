@@ -60,7 +60,7 @@ export const breakerSchema: ConfigSchema = configSchema([
     },
   ],
   ['failureRateThreshold', 'value'],
-  ['slowCallDuration', 'duration'],
+  ['slowCallDuration', 'durationOrInfinity'],
   ['slowCallRateThreshold', 'value'],
   ['breakDuration', 'duration'],
   [

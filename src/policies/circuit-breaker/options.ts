@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock/Clock.js';
 import { systemClock } from '../../clock/systemClock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
+import type { DurationString } from '../../protocol/kind.js';
 import {
   type MetricsOptions,
   type ResolvedMetrics,
@@ -39,8 +40,8 @@ export interface CountWindowOptions {
 /** Failure and slow-call rates over the last `duration` ms, kept in `buckets` slices. */
 export interface TimeWindowOptions {
   readonly kind: 'time';
-  /** Length of the window in ms. @default 30000 */
-  readonly duration?: number;
+  /** Length of the window in ms, or a string like `"30s"`. @default 30000 */
+  readonly duration?: number | DurationString;
   /** Slices the window is kept in; old slices expire whole. @default 10 */
   readonly buckets?: number;
   /** Calls needed in the window before a rate is judged. @default 100 */
@@ -63,7 +64,7 @@ export interface HalfOpenOptions {
    * ever). A half-open breaker that nobody calls waits for its first probe, however long that
    * takes. @default 60000
    */
-  readonly maxWait?: number;
+  readonly maxWait?: number | DurationString;
 }
 
 /** Grows the break duration while the breaker keeps re-opening without closing in between. */
@@ -71,7 +72,7 @@ export interface BreakBackoffOptions {
   /** Factor applied per consecutive opening. @default 2 */
   readonly multiplier?: number;
   /** Upper bound on the break duration in ms. @default 300000 */
-  readonly maxDuration?: number;
+  readonly maxDuration?: number | DurationString;
 }
 
 /** Options of {@link CircuitBreaker}. Every field is optional. */
@@ -88,11 +89,11 @@ export interface CircuitBreakerOptions {
    * call.
    * @default undefined
    */
-  readonly slowCallDuration?: number;
+  readonly slowCallDuration?: number | DurationString | 'Infinity';
   /** Slow-call rate in (0, 1] at or above which the breaker opens. @default 1 */
   readonly slowCallRateThreshold?: number;
   /** How long the breaker stays open before admitting probes, in ms. @default 30000 */
-  readonly breakDuration?: number;
+  readonly breakDuration?: number | DurationString;
   /** Grow the break duration on repeated openings. Off when unset. @default undefined */
   readonly breakBackoff?: BreakBackoffOptions;
   /** Probe admission while half-open. */

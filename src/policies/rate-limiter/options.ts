@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock/Clock.js';
 import { systemClock } from '../../clock/systemClock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
+import type { DurationString } from '../../protocol/kind.js';
 import {
   boolean,
   checkOptionsObject,
@@ -29,7 +30,7 @@ export interface RateLimiterOptions {
   /** Calls admitted per `period` on average, an integer in [1, 2^31-1]. */
   readonly limit?: number;
   /** The period of `limit` in ms. @default 1000 */
-  readonly period?: number;
+  readonly period?: number | DurationString;
   /** Calls admitted at once from idle, an integer in [1, 2^31-1]. @default limit */
   readonly burst?: number;
   /** Token bucket form: tokens the bucket holds (calls admitted at once from idle). */
@@ -42,7 +43,7 @@ export interface RateLimiterOptions {
    * Longest a call through a pipeline (and `acquire` unless told otherwise) waits for its turn,
    * in ms; 0 refuses at once when no permit is free. @default 0
    */
-  readonly maxWait?: number;
+  readonly maxWait?: number | DurationString;
   /** Name used in errors and events. @default "rateLimiter" */
   readonly name?: string;
   /** @default the system clock */

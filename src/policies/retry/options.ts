@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock/Clock.js';
 import { systemClock } from '../../clock/systemClock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
+import type { DurationString } from '../../protocol/kind.js';
 import {
   checkOptionsObject,
   clockOption,
@@ -31,7 +32,7 @@ export interface RetryOptions {
    */
   readonly maxAttempts?: number;
   /** No retry starts later than this many ms after the first attempt began. @default Infinity */
-  readonly maxDuration?: number;
+  readonly maxDuration?: number | DurationString | 'Infinity';
   /**
    * - `constant`: `delay` every time;
    * - `linear`: `delay × n` before the n-th retry;
@@ -44,9 +45,9 @@ export interface RetryOptions {
    */
   readonly backoff?: BackoffKind;
   /** The base delay in ms. @default 100 */
-  readonly delay?: number;
+  readonly delay?: number | DurationString;
   /** The largest delay in ms. @default 30000 */
-  readonly maxDelay?: number;
+  readonly maxDelay?: number | DurationString;
   /** Growth factor of exponential backoff, in [1, 100]. @default 2 */
   readonly multiplier?: number;
   /**

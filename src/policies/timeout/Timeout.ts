@@ -5,6 +5,7 @@ import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { RunsAlone } from '../../pipeline/RunsAlone.js';
 import type { DeadlineStep, TimedExecution } from '../../protocol/around.js';
 import { brand } from '../../protocol/brand.js';
+import type { DurationString } from '../../protocol/kind.js';
 import { NEEDS_NOTHING, NO_TIME, StepKind, type StepNeeds } from '../../protocol/step.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
@@ -65,7 +66,7 @@ export class Timeout extends RunsAlone implements DeadlineStep {
   /** @internal */ readonly timedOut = new Listeners<TimeoutEvent>();
   private nTimeouts = 0;
 
-  constructor(options: number | TimeoutOptions) {
+  constructor(options: number | DurationString | TimeoutOptions) {
     super();
     const o = resolveTimeoutOptions(options);
     this.o = o;
@@ -101,16 +102,16 @@ export class Timeout extends RunsAlone implements DeadlineStep {
    * Applies a new time limit to the calls that start from now on; calls in flight keep the
    * deadline they started with.
    *
-   * `options` replace the current ones as a whole, as for the constructor (a number is the
+   * `options` replace the current ones as a whole, as for the constructor (a number or a string is the
    * timeout): an option left out takes its default. `name` and `clock` may be left out (they
    * are kept) but not changed, and the strategy cannot change (pipelines built with the
    * policy depend on it).
    *
    * Throws {@link OptionsError} and changes nothing when an option is invalid.
    */
-  reconfigure(options: number | TimeoutOptions): void {
+  reconfigure(options: number | DurationString | TimeoutOptions): void {
     const o = resolveTimeoutOptions(
-      typeof options === 'number'
+      typeof options === 'number' || typeof options === 'string'
         ? { timeout: options, strategy: this.o.strategy, name: this.name, clock: this.clock }
         : withIdentity(options, this.name, this.clock),
     );

@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock/Clock.js';
 import { systemClock } from '../../clock/systemClock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
+import type { DurationString } from '../../protocol/kind.js';
 import {
   boolean,
   checkOptionsObject,
@@ -8,6 +9,7 @@ import {
   duration,
   MAX_DURATION_MS,
   oneOf,
+  STRING_FORM,
   string,
 } from '../../validation/validate.js';
 
@@ -24,11 +26,13 @@ export type TimeoutStrategy = 'cooperative' | 'aggressive';
 /** Options of {@link Timeout}. */
 export interface TimeoutOptions {
   /**
-   * The time limit in ms, in [1, 2147483647]. Required. On a clock that is costly to read
+   * The time limit: ms as a number in [1, 2147483647], or a string like `"2s"` (see
+   * {@link DurationString}). Required. There is no "no limit" value: for no time limit, leave
+   * the timeout out of the pipeline. On a clock that is costly to read
    * (the system clock) a deadline starts at the next tick of the policy's shared timer, every
    * `timeout / 32` ms (at least 1 ms): never early, at most one tick late.
    */
-  readonly timeout: number;
+  readonly timeout: number | DurationString;
   /** @default "cooperative" */
   readonly strategy?: TimeoutStrategy;
   /** Name used in errors and events. @default "timeout" */
@@ -55,25 +59,39 @@ export interface ResolvedTimeoutOptions {
 }
 
 /** @internal */
-export function resolveTimeoutOptions(options: number | TimeoutOptions): ResolvedTimeoutOptions {
+export function resolveTimeoutOptions(
+  options: number | DurationString | TimeoutOptions,
+): ResolvedTimeoutOptions {
+  const shortcut = typeof options === 'number' || typeof options === 'string';
   if (
-    typeof options !== 'number' &&
+    !shortcut &&
     options !== undefined &&
     (typeof options !== 'object' || options === null || Array.isArray(options))
   ) {
-    // `timeout('1s')` is a mistaken timeout, not a mistaken options object.
+    // `timeout(true)` is a mistaken timeout, not a mistaken options object.
     throw new OptionsError(
       'timeout',
       options,
-      `a number of ms in [1, ${MAX_DURATION_MS}] (or an options object holding \`timeout\`)`,
+      `a number of ms in [1, ${MAX_DURATION_MS}] or a string like "2s" (or an options object holding \`timeout\`)`,
     );
   }
-  const o =
-    typeof options === 'number'
-      ? { timeout: options }
-      : checkOptionsObject(options, ['timeout', 'strategy', 'name', 'clock', 'debug'], '');
+  const o = shortcut
+    ? { timeout: options }
+    : checkOptionsObject(options, ['timeout', 'strategy', 'name', 'clock', 'debug'], '');
   if (o.timeout === undefined) {
-    throw new OptionsError('timeout', undefined, `a number of ms in [1, ${MAX_DURATION_MS}]`);
+    throw new OptionsError(
+      'timeout',
+      undefined,
+      `a number of ms in [1, ${MAX_DURATION_MS}]${STRING_FORM}`,
+    );
+  }
+  if (o.timeout === Number.POSITIVE_INFINITY || o.timeout === 'Infinity') {
+    // A timeout without a deadline would only cost: say what to do instead.
+    throw new OptionsError(
+      'timeout',
+      o.timeout,
+      `a number of ms in [1, ${MAX_DURATION_MS}]${STRING_FORM}; for no time limit, leave the timeout out of the pipeline`,
+    );
   }
   const timeout = duration(o.timeout, 'timeout', 0, 1);
   return {

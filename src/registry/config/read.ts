@@ -6,9 +6,9 @@ import type {
   KindConfig,
   OptionsData,
 } from '../../protocol/kind.js';
+import { durationToMs } from '../../validation/duration.js';
 import { closest } from '../../validation/validate.js';
 import type { ConfigIssue } from '../ConfigError.js';
-import { durationToMs } from '../duration.js';
 import { FORBIDDEN, METRICS } from './schema.js';
 
 const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);

@@ -1,7 +1,7 @@
 import { describeValue } from '../../errors/describeValue.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import type { AnyPolicyKind, MissingOptionContext, OptionsData } from '../../protocol/kind.js';
-import { duration as durationOption, integer } from '../../validation/validate.js';
+import { duration as durationOption, integer, STRING_FORM } from '../../validation/validate.js';
 import { ConfigError } from '../ConfigError.js';
 import { copy, isData, mergeOptions, Reader } from './read.js';
 import { configKinds, KEYS, KEYS_DURATIONS } from './schema.js';
@@ -48,10 +48,13 @@ function collect(
         const { path, from } = place(option);
         const source = from ?? path;
         const written = r.written.has(source) ? r.written.get(source) : error.value;
-        // No hint on how to write a duration that must be left out altogether.
+        // No hint on how to write a duration that must be left out altogether, nor where
+        // the policy's own message already gives one.
         const durationHint =
-          durations.has(option) && !error.expected.startsWith('undefined')
-            ? ' (or a string like "30s")'
+          durations.has(option) &&
+          !error.expected.startsWith('undefined') &&
+          !error.expected.includes('a string like')
+            ? STRING_FORM
             : '';
         const origin = from === undefined ? '' : ` (from \`${from}\`)`;
         r.issue(

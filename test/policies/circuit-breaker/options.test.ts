@@ -163,12 +163,12 @@ describe('option validation', () => {
     expect(error.message).toMatch(new RegExp(`^Expected \`${path.replace('.', '\\.')}\` to be `));
   });
 
-  it('reports the value and the valid range', () => {
+  it('reports the value, the valid range and the string form', () => {
     const error = rejectionOf({ breakDuration: -5 });
     expect(error.value).toBe(-5);
-    expect(error.expected).toBe(`a number of ms in [1, ${MAX_MS}]`);
+    expect(error.expected).toBe(`a number of ms in [1, ${MAX_MS}] (or a string like "30s")`);
     expect(error.message).toBe(
-      `Expected \`breakDuration\` to be a number of ms in [1, ${MAX_MS}], got -5`,
+      `Expected \`breakDuration\` to be a number of ms in [1, ${MAX_MS}] (or a string like "30s"), got -5`,
     );
     expect(rejectionOf({ failureRateThreshold: 0 }).expected).toBe('a number in (0, 1]');
     expect(rejectionOf({ halfOpen: { probes: 3, maxConcurrent: 4 } }).expected).toBe(
@@ -251,7 +251,7 @@ describe('option effects', () => {
         name: 'OptionsError',
         option: 'slowCallDuration',
         value: 0,
-        expected: 'a number of ms in (0, 2147483647] or Infinity (off)',
+        expected: 'a number of ms in (0, 2147483647] or Infinity (off) (or a string like "30s")',
       }),
     );
   });
