@@ -36,7 +36,7 @@ export class PipelineBuilder {
     return this;
   }
 
-  retry(options?: RetryOptions | Retry): this {
+  retry<T>(options?: RetryOptions<T> | Retry<T>): this {
     return this.add(options instanceof Retry ? options : new Retry(options));
   }
 

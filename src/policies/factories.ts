@@ -16,8 +16,12 @@ export function circuitBreaker(options?: CircuitBreakerOptions): CircuitBreaker 
   return new CircuitBreaker(options);
 }
 
-/** A new {@link Retry}. @example `const r = retry({ maxAttempts: 5, backoff: 'linear' });` */
-export function retry(options?: RetryOptions): Retry {
+/**
+ * A new {@link Retry}, typed by the result of the calls it retries when `T` is given or
+ * inferred from an annotated `handleResult`.
+ * @example `const r = retry<Response>({ handleResult: (r) => r.status >= 500 });`
+ */
+export function retry<T = unknown>(options?: RetryOptions<T>): Retry<T> {
   return new Retry(options);
 }
 
