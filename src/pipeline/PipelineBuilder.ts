@@ -40,7 +40,7 @@ export class PipelineBuilder {
     return this.add(options instanceof Retry ? options : new Retry(options));
   }
 
-  circuitBreaker(options?: CircuitBreakerOptions | CircuitBreaker): this {
+  circuitBreaker<T>(options?: CircuitBreakerOptions<T> | CircuitBreaker<T>): this {
     return this.add(options instanceof CircuitBreaker ? options : new CircuitBreaker(options));
   }
 
@@ -56,7 +56,7 @@ export class PipelineBuilder {
     return this.add(options instanceof RateLimiter ? options : new RateLimiter(options));
   }
 
-  fallback<T>(options: FallbackOptions<T> | Fallback<T>): this {
+  fallback<T, R>(options: FallbackOptions<T, R> | Fallback<T, R>): this {
     return this.add(options instanceof Fallback ? options : new Fallback(options));
   }
 

@@ -1,5 +1,6 @@
 import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
 import type { FallbackStep } from '../../protocol/around.js';
+import type { RESULT_TYPE } from '../../protocol/result.js';
 import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js';
 import { brand } from '../shared/brand.js';
 import type { FallbackEvent } from './events.js';
@@ -19,15 +20,17 @@ import {
  * const items = await p.execute(() => loadItems()); // [] when the breaker is open
  * ```
  */
-export class Fallback<T = unknown> implements FallbackStep {
+export class Fallback<T = unknown, R = unknown> implements FallbackStep {
+  /** @internal Type only: the result type `handleResult` judges, read by `pipeline(...)`. */
+  declare readonly [RESULT_TYPE]?: R;
   readonly stepKind = StepKind.Fallback;
   readonly name: string;
   /** @internal */ readonly o: ResolvedFallbackOptions;
   /** @internal */ readonly used = new Listeners<FallbackEvent>();
   private nFallbacks = 0;
 
-  constructor(options: FallbackOptions<T>) {
-    this.o = resolveFallbackOptions(options as FallbackOptions);
+  constructor(options: FallbackOptions<T, R>) {
+    this.o = resolveFallbackOptions(options);
     this.name = this.o.name;
   }
 

@@ -2,7 +2,7 @@ import type { Clock } from '../../clock/Clock.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { ask, type Disposer, Listeners, reportCallbackError } from '../../events/Listeners.js';
 import { NO_RETRY, type RetryingStep, type SleepingExecution } from '../../protocol/around.js';
-import { RESULT_TYPE } from '../../protocol/result.js';
+import type { RESULT_TYPE } from '../../protocol/result.js';
 import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
 import { brand } from '../shared/brand.js';

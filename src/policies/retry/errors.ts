@@ -38,7 +38,12 @@ Object.defineProperty(RetryExhaustedError.prototype, 'name', {
   writable: true,
 });
 
-/** True when `error` is a {@link RetryExhaustedError} from any copy of breakwater. */
-export function isRetryExhaustedError(error: unknown): error is RetryExhaustedError {
+/**
+ * True when `error` is a {@link RetryExhaustedError} from any copy of breakwater. `T` names the
+ * type of its `result` (the retry's result type, which the guard does not check).
+ */
+export function isRetryExhaustedError<T = unknown>(
+  error: unknown,
+): error is RetryExhaustedError<T> {
   return error instanceof RetryExhaustedError;
 }
