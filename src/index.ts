@@ -112,12 +112,18 @@ export {
 export { type AcquireOptions, RateLimiter } from './policies/rate-limiter/RateLimiter.js';
 export type { RateLimiterStats } from './policies/rate-limiter/stats.js';
 export type { RetryConfig } from './policies/retry/config.js';
+export {
+  type ExhaustedReason,
+  isRetryExhaustedError,
+  RetryExhaustedError,
+} from './policies/retry/errors.js';
 export type { GiveUpEvent, RetryEvent } from './policies/retry/events.js';
 export { retryKind } from './policies/retry/kind.js';
 export {
   type AttemptFailure,
   type BackoffKind,
   type JitterKind,
+  type LastResult,
   type RetryOptions,
   retryDefaults,
 } from './policies/retry/options.js';

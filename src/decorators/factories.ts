@@ -53,12 +53,12 @@ export function circuitBreaker<A extends unknown[] = never[]>(
   name: string,
   options?: KeyedDecoratorOptions<A>,
 ): PolicyDecorator<unknown, A>;
-export function circuitBreaker(
-  breaker: CircuitBreaker,
+export function circuitBreaker<T>(
+  breaker: CircuitBreaker<T>,
   options?: SharedDecoratorOptions,
 ): PolicyDecorator;
-export function circuitBreaker(
-  options?: CircuitBreakerOptions,
+export function circuitBreaker<T = unknown>(
+  options?: CircuitBreakerOptions<T>,
   decoratorOptions?: PolicyDecoratorOptions,
 ): PolicyDecorator;
 export function circuitBreaker(arg?: unknown, options?: unknown): PolicyDecorator {
@@ -73,12 +73,12 @@ export function retry(
   name: string,
   options?: NamedDecoratorOptions,
 ): PolicyDecorator<PromiseLike<unknown>>;
-export function retry(
-  policy: Retry,
+export function retry<T>(
+  policy: Retry<T>,
   options?: SharedDecoratorOptions,
 ): PolicyDecorator<PromiseLike<unknown>>;
-export function retry(
-  options?: RetryOptions,
+export function retry<T = unknown>(
+  options?: RetryOptions<T>,
   decoratorOptions?: PolicyDecoratorOptions,
 ): PolicyDecorator<PromiseLike<unknown>>;
 export function retry(arg?: unknown, options?: unknown): PolicyDecorator<PromiseLike<unknown>> {
@@ -165,9 +165,12 @@ const fallbackKind: UnregisteredKind = {
 };
 
 /** A fallback on a method: fallback options (a new policy) or a `Fallback`. */
-export function fallback<T>(policy: Fallback<T>, options?: SharedDecoratorOptions): PolicyDecorator;
-export function fallback<T>(
-  options: FallbackOptions<T>,
+export function fallback<T, R>(
+  policy: Fallback<T, R>,
+  options?: SharedDecoratorOptions,
+): PolicyDecorator;
+export function fallback<T, R = unknown>(
+  options: FallbackOptions<T, R>,
   decoratorOptions?: PolicyDecoratorOptions,
 ): PolicyDecorator;
 export function fallback(arg: unknown, options?: unknown): PolicyDecorator {

@@ -33,6 +33,7 @@ const UNMARKED: Readonly<Record<string, boolean>> = {
   [ErrorCode.BulkheadFull]: false,
   [ErrorCode.RateLimited]: false,
   [ErrorCode.Timeout]: true,
+  [ErrorCode.RetryExhausted]: true,
 };
 
 /**

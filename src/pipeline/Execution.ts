@@ -415,8 +415,18 @@ export class Execution implements TimedExecution, WaitingExecution {
           const first = timeSlot === NO_SLOT ? NO_TIME : this.get(timeSlot);
           const elapsed = t === NO_TIME || first === NO_TIME ? 0 : t - first;
           const d = this.d;
-          const delay = retry.decide(attempt, !ok, value, d.lastDelay, elapsed, d.cutAt <= i);
-          if (delay === NO_RETRY) break;
+          const aborted = d.cutAt <= i;
+          const delay = retry.decide(attempt, !ok, value, d.lastDelay, elapsed, aborted);
+          if (delay === NO_RETRY) {
+            if (ok) {
+              const error = retry.resultGivenUp(value, attempt, aborted);
+              if (error !== undefined) {
+                ok = false;
+                value = error;
+              }
+            }
+            break;
+          }
           this.set(slot, attempt + 1);
           d.lastDelay = delay;
           return this.sleep(i, delay);

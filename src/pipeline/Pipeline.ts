@@ -1,5 +1,6 @@
 import { UsageError } from '../errors/OptionsError.js';
 import { brand } from '../protocol/brand.js';
+import type { ResultTypeOf } from '../protocol/result.js';
 import { type Gate, NO_TIME, Outcome, StepKind } from '../protocol/step.js';
 import { type ExecuteOptions, type ExecutionContext, SharedContext } from './context.js';
 import { checkPolicies, planPipeline } from './core.js';
@@ -12,9 +13,21 @@ import { trackLate } from './syncLate.js';
 export type Policy = Step;
 
 /**
+ * The result type a pipeline of `policies` requires of its functions: what every policy typed
+ * by its result (a `Retry<Response>`) requires, `unknown` when none is.
+ */
+export type PipelineResult<P extends readonly unknown[]> = P extends readonly [
+  infer Head,
+  ...infer Rest,
+]
+  ? ResultTypeOf<Head> & PipelineResult<Rest>
+  : unknown;
+
+/**
  * Policies composed outer-to-inner in the order given, run by one flat executor. Build one with
  * {@link pipeline} or {@link PipelineBuilder}; policies are reusable objects, so one breaker may
- * guard several pipelines.
+ * guard several pipelines. `R` is the result type its policies judge (`pipeline(...)` reads it
+ * from a `Retry<Response>`): its functions must return an `R` (or a promise of one).
  *
  * @example
  * ```ts
@@ -27,7 +40,7 @@ export type Policy = Step;
  * const body = await p.execute(({ signal }) => fetch(url, { signal }).then((r) => r.text()));
  * ```
  */
-export class Pipeline {
+export class Pipeline<R = unknown> {
   /** The policies, outermost first. */
   readonly policies: readonly Policy[];
   private readonly core: PipelineCore;
@@ -78,7 +91,7 @@ export class Pipeline {
    * Runs `fn` through the policies. Resolves with its value; rejects with its error or with a
    * `PolicyRejectedError` when a policy refuses the call.
    */
-  execute<T>(
+  execute<T extends R>(
     fn: (context: ExecutionContext) => T | PromiseLike<T>,
     options?: ExecuteOptions,
   ): Promise<T> {
@@ -124,7 +137,7 @@ export class Pipeline {
    * `{ ok: false, error, rejected }`. A refusal by a breaker or bulkhead is returned without
    * throwing or allocating.
    */
-  tryExecute<T>(
+  tryExecute<T extends R>(
     fn: (context: ExecutionContext) => T | PromiseLike<T>,
     options?: ExecuteOptions,
   ): Promise<ExecutionResult<T>> {
@@ -154,7 +167,7 @@ export class Pipeline {
    * are recorded when it settles and the promise is returned. Throws {@link UsageError} for a
    * pipeline that may wait.
    */
-  executeSync<T>(fn: (context: ExecutionContext) => T): T {
+  executeSync<T extends R>(fn: (context: ExecutionContext) => T): T {
     if (!this.syncCapable) {
       throw new UsageError(
         'executeSync needs a pipeline whose policies never wait (circuit breakers, bulkheads without a queue, rate limiters without `maxWait`, fallbacks); use execute',
@@ -391,7 +404,7 @@ export class Pipeline {
  * const p = pipeline(fallback({ value: null }), retry(), breaker, timeout(500));
  * ```
  */
-export function pipeline(...policies: Policy[]): Pipeline {
+export function pipeline<P extends Policy[]>(...policies: P): Pipeline<PipelineResult<P>> {
   return new Pipeline(policies);
 }
 

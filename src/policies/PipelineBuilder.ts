@@ -37,11 +37,11 @@ export class PipelineBuilder {
     return this;
   }
 
-  retry(options?: RetryOptions | Retry): this {
+  retry<T>(options?: RetryOptions<T> | Retry<T>): this {
     return this.add(options instanceof Retry ? options : new Retry(options));
   }
 
-  circuitBreaker(options?: CircuitBreakerOptions | CircuitBreaker): this {
+  circuitBreaker<T>(options?: CircuitBreakerOptions<T> | CircuitBreaker<T>): this {
     return this.add(options instanceof CircuitBreaker ? options : new CircuitBreaker(options));
   }
 
@@ -57,7 +57,7 @@ export class PipelineBuilder {
     return this.add(options instanceof RateLimiter ? options : new RateLimiter(options));
   }
 
-  fallback<T>(options: FallbackOptions<T> | Fallback<T>): this {
+  fallback<T, R>(options: FallbackOptions<T, R> | Fallback<T, R>): this {
     return this.add(options instanceof Fallback ? options : new Fallback(options));
   }
 

@@ -12,13 +12,21 @@ import { Retry } from './retry/Retry.js';
 import type { TimeoutOptions } from './timeout/options.js';
 import { Timeout } from './timeout/Timeout.js';
 
-/** A new {@link CircuitBreaker}. @example `const breaker = circuitBreaker({ breakDuration: 5_000 });` */
-export function circuitBreaker(options?: CircuitBreakerOptions): CircuitBreaker {
+/**
+ * A new {@link CircuitBreaker}, typed by the result of the calls it guards when `T` is given or
+ * inferred from an annotated `handleResult`.
+ * @example `const breaker = circuitBreaker({ breakDuration: 5_000 });`
+ */
+export function circuitBreaker<T = unknown>(options?: CircuitBreakerOptions<T>): CircuitBreaker<T> {
   return new CircuitBreaker(options);
 }
 
-/** A new {@link Retry}. @example `const r = retry({ maxAttempts: 5, backoff: 'linear' });` */
-export function retry(options?: RetryOptions): Retry {
+/**
+ * A new {@link Retry}, typed by the result of the calls it retries when `T` is given or
+ * inferred from an annotated `handleResult`.
+ * @example `const r = retry<Response>({ handleResult: (r) => r.status >= 500 });`
+ */
+export function retry<T = unknown>(options?: RetryOptions<T>): Retry<T> {
   return new Retry(options);
 }
 
@@ -36,7 +44,7 @@ export function bulkhead(options?: number | BulkheadOptions): Bulkhead {
 }
 
 /** A new {@link Fallback}. @example `fallback({ action: ({ error }) => cached.get(key) })` */
-export function fallback<T>(options: FallbackOptions<T>): Fallback<T> {
+export function fallback<T, R = unknown>(options: FallbackOptions<T, R>): Fallback<T, R> {
   return new Fallback(options);
 }
 

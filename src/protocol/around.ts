@@ -36,6 +36,11 @@ export interface RetryingStep {
     elapsed: number,
     aborted: boolean,
   ): number;
+  /**
+   * `decide` answered {@link NO_RETRY} on a `result` it retries after `attempts` attempts: the
+   * error the call fails with instead, or undefined to end with the result.
+   */
+  resultGivenUp(result: unknown, attempts: number, aborted: boolean): Error | undefined;
   /** A wait for the next attempt ended by a deadline or the caller: `attempts` were made. */
   abortedWhileWaiting(attempts: number, reason: unknown): void;
   needs(): StepNeeds;

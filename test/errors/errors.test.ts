@@ -17,6 +17,7 @@ import {
   pipeline,
   RateLimitedError,
   Retry,
+  RetryExhaustedError,
   TimeoutError,
   UsageError,
 } from '../../src/index.js';
@@ -40,6 +41,7 @@ const classes = [
   BulkheadRejectedError,
   RateLimitedError,
   TimeoutError,
+  RetryExhaustedError,
   OptionsError,
   UsageError,
   ConfigError,
@@ -57,6 +59,7 @@ const expectedClasses: Record<string, readonly (typeof classes)[number][]> = {
   [ErrorCode.BulkheadFull]: [BreakwaterError, PolicyRejectedError, BulkheadRejectedError],
   [ErrorCode.RateLimited]: [BreakwaterError, PolicyRejectedError, RateLimitedError],
   [ErrorCode.Timeout]: [BreakwaterError, PolicyRejectedError, TimeoutError],
+  [ErrorCode.RetryExhausted]: [BreakwaterError, PolicyRejectedError, RetryExhaustedError],
   // Their classes live in breakwater/redis (test/redis/errors.test.ts).
   [ErrorCode.StoreTimeout]: [BreakwaterError],
   [ErrorCode.StoreUnavailable]: [BreakwaterError],
@@ -73,6 +76,7 @@ describe('ErrorCode', () => {
       BulkheadFull: 'ERR_BREAKWATER_BULKHEAD_FULL',
       RateLimited: 'ERR_BREAKWATER_RATE_LIMITED',
       Timeout: 'ERR_BREAKWATER_TIMEOUT',
+      RetryExhausted: 'ERR_BREAKWATER_RETRY_EXHAUSTED',
       StoreTimeout: 'ERR_BREAKWATER_STORE_TIMEOUT',
       StoreUnavailable: 'ERR_BREAKWATER_STORE_UNAVAILABLE',
       InvalidOption: 'ERR_BREAKWATER_INVALID_OPTION',
@@ -114,6 +118,12 @@ describe('error classes', () => {
       new TimeoutError('db', 250),
       ErrorCode.Timeout,
       'Timeout "db" passed after 250 ms',
+    ],
+    [
+      'RetryExhaustedError',
+      new RetryExhaustedError('api', { status: 503 }, 1, 'max-attempts'),
+      ErrorCode.RetryExhausted,
+      'Retry "api" gave up (max-attempts) after 1 attempt on a result it retries',
     ],
     [
       'OptionsError',

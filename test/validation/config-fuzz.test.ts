@@ -27,6 +27,7 @@ const RETRY_KEYS = [
   'random',
   'handle',
   'handleResult',
+  'lastResult',
   'retryAfter',
   'name',
   'clock',
@@ -775,6 +776,12 @@ const invalid: Row[] = [
     'got an object',
   ],
   ['retryAfter []', () => new Retry({ retryAfter: [] as never }), 'retryAfter', 'got an array'],
+  [
+    'lastResult "throw"',
+    () => new Retry({ lastResult: 'throw' as never }),
+    'lastResult',
+    'one of "resolve", "reject", got "throw"',
+  ],
   ['retry name ""', () => new Retry({ name: '' }), 'name', 'a non-empty string, got ""'],
   ['retry clock {}', () => new Retry({ clock: {} as never }), 'clock', 'a Clock'],
   // timeout

@@ -1,6 +1,7 @@
 import type { Sleeper } from '../../clock/Wakeups.js';
 import { ask, type Disposer } from '../../events/Listeners.js';
 import { brand } from '../../protocol/brand.js';
+import type { RESULT_TYPE } from '../../protocol/result.js';
 import {
   type Gate,
   NEEDS_NOTHING,
@@ -66,8 +67,11 @@ export type TransitionSink = (breaker: CircuitBreaker, event: StateChangeEvent) 
  * const user = await pipeline(breaker).execute(({ signal }) => fetch(url, { signal }));
  * ```
  */
-export class CircuitBreaker extends BreakerFields implements Gate, Sleeper {
-  constructor(options?: CircuitBreakerOptions) {
+export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, Sleeper {
+  /** @internal Type only: the result type `handleResult` judges, read by `pipeline(...)`. */
+  declare readonly [RESULT_TYPE]?: T;
+
+  constructor(options?: CircuitBreakerOptions<T>) {
     const preset = takePreset<ResolvedBreakerOptions>();
     const sharedLatency = preset === undefined ? undefined : presetLatency();
     const o = preset ?? resolveBreakerOptions(options);
@@ -91,7 +95,7 @@ export class CircuitBreaker extends BreakerFields implements Gate, Sleeper {
    *
    * Throws {@link OptionsError} and changes nothing when an option is invalid.
    */
-  reconfigure(options?: CircuitBreakerOptions): void {
+  reconfigure(options?: CircuitBreakerOptions<T>): void {
     const o = resolveBreakerOptions(withIdentity(options, this.name, this.clock));
     this.checkOptions(o);
     this.applyOptions(o);

@@ -75,8 +75,12 @@ export interface BreakBackoffOptions {
   readonly maxDuration?: number | DurationString;
 }
 
-/** Options of {@link CircuitBreaker}. Every field is optional. */
-export interface CircuitBreakerOptions {
+/**
+ * Options of {@link CircuitBreaker}. Every field is optional. `T` is the result type of the
+ * calls it guards, which `handleResult` sees (`circuitBreaker<Response>({ ... })`, or inferred
+ * from an annotated `handleResult`).
+ */
+export interface CircuitBreakerOptions<T = unknown> {
   /** Name used in errors, events and snapshots. @default "circuitBreaker" */
   readonly name?: string;
   /** How outcomes are remembered. @default { kind: 'count', size: 100, minimumCalls: 100 } */
@@ -107,7 +111,7 @@ export interface CircuitBreakerOptions {
    */
   readonly handle?: (error: unknown) => boolean;
   /** Which successful results count as failures (e.g. HTTP 503 responses). @default none */
-  readonly handleResult?: (result: unknown) => boolean;
+  readonly handleResult?: (result: T) => boolean;
   /** State to start from, as produced by `toJSON()` (serverless warm starts). */
   readonly initialState?: CircuitBreakerSnapshot;
   /** Clock for time readings and for tests. @default the system clock */
@@ -192,8 +196,8 @@ const KEYS = [
 const allErrors = (): boolean => true;
 
 /** @internal Applies defaults and validates; throws {@link OptionsError} on the first bad field. */
-export function resolveBreakerOptions(
-  options: CircuitBreakerOptions | undefined,
+export function resolveBreakerOptions<T>(
+  options: CircuitBreakerOptions<T> | undefined,
 ): ResolvedBreakerOptions {
   const o = checkOptionsObject(options, KEYS, '');
   const d = circuitBreakerDefaults;

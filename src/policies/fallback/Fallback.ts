@@ -2,6 +2,7 @@ import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
 import { RunsAlone } from '../../pipeline/RunsAlone.js';
 import type { FallbackStep } from '../../protocol/around.js';
 import { brand } from '../../protocol/brand.js';
+import type { RESULT_TYPE } from '../../protocol/result.js';
 import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js';
 import type { FallbackEvent } from './events.js';
 import {
@@ -20,16 +21,18 @@ import {
  * const items = await p.execute(() => loadItems()); // [] when the breaker is open
  * ```
  */
-export class Fallback<T = unknown> extends RunsAlone implements FallbackStep {
+export class Fallback<T = unknown, R = unknown> extends RunsAlone implements FallbackStep {
+  /** @internal Type only: the result type `handleResult` judges, read by `pipeline(...)`. */
+  declare readonly [RESULT_TYPE]?: R;
   readonly stepKind = StepKind.Fallback;
   readonly name: string;
   /** @internal */ readonly o: ResolvedFallbackOptions;
   /** @internal */ readonly used = new Listeners<FallbackEvent>();
   private nFallbacks = 0;
 
-  constructor(options: FallbackOptions<T>) {
+  constructor(options: FallbackOptions<T, R>) {
     super();
-    this.o = resolveFallbackOptions(options as FallbackOptions);
+    this.o = resolveFallbackOptions(options);
     this.name = this.o.name;
   }
 

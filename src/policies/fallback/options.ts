@@ -2,20 +2,24 @@ import { OptionsError } from '../../errors/OptionsError.js';
 import { checkOptionsObject, fn, string } from '../../validation/validate.js';
 
 /** What the pipeline failed with, handed to a fallback action. */
-export type Failure =
+export type Failure<R = unknown> =
   | { readonly error: unknown; readonly result?: undefined }
-  | { readonly error?: undefined; readonly result: unknown };
+  | { readonly error?: undefined; readonly result: R };
 
-/** Options of {@link Fallback}: exactly one of `value` and `action`. */
-export interface FallbackOptions<T = unknown> {
+/**
+ * Options of {@link Fallback}: exactly one of `value` and `action`. `T` is the type of the
+ * value used instead, `R` the result type of the calls it covers, which `handleResult` judges
+ * (inferred from an annotated `handleResult`; `unknown` when not given).
+ */
+export interface FallbackOptions<T = unknown, R = unknown> {
   /** The value used instead of the failure. */
   readonly value?: T;
   /** Computes the value used instead of the failure (may return a promise, or throw). */
-  readonly action?: (failure: Failure) => T | PromiseLike<T>;
+  readonly action?: (failure: Failure<R>) => T | PromiseLike<T>;
   /** Which errors fall back. @default every error, policy rejections included */
   readonly handle?: (error: unknown) => boolean;
   /** Which successful results fall back too. @default none */
-  readonly handleResult?: (result: unknown) => boolean;
+  readonly handleResult?: (result: R) => boolean;
   /** Name used in events. @default "fallback" */
   readonly name?: string;
 }
@@ -29,7 +33,9 @@ export interface ResolvedFallbackOptions {
 }
 
 /** @internal */
-export function resolveFallbackOptions(options: FallbackOptions): ResolvedFallbackOptions {
+export function resolveFallbackOptions<T, R>(
+  options: FallbackOptions<T, R>,
+): ResolvedFallbackOptions {
   const o = checkOptionsObject(options, ['value', 'action', 'handle', 'handleResult', 'name'], '');
   const hasValue = Object.hasOwn(o, 'value');
   if (hasValue === (o.action !== undefined)) {

@@ -4,11 +4,13 @@ import { ask, type Disposer, Listeners, reportCallbackError } from '../../events
 import { RunsAlone } from '../../pipeline/RunsAlone.js';
 import { NO_RETRY, type RetryingStep, type SleepingExecution } from '../../protocol/around.js';
 import { brand } from '../../protocol/brand.js';
+import type { RESULT_TYPE } from '../../protocol/result.js';
 import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { backoffDelay } from './backoff.js';
 import { retryChannel } from './diagnostics.js';
+import { RetryExhaustedError } from './errors.js';
 import type { GiveUpEvent, RetryEvent } from './events.js';
 import { type ResolvedRetryOptions, type RetryOptions, resolveRetryOptions } from './options.js';
 
@@ -31,7 +33,9 @@ export interface RetryStats {
 
 /**
  * Runs the inner part of a pipeline again when it fails, after a backoff delay that waits on
- * the clock and stops at once when the caller's signal aborts.
+ * the clock and stops at once when the caller's signal aborts. `T` is the result type of the
+ * calls it retries, which `handleResult` and `retryAfter` see (`unknown` when not given); a
+ * pipeline holding a `Retry<T>` accepts only functions whose result is a `T`.
  *
  * @example
  * ```ts
@@ -39,7 +43,9 @@ export interface RetryStats {
  * await p.execute(({ attempt }) => callService(attempt));
  * ```
  */
-export class Retry extends RunsAlone implements RetryingStep {
+export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
+  /** @internal Type only: the result type, read by the pipeline's typing. Never set. */
+  declare readonly [RESULT_TYPE]?: T;
   readonly stepKind = StepKind.Retry;
   readonly name: string;
   /** The clock the retry delays wait on. */
@@ -57,7 +63,7 @@ export class Retry extends RunsAlone implements RetryingStep {
   private nRetries = 0;
   private nGaveUp = 0;
 
-  constructor(options?: RetryOptions) {
+  constructor(options?: RetryOptions<T>) {
     super();
     this.o = resolveRetryOptions(options);
     this.name = this.o.name;
@@ -76,7 +82,7 @@ export class Retry extends RunsAlone implements RetryingStep {
    *
    * Throws {@link OptionsError} and changes nothing when an option is invalid.
    */
-  reconfigure(options?: RetryOptions): void {
+  reconfigure(options?: RetryOptions<T>): void {
     const o = resolveRetryOptions(withIdentity(options, this.name, this.clock));
     this.checkOptions(o);
     this.applyOptions(o);
@@ -116,16 +122,16 @@ export class Retry extends RunsAlone implements RetryingStep {
   }
 
   /** Calls `listener` before each retry, with the attempt number and the delay. */
-  onRetry(listener: (event: RetryEvent) => void): Disposer {
-    return this.retried.add(listener);
+  onRetry(listener: (event: RetryEvent<T>) => void): Disposer {
+    return this.retried.add(listener as (event: RetryEvent) => void);
   }
 
   /**
    * Calls `listener` whenever retrying stops on a failure, whatever the `reason`, including
    * failures it never retried (`stats().gaveUp` counts only the calls it gave up on).
    */
-  onGiveUp(listener: (event: GiveUpEvent) => void): Disposer {
-    return this.gaveUp.add(listener);
+  onGiveUp(listener: (event: GiveUpEvent<T>) => void): Disposer {
+    return this.gaveUp.add(listener as (event: GiveUpEvent) => void);
   }
 
   /**
@@ -208,6 +214,20 @@ export class Retry extends RunsAlone implements RetryingStep {
       retryChannel.publish({ name: this.name, attempt, delay, error: detail });
     }
     return delay;
+  }
+
+  /**
+   * @internal The failure a call ends with when retrying stopped on `result` after `attempts`
+   * attempts, with `lastResult: 'reject'`; undefined to end with the result itself.
+   */
+  resultGivenUp(result: unknown, attempts: number, aborted: boolean): Error | undefined {
+    if (this.o.lastResult === 'resolve') return undefined;
+    const reason = aborted
+      ? 'aborted'
+      : attempts >= this.o.maxAttempts
+        ? 'max-attempts'
+        : 'max-duration';
+    return new RetryExhaustedError(this.name, result, attempts, reason);
   }
 
   /** @internal A wait for the next attempt ended by a deadline or the caller. */

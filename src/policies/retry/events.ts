@@ -1,5 +1,5 @@
 /** Emitted before each retry. */
-export interface RetryEvent {
+export interface RetryEvent<T = unknown> {
   /** The attempt that just failed (1 for the first). */
   readonly attempt: number;
   /** The delay in ms before the next attempt. */
@@ -7,13 +7,13 @@ export interface RetryEvent {
   /** The error of the failed attempt, if it threw. */
   readonly error?: unknown;
   /** The result of the failed attempt, if `handleResult` judged it a failure. */
-  readonly result?: unknown;
+  readonly result?: T;
 }
 
 /** Emitted when the retry stops with a failure (attempts or time used up, or not retryable). */
-export interface GiveUpEvent {
+export interface GiveUpEvent<T = unknown> {
   readonly attempts: number;
   readonly error?: unknown;
-  readonly result?: unknown;
+  readonly result?: T;
   readonly reason: 'max-attempts' | 'max-duration' | 'not-handled' | 'aborted';
 }

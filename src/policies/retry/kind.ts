@@ -19,7 +19,7 @@ export const retryKind: PolicyKindDescriptor<Retry, ResolvedRetryOptions, RetryC
   view: (retry) => ({ stats: retry.stats() }),
   config: {
     schema: retrySchema,
-    codeOnly: ['handle', 'handleResult', 'retryAfter', 'random'],
+    codeOnly: ['handle', 'handleResult', 'lastResult', 'retryAfter', 'random'],
     dependsOn: new Map([['maxDelay', ['delay']]]),
   },
   metrics: retryMetrics,

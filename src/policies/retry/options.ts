@@ -13,6 +13,7 @@ import {
   string,
 } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
+import type { RetryExhaustedError } from './errors.js';
 
 /** How the delay grows between attempts. */
 export type BackoffKind = 'constant' | 'linear' | 'exponential' | 'decorrelated';
@@ -24,8 +25,18 @@ export type AttemptFailure<T = unknown> =
   | { readonly error: unknown; readonly result?: undefined }
   | { readonly error?: undefined; readonly result: T };
 
-/** Options of {@link Retry}. */
-export interface RetryOptions {
+/**
+ * What `execute` does when retrying stops on a result that `handleResult` retries: `'resolve'`
+ * with that result, or `'reject'` with a {@link RetryExhaustedError} carrying it.
+ */
+export type LastResult = 'resolve' | 'reject';
+
+/**
+ * Options of {@link Retry}. `T` is the result type of the calls it retries: `handleResult` and
+ * `retryAfter` see results of that type (`retry<Response>({ ... })`, or inferred from an
+ * annotated `handleResult`).
+ */
+export interface RetryOptions<T = unknown> {
   /**
    * Attempts in all, the first included. Infinity retries until `maxDuration`, which must then
    * be finite (an OptionsError otherwise: the call would never end). @default 3
@@ -68,12 +79,20 @@ export interface RetryOptions {
    */
   readonly handle?: (error: unknown) => boolean;
   /** Which successful results are retried (e.g. HTTP 503). @default none */
-  readonly handleResult?: (result: unknown) => boolean;
+  readonly handleResult?: (result: T) => boolean;
+  /**
+   * When retrying stops on a result `handleResult` retries (the attempts or `maxDuration` ran
+   * out, or the call was cut by its signal or an outer timeout): `'resolve'` resolves the call
+   * with that last result, `'reject'` rejects it with a {@link RetryExhaustedError} whose
+   * `result` is that result. Errors are unaffected: the call rejects with the last error.
+   * @default "resolve"
+   */
+  readonly lastResult?: LastResult;
   /**
    * Server pushback: a delay in ms taken from the failure (a Retry-After header, a 429 body),
    * used instead of the backoff when it returns a number. Return undefined to use the backoff.
    */
-  readonly retryAfter?: (failure: AttemptFailure) => number | undefined;
+  readonly retryAfter?: (failure: AttemptFailure<T>) => number | undefined;
   /** Name used in events. @default "retry" */
   readonly name?: string;
   /** @default the system clock */
@@ -89,6 +108,7 @@ export const retryDefaults = Object.freeze({
   maxDelay: 30_000,
   multiplier: 2,
   jitter: 'full' as JitterKind,
+  lastResult: 'resolve' as LastResult,
   name: 'retry',
 });
 
@@ -104,6 +124,7 @@ export interface ResolvedRetryOptions {
   random: () => number;
   handle: (error: unknown) => boolean;
   handleResult: ((result: unknown) => boolean) | undefined;
+  lastResult: LastResult;
   retryAfter: ((failure: AttemptFailure) => number | undefined) | undefined;
   name: string;
   clock: Clock;
@@ -120,13 +141,14 @@ const KEYS = [
   'random',
   'handle',
   'handleResult',
+  'lastResult',
   'retryAfter',
   'name',
   'clock',
 ];
 
 /** @internal */
-export function resolveRetryOptions(options: RetryOptions | undefined): ResolvedRetryOptions {
+export function resolveRetryOptions<T>(options: RetryOptions<T> | undefined): ResolvedRetryOptions {
   const o = checkOptionsObject(options, KEYS, '');
   const d = retryDefaults;
   const delay = duration(o.delay, 'delay', d.delay, 0);
@@ -162,6 +184,7 @@ export function resolveRetryOptions(options: RetryOptions | undefined): Resolved
     random: fn(o.random, 'random', Math.random),
     handle: userHandle === undefined ? isCountedError : (e) => isCountedError(e) && userHandle(e),
     handleResult: fn(o.handleResult, 'handleResult', undefined),
+    lastResult: oneOf(o.lastResult, 'lastResult', d.lastResult, ['resolve', 'reject']),
     retryAfter: fn(o.retryAfter, 'retryAfter', undefined),
     name: string(o.name, 'name', d.name),
     clock: clockOption(o.clock, 'clock', systemClock),

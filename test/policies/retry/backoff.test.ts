@@ -56,6 +56,7 @@ describe('Retry defaults', () => {
       maxDelay: 30_000,
       multiplier: 2,
       jitter: 'full',
+      lastResult: 'resolve',
       name: 'retry',
     });
     expect(Object.isFrozen(retryDefaults)).toBe(true);

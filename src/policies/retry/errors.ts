@@ -1,0 +1,49 @@
+import { ErrorCode } from '../../errors/codes.js';
+import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
+
+/** Why retrying stopped on a result: see `GiveUpEvent.reason`. */
+export type ExhaustedReason = 'max-attempts' | 'max-duration' | 'aborted';
+
+/**
+ * Retrying stopped on a result that `handleResult` retries (an HTTP 503 on the last attempt),
+ * with `lastResult: 'reject'`. It carries that result. The calls did reach the dependency, so
+ * an outer breaker counts it as a failure and an outer retry may retry it.
+ */
+export class RetryExhaustedError<T = unknown> extends PolicyRejectedError {
+  static override readonly codes: readonly string[] = [ErrorCode.RetryExhausted];
+  /** The result of the last attempt. */
+  readonly result: T;
+  /** Attempts made, the first included. */
+  readonly attempts: number;
+  /** Why retrying stopped: attempts or time ran out, or the call was cut. */
+  readonly reason: ExhaustedReason;
+
+  /** @internal */
+  constructor(policyName: string, result: T, attempts: number, reason: ExhaustedReason) {
+    super(
+      ErrorCode.RetryExhausted,
+      `Retry "${policyName}" gave up (${reason}) after ${attempts} attempt${attempts === 1 ? '' : 's'} on a result it retries`,
+      'retry',
+      policyName,
+      true,
+    );
+    this.result = result;
+    this.attempts = attempts;
+    this.reason = reason;
+  }
+}
+
+Object.defineProperty(RetryExhaustedError.prototype, 'name', {
+  value: 'RetryExhaustedError',
+  writable: true,
+});
+
+/**
+ * True when `error` is a {@link RetryExhaustedError} from any copy of breakwater. `T` names the
+ * type of its `result` (the retry's result type, which the guard does not check).
+ */
+export function isRetryExhaustedError<T = unknown>(
+  error: unknown,
+): error is RetryExhaustedError<T> {
+  return error instanceof RetryExhaustedError;
+}
