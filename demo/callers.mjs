@@ -45,13 +45,14 @@ async function get(url, signal) {
  * The protection's settings for callers who wait `deadline` ms for an answer, shown in the
  * demo's header.
  *
- * Each attempt gets 40% of the deadline, so two attempts and the pause between them end within
- * it, with room to spare for a busy event loop. Only failures open the breaker (a timed-out
- * attempt is one), judged over the last 40 attempts once 20 were made: on a busy machine an
- * attempt is late by what the event loop was held up, far less than the attempt's timeout, and
- * a stall can delay only the few attempts in flight, never half of 40. A breaker that opened on
- * slow calls (a few hundred ms) over a short window, as this demo's did, opened on its own
- * start-up and on a busy machine's stalls while the dependency was healthy.
+ * An attempt gets 60% of the deadline, and only quick failures (503s, dropped connections) are
+ * retried, so a caller is answered within the deadline with room to spare for a busy event loop
+ * (a timed-out attempt has used the caller's time; retrying it would also double the load after
+ * a stall). Only failures open the breaker (a timed-out attempt is one), judged over the last 40
+ * attempts once 20 were made. The demo's earlier settings (a 300 ms timeout, calls from 250 ms
+ * counted slow, the last 20 calls judged once 10 were made) opened the breaker while the
+ * dependency was healthy: on a busy machine the first calls (loading `fetch`, opening
+ * connections) and the event loop's stalls took that long.
  * @param {{ deadline: number }} options
  */
 export function protectionFor({ deadline }) {
