@@ -1,19 +1,21 @@
 // @ts-check
 /**
- * The two ways the demo calls the dependency: through a breakwater pipeline, and with a plain
- * fetch and nothing else.
+ * The two ways the demo calls the dependency: through a breakwater pipeline that serves a
+ * fallback when the dependency cannot answer in time, and with a plain fetch and nothing else.
  */
 import {
   bulkhead,
   circuitBreaker,
+  fallback,
   isBrokenCircuitError,
   isBulkheadRejectedError,
+  isTimeoutError,
   pipeline,
   retry,
   timeout,
 } from 'breakwater';
 
-/** @typedef {import('./report.mjs').Outcome} Outcome */
+/** @typedef {import('./load.mjs').Ending} Ending */
 
 /** An HTTP answer with a 5xx status: the dependency failed even though it answered. */
 export class HttpStatusError extends Error {
@@ -29,72 +31,104 @@ export class HttpStatusError extends Error {
  * One GET; a 5xx answer throws, so every policy sees it as a failure.
  * @param {string} url
  * @param {AbortSignal} [signal]
- * @returns {Promise<number>} The status.
+ * @returns {Promise<string>} The body.
  */
 async function get(url, signal) {
   const response = await fetch(url, { signal });
   // Reading the body to the end hands the connection back to the pool.
-  await response.arrayBuffer();
+  const body = await response.text();
   if (response.status >= 500) throw new HttpStatusError(response.status);
-  return response.status;
+  return body;
 }
 
-/** The protection's settings, shown in the demo's header. */
-export const protection = Object.freeze({
-  retry: { maxAttempts: 2, delay: 50 },
-  timeout: 300,
-  bulkhead: { maxConcurrent: 20 },
-  breaker: {
-    window: /** @type {const} */ ({ kind: 'count', size: 20, minimumCalls: 10 }),
-    failureRateThreshold: 0.5,
-    // Below the timeout, so calls that get close to it already count as slow.
-    slowCallDuration: 250,
-    slowCallRateThreshold: 0.5,
-  },
-});
+/**
+ * The protection's settings for callers who wait `deadline` ms for an answer, shown in the
+ * demo's header.
+ *
+ * An attempt gets 60% of the deadline, and only quick failures (503s, dropped connections) are
+ * retried, so a caller is answered within the deadline with room to spare for a busy event loop
+ * (a timed-out attempt has used the caller's time; retrying it would also double the load after
+ * a stall). Only failures open the breaker (a timed-out attempt is one), judged over the last 40
+ * attempts once 20 were made. The demo's earlier settings (a 300 ms timeout, calls from 250 ms
+ * counted slow, the last 20 calls judged once 10 were made) opened the breaker while the
+ * dependency was healthy: on a busy machine the first calls (loading `fetch`, opening
+ * connections) and the event loop's stalls took that long.
+ * @param {{ deadline: number }} options
+ */
+export function protectionFor({ deadline }) {
+  return Object.freeze({
+    retry: { maxAttempts: 2, delay: 50 },
+    timeout: Math.max(1, Math.round(deadline * 0.6)),
+    bulkhead: { maxConcurrent: 20 },
+    breaker: {
+      window: /** @type {const} */ ({ kind: 'count', size: 40, minimumCalls: 20 }),
+      failureRateThreshold: 0.5,
+    },
+  });
+}
 
 /**
- * Calls through `retry -> circuit breaker -> timeout -> bulkhead`.
+ * Calls through `fallback -> retry -> circuit breaker -> timeout -> bulkhead`. The fallback
+ * serves the last good answer (a cached one) whenever the rest fail: an open breaker or a full
+ * bulkhead refused, attempts timed out, or the dependency kept failing.
  * @param {string} url
- * @param {{ breakDuration: number }} options How long the breaker stays open, in ms.
+ * @param {{ breakDuration: number, deadline: number }} options `breakDuration`: how long the
+ *   breaker stays open, in ms; `deadline`: how long callers wait, in ms.
  */
-export function protectedCaller(url, { breakDuration }) {
+export function protectedCaller(url, { breakDuration, deadline }) {
+  const settings = protectionFor({ deadline });
   // Latency metrics cost nothing the demo can measure and give the dashboard its percentiles.
   const metrics = { latency: true };
   const policies = {
-    retry: retry(protection.retry),
-    breaker: circuitBreaker({ ...protection.breaker, breakDuration, metrics }),
-    timeout: timeout(protection.timeout),
-    bulkhead: bulkhead({ ...protection.bulkhead, metrics }),
+    // A timed-out attempt has used most of the caller's time: only quick failures are retried.
+    retry: retry({ ...settings.retry, handle: (error) => !isTimeoutError(error) }),
+    breaker: circuitBreaker({ ...settings.breaker, breakDuration, metrics }),
+    timeout: timeout(settings.timeout),
+    bulkhead: bulkhead({ ...settings.bulkhead, metrics }),
   };
-  const guarded = pipeline(policies.retry, policies.breaker, policies.timeout, policies.bulkhead);
+  let cached = 'nothing yet\n';
+  const served = fallback({
+    action: ({ error }) => ({ body: cached, error }),
+  });
+  const guarded = pipeline(
+    served,
+    policies.retry,
+    policies.breaker,
+    policies.timeout,
+    policies.bulkhead,
+  );
   return {
     breaker: policies.breaker,
     policies,
-    /** @returns {Promise<Outcome>} */
+    settings,
+    /** @returns {Promise<Ending>} */
     call: async () => {
-      const result = await guarded.tryExecute(({ signal }) => get(url, signal));
-      if (result.ok) return 'ok';
-      // A timeout is a refusal too, but the request did reach the dependency: a failure.
-      return isBrokenCircuitError(result.error) || isBulkheadRejectedError(result.error)
-        ? 'rejected'
-        : 'failed';
+      /** @type {{ body: string, error?: unknown }} */
+      const answer = await guarded.execute(async ({ signal }) => ({
+        body: await get(url, signal),
+      }));
+      if (answer.error === undefined) {
+        cached = answer.body;
+        return { outcome: 'ok' };
+      }
+      const refused = isBrokenCircuitError(answer.error) || isBulkheadRejectedError(answer.error);
+      return { outcome: refused ? 'rejected' : 'failed', fallback: true };
     },
     dispose: () => guarded.dispose(),
   };
 }
 
 /**
- * Calls with a plain fetch: no timeout, no retry, no breaker.
+ * Calls with a plain fetch: no timeout, no retry, no breaker, no fallback.
  * @param {string} url
  */
 export function plainCaller(url) {
   return {
-    /** @returns {Promise<Outcome>} */
+    /** @returns {Promise<Ending>} */
     call: () =>
       get(url).then(
-        () => /** @type {Outcome} */ ('ok'),
-        () => /** @type {Outcome} */ ('failed'),
+        () => /** @type {Ending} */ ({ outcome: 'ok' }),
+        () => /** @type {Ending} */ ({ outcome: 'failed' }),
       ),
   };
 }

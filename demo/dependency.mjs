@@ -56,6 +56,8 @@ export function phaseAt(phases, t) {
  * @property {string} url Where to send requests (`http://127.0.0.1:<port>/`).
  * @property {() => number} requests How many requests reached the server so far.
  * @property {() => readonly number[]} arrivals When each request arrived, in script time (ms).
+ * @property {() => number} peakInFlight The most requests it held open at once (arrived, not yet
+ *   answered nor abandoned by the client): the load callers put on it.
  * @property {() => Phase} phase The phase in force now.
  * @property {() => Promise<void>} close Stops the server, dropping open connections and
  *   pending slow answers.
@@ -75,6 +77,8 @@ export async function start({ phases, now }) {
   const arrivals = [];
   /** @type {Set<NodeJS.Timeout>} */
   const pending = new Set();
+  let inFlight = 0;
+  let peakInFlight = 0;
 
   const server = createServer((req, res) => {
     const t = clock();
@@ -84,6 +88,7 @@ export async function start({ phases, now }) {
       req.socket.destroy();
       return;
     }
+    if (++inFlight > peakInFlight) peakInFlight = inFlight;
     const answer = () => {
       pending.delete(timer);
       const status = phase.behaviour === 'ok' ? 200 : 503;
@@ -97,7 +102,9 @@ export async function start({ phases, now }) {
     const timer = setTimeout(answer, phase.latency ?? 0);
     pending.add(timer);
     // A client that gave up (its timeout aborted the request) needs no answer.
+    // 'close' comes once per response, answered or not.
     res.on('close', () => {
+      inFlight--;
       clearTimeout(timer);
       pending.delete(timer);
     });
@@ -117,6 +124,7 @@ export async function start({ phases, now }) {
     url: `http://127.0.0.1:${address.port}/`,
     requests: () => arrivals.length,
     arrivals: () => arrivals,
+    peakInFlight: () => peakInFlight,
     phase: () => phaseAt(phases, clock()),
     close: () =>
       new Promise((resolve, reject) => {

@@ -2,18 +2,17 @@
 /**
  * The demo: one scripted dependency called at a steady rate through a breakwater pipeline, and
  * a second instance of it called with a plain fetch under the same load at the same time. Prints
- * one line per second for the protected run, then a table comparing both runs.
+ * one line per second for the protected run, then a summary of what callers got from each run
+ * within their deadline, how long they waited, and the load each run put on its dependency.
  *
- * Usage: node demo/run.mjs [--seconds 20 | --phases 5,5,5,5] [--rate 50]
+ * Usage: node demo/run.mjs [--seconds 20 | --phases 5,5,5,5] [--rate 50] [--deadline 1000]
  *                          [--failure error|reset] [--slow-latency 1500] [--dashboard [--port N]]
  */
-import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { plainCaller, protectedCaller, protection } from './callers.mjs';
 import { serveDashboard, untilStopped } from './dashboard.mjs';
-import { phaseAt, scriptedPhases, start } from './dependency.mjs';
-import { startLoad } from './load.mjs';
-import { formatSecond, formatSummary, secondHeader, totals } from './report.mjs';
+import { phaseAt, scriptedPhases } from './dependency.mjs';
+import { prepare } from './play.mjs';
+import { formatMs, formatSecond, formatSummary, secondHeader, totals } from './report.mjs';
 
 const USAGE = `Usage: npm run demo -- [options]
 
@@ -21,6 +20,9 @@ const USAGE = `Usage: npm run demo -- [options]
                       recovered) get N/4 s each (default 20)
   --phases A,B,C,D    seconds of each phase instead (e.g. 5,5,5,5)
   --rate N            calls per second started by each run (default 50)
+  --deadline MS       how long a caller waits for an answer: a call is good only if the
+                      dependency answered within it; the protection's timeouts derive from
+                      it (default 1000)
   --failure KIND      how the failing phase fails: error (503 at once, the default) or reset
                       (the connection is dropped)
   --slow-latency MS   how long the slow phase takes to answer (default 1500)
@@ -33,6 +35,7 @@ const USAGE = `Usage: npm run demo -- [options]
  * @typedef {object} Settings
  * @property {number[]} phaseMs
  * @property {number} rate
+ * @property {number} deadline
  * @property {'error' | 'reset'} failure
  * @property {number} slowLatency
  * @property {boolean} dashboard
@@ -50,6 +53,7 @@ function parse(argv) {
       seconds: { type: 'string' },
       phases: { type: 'string' },
       rate: { type: 'string' },
+      deadline: { type: 'string' },
       failure: { type: 'string' },
       'slow-latency': { type: 'string' },
       dashboard: { type: 'boolean' },
@@ -82,6 +86,7 @@ function parse(argv) {
   return {
     phaseMs: phaseSeconds.map((s) => s * 1000),
     rate: values.rate === undefined ? 50 : positive('--rate', values.rate),
+    deadline: values.deadline === undefined ? 1000 : positive('--deadline', values.deadline),
     failure,
     slowLatency:
       values['slow-latency'] === undefined
@@ -142,34 +147,29 @@ function seconds(ms) {
 }
 
 /** @param {Settings} settings */
-async function main({ phaseMs, rate, failure, slowLatency, dashboard, port }) {
+async function main({ phaseMs, rate, deadline, failure, slowLatency, dashboard, port }) {
   const phases = scriptedPhases({ phaseMs, failure, slowLatency });
   const durationMs = phaseMs.reduce((a, b) => a + b, 0);
   // Long enough to see, short enough that the breaker probes again within the failing phase.
   const breakDuration = Math.round(phaseMs[1] * 0.4);
 
-  let epoch = performance.now();
-  const now = () => performance.now() - epoch;
-  const protectedDependency = await start({ phases, now });
-  const plainDependency = await start({ phases, now });
+  const run = await prepare({ phases, deadline, breakDuration });
+  const { guarded, protectedDependency, plainDependency, transitions, now } = run;
   /** @type {import('./dashboard.mjs').Dashboard | undefined} */
   let page;
   try {
-    const guarded = protectedCaller(protectedDependency.url, { breakDuration });
-    const plain = plainCaller(plainDependency.url);
     if (dashboard) page = await serveDashboard({ policies: guarded.policies, port });
-    /** @type {import('./report.mjs').Transition[]} */
-    const transitions = [];
-    guarded.breaker.onStateChange((e) => transitions.push({ t: now(), from: e.from, to: e.to }));
 
-    const { retry, timeout, bulkhead, breaker } = protection;
+    const { retry, timeout, bulkhead, breaker } = guarded.settings;
     const w = breaker.window;
-    console.log(`breakwater demo: ${rate} calls/s for ${seconds(durationMs)}, two runs at once`);
+    console.log(
+      `breakwater demo: ${rate} calls/s for ${seconds(durationMs)}, two runs at once;` +
+        ` callers wait ${deadline} ms for an answer`,
+    );
     console.log(`  dependency:  ${phases.map(describe).join(', ')}`);
     console.log(
-      `  protected:   retry(${retry.maxAttempts} attempts, ${retry.delay} ms) -> ` +
-        `breaker(last ${w.size} calls, >= ${w.minimumCalls}, failures >= ${breaker.failureRateThreshold * 100}%` +
-        ` or slow (>= ${breaker.slowCallDuration} ms) >= ${breaker.slowCallRateThreshold * 100}%,` +
+      `  protected:   fallback(last good answer) -> retry(${retry.maxAttempts} attempts, ${retry.delay} ms) -> ` +
+        `breaker(last ${w.size} attempts, >= ${w.minimumCalls}, failures >= ${breaker.failureRateThreshold * 100}%,` +
         ` open ${breakDuration} ms) -> timeout(${timeout} ms) -> bulkhead(${bulkhead.maxConcurrent})`,
     );
     console.log(
@@ -180,14 +180,13 @@ async function main({ phaseMs, rate, failure, slowLatency, dashboard, port }) {
     }
     console.log('');
     console.log(
-      'protected run, per second (rejected: ended by a refusal of the open breaker or the full' +
-        ' bulkhead; reached: requests the dependency got)',
+      `protected run, per second (good: answered within ${deadline} ms; late: after it;` +
+        ' refused: turned away by the open breaker or the full bulkhead, a fallback served;' +
+        ' reached: requests the dependency got)',
     );
     console.log(secondHeader());
 
-    epoch = performance.now();
-    const guardedLoad = startLoad({ call: guarded.call, rate, durationMs, now });
-    const plainLoad = startLoad({ call: plain.call, rate, durationMs, now });
+    const loads = run.play({ rate, durationMs });
     const lines = everySecond(Math.ceil(durationMs / 1000), now, (second) => {
       const from = (second - 1) * 1000;
       const to = second * 1000;
@@ -196,30 +195,44 @@ async function main({ phaseMs, rate, failure, slowLatency, dashboard, port }) {
           second,
           phase: phaseAt(phases, (from + Math.min(to, durationMs)) / 2).name,
           state: guarded.breaker.state,
-          totals: totals(guardedLoad.samples, protectedDependency.arrivals(), from, to),
+          totals: totals(loads.guarded.samples, protectedDependency.arrivals(), deadline, from, to),
           transitions: transitions.filter((tr) => tr.t >= from && tr.t < to),
         }),
       );
     });
-    await Promise.all([guardedLoad.done, plainLoad.done, lines]);
+    await Promise.all([loads.guarded.done, loads.plain.done, lines]);
 
     console.log('');
     console.log('summary');
-    for (const line of formatSummary(
-      totals(guardedLoad.samples, protectedDependency.arrivals()),
-      totals(plainLoad.samples, plainDependency.arrivals()),
-    ))
+    for (const line of formatSummary({
+      deadline,
+      guarded: {
+        ...totals(loads.guarded.samples, protectedDependency.arrivals(), deadline, 0),
+        peakInFlight: protectedDependency.peakInFlight(),
+      },
+      plain: {
+        ...totals(loads.plain.samples, plainDependency.arrivals(), deadline, 0),
+        peakInFlight: plainDependency.peakInFlight(),
+      },
+    }))
       console.log(line);
-    const skipped = guardedLoad.skipped() + plainLoad.skipped();
+    const skipped = loads.guarded.skipped() + loads.plain.skipped();
     if (skipped > 0) console.log(`(${skipped} calls not started: too many already in flight)`);
+    const lag = Math.max(loads.guarded.maxLag(), loads.plain.maxLag());
+    // Waits count from when a call was due, so a held-up load generator shows in them.
+    if (lag >= 50) {
+      console.log(
+        `(a busy machine: calls started up to ${formatMs(lag)} ms after they were due;` +
+          ' that delay counts in their wait)',
+      );
+    }
     if (page !== undefined) {
       console.log('');
       console.log(`The run is over; the dashboard still serves ${page.url}: press Ctrl-C to stop.`);
       await untilStopped();
     }
-    guarded.dispose();
   } finally {
-    await Promise.all([protectedDependency.close(), plainDependency.close(), page?.close()]);
+    await Promise.all([run.close(), page?.close()]);
   }
 }
 

@@ -154,10 +154,32 @@ describe('the scripted dependency', () => {
     expect(dependency.arrivals()).toEqual([10, 1200, 1300, 3100]);
   });
 
+  it('reports the most requests it held open at once', async () => {
+    const script = scriptedPhases({ phaseMs: 1000, slowLatency: 600_000 });
+    const { dependency, clock } = await startAt(script);
+    expect(dependency.peakInFlight()).toBe(0);
+    await get(dependency.url);
+    expect(dependency.peakInFlight()).toBe(1);
+    clock.t = 2500;
+    // Held open until the server closes (after the test), which fails them: expected.
+    const held = [1, 2, 3].map(() => fetch(dependency.url).catch(() => undefined));
+    await arrived(dependency, 4);
+    expect(dependency.peakInFlight()).toBe(3);
+    clock.t = 3500;
+    await get(dependency.url);
+    expect(dependency.peakInFlight()).toBe(4);
+    void held;
+  });
+
   it('counts a request the client gave up on before the answer', async () => {
     const { dependency, clock } = await startAt(phases);
     clock.t = 2500;
-    await expect(fetch(dependency.url, { signal: AbortSignal.timeout(20) })).rejects.toThrow();
+    // Aborted once it arrived: a fixed 20 ms could abort it before it got there on a busy machine.
+    const abort = new AbortController();
+    const call = fetch(dependency.url, { signal: abort.signal });
+    await arrived(dependency, 1);
+    abort.abort();
+    await expect(call).rejects.toThrow();
     expect(dependency.requests()).toBe(1);
   });
 

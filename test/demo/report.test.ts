@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   formatMs,
   formatSecond,
+  formatSeconds,
   formatSummary,
   p99,
   percentile,
+  type RunFigures,
   type Sample,
   secondHeader,
   type Totals,
@@ -56,40 +58,62 @@ describe('p99 (nearest rank)', () => {
 });
 
 describe('totals', () => {
+  const deadline = 1000;
   const samples: Sample[] = [
     { t: 999.9, latency: 7, outcome: 'ok' },
     { t: 1000, latency: 5, outcome: 'ok' },
     { t: 1200, latency: 300, outcome: 'failed' },
-    { t: 1500, latency: 0.2, outcome: 'rejected' },
-    { t: 1999.9, latency: 0.1, outcome: 'rejected' },
+    { t: 1300, latency: 600, outcome: 'failed', fallback: true },
+    { t: 1500, latency: 0.5, outcome: 'rejected', fallback: true },
+    { t: 1600, latency: 1000, outcome: 'ok' },
+    { t: 1999.9, latency: 1000.5, outcome: 'ok' },
     { t: 2000, latency: 1500, outcome: 'ok' },
   ];
   const arrivals = [10, 999, 1000, 1001, 1999, 2000];
 
-  it('counts the calls that finished in [from, to) by outcome', () => {
-    expect(totals(samples, arrivals, 1000, 2000)).toEqual({
-      calls: 4,
-      ok: 1,
+  it('counts good answers, fallbacks, failures and late ones in [from, to) against the deadline', () => {
+    expect(totals(samples, arrivals, deadline, 1000, 2000)).toEqual({
+      calls: 6,
+      good: 2,
+      fallback: 2,
       failed: 1,
-      rejected: 2,
-      p99: 300,
-      max: 300,
+      late: 1,
+      rejected: 1,
+      waited: 2906,
+      median: 300,
+      p99: 1000.5,
+      max: 1000.5,
       reached: 3,
     });
   });
 
-  it('counts everything without bounds', () => {
-    const all = totals(samples, arrivals);
-    expect(all).toMatchObject({ calls: 6, ok: 3, failed: 1, rejected: 2, reached: 6 });
-    expect(all.max).toBe(1500);
+  it('counts an answer at the deadline as good and anything after it as late, a fallback too', () => {
+    const edge: Sample[] = [
+      { t: 1, latency: 1000, outcome: 'ok' },
+      { t: 2, latency: 1001, outcome: 'ok' },
+      { t: 3, latency: 1001, outcome: 'rejected', fallback: true },
+      { t: 4, latency: 1001, outcome: 'failed' },
+    ];
+    expect(totals(edge, [], deadline)).toMatchObject({ good: 1, fallback: 0, failed: 0, late: 3 });
   });
 
-  it('gives NaN latencies and zero counts for a second without calls', () => {
-    expect(totals(samples, arrivals, 5000, 6000)).toEqual({
+  it('counts everything without bounds', () => {
+    const all = totals(samples, arrivals, deadline);
+    expect(all).toMatchObject({ calls: 8, good: 3, fallback: 2, failed: 1, late: 2, reached: 6 });
+    expect(all.max).toBe(1500);
+    expect(all.waited).toBe(4413);
+  });
+
+  it('gives NaN waits and zero counts for a second without calls', () => {
+    expect(totals(samples, arrivals, deadline, 5000, 6000)).toEqual({
       calls: 0,
-      ok: 0,
+      good: 0,
+      fallback: 0,
       failed: 0,
+      late: 0,
       rejected: 0,
+      waited: 0,
+      median: Number.NaN,
       p99: Number.NaN,
       max: Number.NaN,
       reached: 0,
@@ -113,9 +137,13 @@ describe('formatMs', () => {
 describe('per-second lines', () => {
   const second: Totals = {
     calls: 50,
-    ok: 3,
+    good: 3,
+    fallback: 40,
     failed: 7,
-    rejected: 40,
+    late: 0,
+    rejected: 38,
+    waited: 2200,
+    median: 1.2,
     p99: 301.4,
     max: 340,
     reached: 14,
@@ -123,7 +151,7 @@ describe('per-second lines', () => {
 
   it('formats elapsed time, phase, state, counts, p99 and requests in fixed columns', () => {
     expect(formatSecond({ second: 7, phase: 'failing', state: 'open', totals: second })).toBe(
-      '   7s failing     open            3       7        40      301       14',
+      '   7s failing     open            3        40       7     0       38      301       14',
     );
   });
 
@@ -135,10 +163,12 @@ describe('per-second lines', () => {
       state: 'half-open',
       totals: second,
     });
-    expect(header).toBe('    t phase       breaker        ok  failed  rejected   p99 ms  reached');
+    expect(header).toBe(
+      '    t phase       breaker      good  fallback  failed  late  refused   p99 ms  reached',
+    );
     expect(line).toHaveLength(header.length);
     // Right-aligned columns end where their header ends.
-    for (const label of ['ok', 'failed', 'rejected', 'p99 ms', 'reached']) {
+    for (const label of ['good', 'fallback', 'failed', 'late', 'refused', 'p99 ms', 'reached']) {
       const end = header.indexOf(label) + label.length;
       expect(line[end - 1], label).not.toBe(' ');
       expect(line[end] ?? ' ', label).toBe(' ');
@@ -161,41 +191,63 @@ describe('per-second lines', () => {
   });
 
   it('shows - as p99 of a second in which no call finished', () => {
-    const empty = { ...second, calls: 0, ok: 0, failed: 0, rejected: 0, p99: Number.NaN };
+    const empty = { ...second, calls: 0, good: 0, fallback: 0, failed: 0, p99: Number.NaN };
     const line = formatSecond({ second: 1, phase: 'slow', state: 'closed', totals: empty });
     expect(line.split(/\s+/).slice(-2)).toEqual(['-', '14']);
   });
 });
 
-describe('summary table', () => {
-  it('puts the protected run next to the unprotected one, row by row', () => {
-    const guarded: Totals = {
+describe('summary', () => {
+  it('leads with what callers got within their deadline, how long they waited and the load, then the table', () => {
+    const guarded: RunFigures = {
       calls: 1000,
-      ok: 560,
-      failed: 30,
+      good: 560,
+      fallback: 430,
+      failed: 0,
+      late: 10,
       rejected: 410,
+      waited: 61_234,
+      median: 4.44,
       p99: 612.3,
       max: 655,
       reached: 520,
+      peakInFlight: 20,
     };
-    const plain: Totals = {
+    const plain: RunFigures = {
       calls: 1000,
-      ok: 750,
+      good: 500,
+      fallback: 0,
       failed: 250,
+      late: 250,
       rejected: 0,
+      waited: 380_050,
+      median: 9.96,
       p99: 1503.9,
       max: 1511,
       reached: 1000,
+      peakInFlight: 76,
     };
-    expect(formatSummary(guarded, plain)).toEqual([
-      '                       protected unprotected',
-      'calls                       1000        1000',
-      'ok                           560         750',
-      'failed                        30         250',
-      'rejected fast                410           0',
-      'p99 latency ms               612        1504',
-      'max latency ms               655        1511',
-      'reached dependency           520        1000',
+    expect(formatSummary({ deadline: 1000, guarded, plain })).toEqual([
+      "Answered within 1000 ms (the caller's deadline): protected 990 of 1000 (560 by the dependency, 430 by the fallback), unprotected 500 of 1000.",
+      'Callers waited 61.2 s in all with protection, 380.1 s without; the dependency got 520 requests, at most 20 at once, against 1000, at most 76.',
+      '',
+      '                                   protected unprotected',
+      'calls                                   1000        1000',
+      'good (answered within 1000 ms)           560         500',
+      'fallback served                          430           0',
+      'failed (an error in time)                  0         250',
+      'too late (after 1000 ms)                  10         250',
+      'waited in all, s                        61.2       380.1',
+      'waited, median ms                        4.4          10',
+      'waited, p99 ms                           612        1504',
+      'refused without calling                  410           0',
+      'requests to the dependency               520        1000',
+      '  in flight there, peak                   20          76',
     ]);
+  });
+
+  it('shows total waits in seconds with one decimal', () => {
+    expect(formatSeconds(61_234)).toBe('61.2');
+    expect(formatSeconds(49)).toBe('0.0');
   });
 });

@@ -33,7 +33,7 @@ function runDemo(args: string[]): Promise<Exit> {
 
 /** The protected and unprotected cells of a summary row. */
 function summaryRow(stdout: string, label: string): [string, string] {
-  const line = stdout.split('\n').find((l) => l.startsWith(label));
+  const line = stdout.split('\n').find((l) => l.startsWith(`${label}  `));
   if (line === undefined) throw new Error(`No "${label}" row in:\n${stdout}`);
   const cells = line.slice(label.length).trim().split(/\s+/);
   expect(cells, line).toHaveLength(2);
@@ -68,16 +68,33 @@ describe('npm run demo', () => {
     const phases = seconds.map((l) => l.trim().split(/\s+/)[1]);
     expect(new Set(phases)).toEqual(new Set(['healthy', 'failing', 'slow', 'recovered']));
 
-    const [guarded, plain] = summaryRow(run.stdout, 'reached dependency').map(Number);
+    // What callers got within their 1 s deadline: the unprotected ones waited out the slow
+    // phase (too late) and saw the failing phase's errors; the protected ones got a fallback.
+    const [good, plainGood] = summaryRow(run.stdout, 'good (answered within 1000 ms)').map(Number);
+    expect(good).toBeGreaterThan(0);
+    expect(plainGood).toBeGreaterThan(0);
+    const [fallbacks, plainFallbacks] = summaryRow(run.stdout, 'fallback served').map(Number);
+    expect(fallbacks).toBeGreaterThan(0);
+    expect(plainFallbacks).toBe(0);
+    const [failed, plainFailed] = summaryRow(run.stdout, 'failed (an error in time)').map(Number);
+    expect(failed).toBe(0);
+    expect(plainFailed).toBeGreaterThan(0);
+    const [, plainLate] = summaryRow(run.stdout, 'too late (after 1000 ms)').map(Number);
+    expect(plainLate).toBeGreaterThan(0);
+    const [refused, plainRefused] = summaryRow(run.stdout, 'refused without calling').map(Number);
+    expect(refused).toBeGreaterThan(0);
+    expect(plainRefused).toBe(0);
+    // Protection bought shorter waits and less load on the dependency.
+    const [waited, plainWaited] = summaryRow(run.stdout, 'waited in all, s').map(Number);
+    expect(waited, run.stdout).toBeLessThan(plainWaited!);
+    const [guarded, plain] = summaryRow(run.stdout, 'requests to the dependency').map(Number);
     expect(guarded).toBeGreaterThan(0);
     expect(guarded, run.stdout).toBeLessThan(plain!);
-    const [rejected, plainRejected] = summaryRow(run.stdout, 'rejected fast').map(Number);
-    expect(rejected).toBeGreaterThan(0);
-    expect(plainRejected).toBe(0);
-    // Unprotected callers waited out the slow phase; the timeout spared the protected ones.
-    const [guardedMax, plainMax] = summaryRow(run.stdout, 'max latency ms').map(Number);
-    expect(plainMax).toBeGreaterThanOrEqual(1500);
-    expect(guardedMax, run.stdout).toBeLessThan(1500);
+    const [peak, plainPeak] = summaryRow(run.stdout, '  in flight there, peak').map(Number);
+    expect(peak, run.stdout).toBeLessThan(plainPeak!);
+    expect(run.stdout).toMatch(
+      /^Answered within 1000 ms \(the caller's deadline\): protected \d+ of 300/m,
+    );
   }, 30_000);
 
   it('prints its usage for --help and exits 0', async () => {
@@ -85,6 +102,7 @@ describe('npm run demo', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/--seconds N/);
     expect(run.stdout).toMatch(/--phases A,B,C,D/);
+    expect(run.stdout).toMatch(/--deadline MS/);
   });
 
   it('exits 2 with a message and the usage for a bad option', async () => {
@@ -92,5 +110,11 @@ describe('npm run demo', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/Expected --seconds to be a positive number, got "soon"/);
     expect(run.stderr).toMatch(/Usage:/);
+  });
+
+  it('refuses a deadline that is not a positive number', async () => {
+    const run = await runDemo(['--deadline', '0']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/Expected --deadline to be a positive number, got "0"/);
   });
 });
