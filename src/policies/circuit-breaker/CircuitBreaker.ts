@@ -259,10 +259,11 @@ export class CircuitBreaker extends BreakerFields implements Gate, Sleeper {
       return pending;
     }
     if (this.s === S_FORCED_OPEN) {
-      return this.o.debug ? new IsolatedCircuitError(this.name, this.clock) : this.isolatedError;
+      if (this.o.debug) return new IsolatedCircuitError(this.name, this.clock);
+      return this.isolatedError ?? this.makeIsolatedError();
     }
     if (this.o.debug) return new BrokenCircuitError(this.name, this.clock, this.openUntil);
-    return this.openError;
+    return this.openError ?? this.makeOpenError();
   }
 
   // ---- manual control ---------------------------------------------------------------------------
@@ -354,7 +355,7 @@ export class CircuitBreaker extends BreakerFields implements Gate, Sleeper {
     this.consecutiveOpens++;
     this.probesInFlight = 0;
     this.openUntil = start + length;
-    this.openError.openUntil = this.openUntil;
+    if (this.openError !== undefined) this.openError.openUntil = this.openUntil;
     this.enter(S_OPEN);
     awaitBreakEnd(this, now);
     const w = this.window;

@@ -188,6 +188,16 @@ const KEYS = [
   'metrics',
 ];
 
+const WINDOW_KEYS = ['kind', 'threshold', 'size', 'minimumCalls', 'duration', 'buckets'];
+const WINDOW_KIND_KEYS: Readonly<Record<ResolvedBreakerOptions['windowKind'], readonly string[]>> = {
+  consecutive: ['kind', 'threshold'],
+  count: ['kind', 'size', 'minimumCalls'],
+  time: ['kind', 'duration', 'buckets', 'minimumCalls'],
+};
+const HALF_OPEN_KEYS = ['probes', 'maxConcurrent', 'successRatio', 'maxWait'];
+const BACKOFF_KEYS = ['multiplier', 'maxDuration'];
+const WINDOW_KINDS: ResolvedBreakerOptions['windowKind'][] = ['consecutive', 'count', 'time'];
+
 const allErrors = (): boolean => true;
 
 /** @internal Applies defaults and validates; throws {@link OptionsError} on the first bad field. */
@@ -196,21 +206,12 @@ export function resolveBreakerOptions(
 ): ResolvedBreakerOptions {
   const o = checkOptionsObject(options, KEYS, '');
   const d = circuitBreakerDefaults;
-  const w = checkOptionsObject(
-    o.window,
-    ['kind', 'threshold', 'size', 'minimumCalls', 'duration', 'buckets'],
-    'window',
-  );
+  const w = checkOptionsObject(o.window, WINDOW_KEYS, 'window');
   if (o.window !== undefined && w.kind === undefined) {
     throw new OptionsError('window.kind', undefined, 'one of "consecutive", "count", "time"');
   }
-  const windowKind = oneOf(w.kind, 'window.kind', 'count', ['consecutive', 'count', 'time']);
-  const allowed: Record<string, readonly string[]> = {
-    consecutive: ['kind', 'threshold'],
-    count: ['kind', 'size', 'minimumCalls'],
-    time: ['kind', 'duration', 'buckets', 'minimumCalls'],
-  };
-  checkOptionsObject(w, allowed[windowKind]!, 'window');
+  const windowKind = oneOf(w.kind, 'window.kind', 'count', WINDOW_KINDS);
+  checkOptionsObject(w, WINDOW_KIND_KEYS[windowKind], 'window');
   const size = integer(w.size, 'window.size', d.countSize, 1, 1_000_000);
   const buckets = integer(w.buckets, 'window.buckets', d.timeBuckets, 1, 1000);
   const windowDuration = duration(w.duration, 'window.duration', d.timeDuration, 1);
@@ -240,13 +241,9 @@ export function resolveBreakerOptions(
   const backoff =
     o.breakBackoff === undefined
       ? undefined
-      : checkOptionsObject(o.breakBackoff, ['multiplier', 'maxDuration'], 'breakBackoff');
+      : checkOptionsObject(o.breakBackoff, BACKOFF_KEYS, 'breakBackoff');
   const breakDuration = duration(o.breakDuration, 'breakDuration', d.breakDuration, 1);
-  const half = checkOptionsObject(
-    o.halfOpen,
-    ['probes', 'maxConcurrent', 'successRatio', 'maxWait'],
-    'halfOpen',
-  );
+  const half = checkOptionsObject(o.halfOpen, HALF_OPEN_KEYS, 'halfOpen');
   const probes = integer(half.probes, 'halfOpen.probes', d.probes, 1, 1_000_000);
   return {
     name: string(o.name, 'name', d.name),
