@@ -41,6 +41,9 @@ import {
 } from './state.js';
 import { type CircuitBreakerStats, statsOf } from './stats.js';
 
+const NEEDS_UNTIMED: StepNeeds = Object.freeze({ ...NEEDS_NOTHING, callSlot: true });
+const NEEDS_TIMED: StepNeeds = Object.freeze({ ...NEEDS_UNTIMED, startTime: true, endTime: true });
+
 /** @internal Receives every state change of a breaker, without counting as a listener. */
 export type TransitionSink = (breaker: CircuitBreaker, event: StateChangeEvent) => void;
 
@@ -123,12 +126,7 @@ export class CircuitBreaker extends BreakerFields implements Gate, Sleeper {
 
   /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
   needs(): StepNeeds {
-    return {
-      ...NEEDS_NOTHING,
-      startTime: this.needsDuration,
-      endTime: this.needsDuration,
-      callSlot: true,
-    };
+    return this.needsDuration ? NEEDS_TIMED : NEEDS_UNTIMED;
   }
 
   /** Counters since construction, plus what the window holds now. */

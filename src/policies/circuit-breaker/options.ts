@@ -198,6 +198,9 @@ const HALF_OPEN_KEYS = ['probes', 'maxConcurrent', 'successRatio', 'maxWait'];
 const BACKOFF_KEYS = ['multiplier', 'maxDuration'];
 const WINDOW_KINDS: ResolvedBreakerOptions['windowKind'][] = ['consecutive', 'count', 'time'];
 
+/** An options object left out, read as one with no field set. */
+const NONE: Readonly<Record<string, unknown>> = Object.freeze({});
+
 const allErrors = (): boolean => true;
 
 /** @internal Applies defaults and validates; throws {@link OptionsError} on the first bad field. */
@@ -206,12 +209,12 @@ export function resolveBreakerOptions(
 ): ResolvedBreakerOptions {
   const o = checkOptionsObject(options, KEYS, '');
   const d = circuitBreakerDefaults;
-  const w = checkOptionsObject(o.window, WINDOW_KEYS, 'window');
+  const w = o.window === undefined ? NONE : checkOptionsObject(o.window, WINDOW_KEYS, 'window');
   if (o.window !== undefined && w.kind === undefined) {
     throw new OptionsError('window.kind', undefined, 'one of "consecutive", "count", "time"');
   }
   const windowKind = oneOf(w.kind, 'window.kind', 'count', WINDOW_KINDS);
-  checkOptionsObject(w, WINDOW_KIND_KEYS[windowKind], 'window');
+  if (w !== NONE) checkOptionsObject(w, WINDOW_KIND_KEYS[windowKind], 'window');
   const size = integer(w.size, 'window.size', d.countSize, 1, 1_000_000);
   const buckets = integer(w.buckets, 'window.buckets', d.timeBuckets, 1, 1000);
   const windowDuration = duration(w.duration, 'window.duration', d.timeDuration, 1);
@@ -243,7 +246,8 @@ export function resolveBreakerOptions(
       ? undefined
       : checkOptionsObject(o.breakBackoff, BACKOFF_KEYS, 'breakBackoff');
   const breakDuration = duration(o.breakDuration, 'breakDuration', d.breakDuration, 1);
-  const half = checkOptionsObject(o.halfOpen, HALF_OPEN_KEYS, 'halfOpen');
+  const half =
+    o.halfOpen === undefined ? NONE : checkOptionsObject(o.halfOpen, HALF_OPEN_KEYS, 'halfOpen');
   const probes = integer(half.probes, 'halfOpen.probes', d.probes, 1, 1_000_000);
   return {
     name: string(o.name, 'name', d.name),
