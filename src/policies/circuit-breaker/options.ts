@@ -189,11 +189,12 @@ const KEYS = [
 ];
 
 const WINDOW_KEYS = ['kind', 'threshold', 'size', 'minimumCalls', 'duration', 'buckets'];
-const WINDOW_KIND_KEYS: Readonly<Record<ResolvedBreakerOptions['windowKind'], readonly string[]>> = {
-  consecutive: ['kind', 'threshold'],
-  count: ['kind', 'size', 'minimumCalls'],
-  time: ['kind', 'duration', 'buckets', 'minimumCalls'],
-};
+const WINDOW_KIND_KEYS: Readonly<Record<ResolvedBreakerOptions['windowKind'], readonly string[]>> =
+  {
+    consecutive: ['kind', 'threshold'],
+    count: ['kind', 'size', 'minimumCalls'],
+    time: ['kind', 'duration', 'buckets', 'minimumCalls'],
+  };
 const HALF_OPEN_KEYS = ['probes', 'maxConcurrent', 'successRatio', 'maxWait'];
 const BACKOFF_KEYS = ['multiplier', 'maxDuration'];
 const WINDOW_KINDS: ResolvedBreakerOptions['windowKind'][] = ['consecutive', 'count', 'time'];
