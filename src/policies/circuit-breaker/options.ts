@@ -250,7 +250,7 @@ export function resolveBreakerOptions(
   const half =
     o.halfOpen === undefined ? NONE : checkOptionsObject(o.halfOpen, HALF_OPEN_KEYS, 'halfOpen');
   const probes = integer(half.probes, 'halfOpen.probes', d.probes, 1, 1_000_000);
-  return {
+  return shareEqual({
     name: string(o.name, 'name', d.name),
     windowKind,
     threshold: integer(w.threshold, 'window.threshold', d.consecutiveThreshold, 1, 1_000_000),
@@ -303,5 +303,55 @@ export function resolveBreakerOptions(
     clock: clockOption(o.clock, 'clock', systemClock),
     debug: boolean(o.debug, 'debug', false),
     metrics: resolveMetrics(o.metrics),
-  };
+  });
+}
+
+/**
+ * The options resolved last, held weakly: breakers built one after another from equal options
+ * (a breaker per host, made in code) share one resolved object, as the keyed breakers of a
+ * registry name do, instead of holding a copy each. Nothing mutates resolved options.
+ */
+let lastResolved: WeakRef<ResolvedBreakerOptions> | undefined;
+
+function shareEqual(o: ResolvedBreakerOptions): ResolvedBreakerOptions {
+  // A snapshot to start from is one breaker's own.
+  if (o.initialState !== undefined) return o;
+  const last = lastResolved?.deref();
+  if (last !== undefined && sameResolved(last, o)) return last;
+  lastResolved = new WeakRef(o);
+  return o;
+}
+
+/**
+ * @internal True when resolved options `a` and `b` hold the same values (functions, clocks and
+ * snapshots by identity), so that one can stand for the other.
+ */
+export function sameResolved(a: ResolvedBreakerOptions, b: ResolvedBreakerOptions): boolean {
+  // Spelled out, one field after another: a loop over the keys costs a hundred times more.
+  return (
+    a.name === b.name &&
+    a.windowKind === b.windowKind &&
+    a.threshold === b.threshold &&
+    a.size === b.size &&
+    a.duration === b.duration &&
+    a.buckets === b.buckets &&
+    a.minimumCalls === b.minimumCalls &&
+    a.failureRateThreshold === b.failureRateThreshold &&
+    a.slowCallDuration === b.slowCallDuration &&
+    a.slowCallRateThreshold === b.slowCallRateThreshold &&
+    a.breakDuration === b.breakDuration &&
+    a.backoffMultiplier === b.backoffMultiplier &&
+    a.backoffMax === b.backoffMax &&
+    a.probes === b.probes &&
+    a.maxConcurrentProbes === b.maxConcurrentProbes &&
+    a.successRatio === b.successRatio &&
+    a.halfOpenMaxWait === b.halfOpenMaxWait &&
+    a.handle === b.handle &&
+    a.handleResult === b.handleResult &&
+    a.initialState === b.initialState &&
+    a.clock === b.clock &&
+    a.debug === b.debug &&
+    // By identity: left out, it is a marker of its own (see `checkMetricsKept`).
+    a.metrics === b.metrics
+  );
 }

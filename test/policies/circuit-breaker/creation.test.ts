@@ -6,6 +6,11 @@ import {
   IsolatedCircuitError,
   pipeline,
 } from '../../../src/index.js';
+import {
+  type ResolvedBreakerOptions,
+  resolveBreakerOptions,
+  sameResolved,
+} from '../../../src/policies/circuit-breaker/options.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { breakerOnClock, pending, refusal, run } from '../../support/breaker.js';
 
@@ -138,5 +143,52 @@ describe('count windows of one size', () => {
     expect(c.stats().failuresInWindow).toBe(0);
     run(pipeline(a), 'F');
     expect(a.state).toBe('open');
+  });
+});
+
+describe('resolved options, shared by breakers built from equal options', () => {
+  it('breakers built one after another from equal options share one resolved options object', () => {
+    const clock = new ManualClock();
+    const options = (): CircuitBreakerOptions => ({
+      clock,
+      window: { kind: 'consecutive', threshold: 5 },
+      breakDuration: 10_000,
+    });
+    const a = new CircuitBreaker(options());
+    const b = new CircuitBreaker(options());
+    expect(b.o).toBe(a.o);
+    const c = new CircuitBreaker({ ...options(), breakDuration: 20_000 });
+    expect(c.o).not.toBe(a.o);
+    expect(c.o.breakDuration).toBe(20_000);
+  });
+
+  it('a breaker restored from a snapshot keeps options of its own', () => {
+    const { breaker } = make();
+    const snapshot = breaker.toJSON();
+    const build = () =>
+      new CircuitBreaker({
+        clock: breaker.clock,
+        window: { kind: 'consecutive', threshold: 3 },
+        breakDuration: 1000,
+        initialState: snapshot,
+      });
+    expect(build().o).not.toBe(build().o);
+  });
+
+  it('options that differ in any one resolved field are not the same', () => {
+    const base = resolveBreakerOptions({});
+    for (const key of Object.keys(base)) {
+      const other = { ...base, [key]: Symbol(key) } as unknown as ResolvedBreakerOptions;
+      expect({ key, same: sameResolved(base, other) }).toEqual({ key, same: false });
+    }
+    expect(sameResolved(base, { ...base })).toBe(true);
+  });
+
+  it('metrics left out and metrics: true resolve apart, so reconfigure still keeps what was built', () => {
+    const clock = new ManualClock();
+    const sampled = new CircuitBreaker({ clock, metrics: { latency: 4 } });
+    new CircuitBreaker({ clock, metrics: true });
+    sampled.reconfigure({});
+    expect(sampled.latencyEvery).toBe(4);
   });
 });
