@@ -85,7 +85,7 @@ function buildCore(steps: readonly Step[]): { core: PipelineCore; waits: boolean
       : new LatencySampler(sampleEvery);
   const core: PipelineCore = {
     steps,
-    kinds: Uint8Array.from(steps, (s) => s.stepKind),
+    kinds: kindsOf(steps),
     clock,
     needsStartTime,
     needsEndTime,
@@ -97,6 +97,13 @@ function buildCore(steps: readonly Step[]): { core: PipelineCore; waits: boolean
     listensToCaller: waits || ownSignal || deferred,
   };
   return { core, waits };
+}
+
+/** The steps' kinds; `Uint8Array.from` with a mapping function costs several times more. */
+function kindsOf(steps: readonly Step[]): Uint8Array {
+  const kinds = new Uint8Array(steps.length);
+  for (let i = 0; i < steps.length; i++) kinds[i] = steps[i]!.stepKind;
+  return kinds;
 }
 
 /** Gives each step that keeps a per-call number its slot in the execution record. */

@@ -42,6 +42,9 @@ import {
 } from './state.js';
 import { type CircuitBreakerStats, statsOf } from './stats.js';
 
+const NEEDS_UNTIMED: StepNeeds = Object.freeze({ ...NEEDS_NOTHING, callSlot: true });
+const NEEDS_TIMED: StepNeeds = Object.freeze({ ...NEEDS_UNTIMED, startTime: true, endTime: true });
+
 /** @internal Receives every state change of a breaker, without counting as a listener. */
 export type TransitionSink = (breaker: CircuitBreaker, event: StateChangeEvent) => void;
 
@@ -127,12 +130,7 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
 
   /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
   needs(): StepNeeds {
-    return {
-      ...NEEDS_NOTHING,
-      startTime: this.needsDuration,
-      endTime: this.needsDuration,
-      callSlot: true,
-    };
+    return this.needsDuration ? NEEDS_TIMED : NEEDS_UNTIMED;
   }
 
   /** Counters since construction, plus what the window holds now. */
@@ -263,10 +261,11 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
       return pending;
     }
     if (this.s === S_FORCED_OPEN) {
-      return this.o.debug ? new IsolatedCircuitError(this.name, this.clock) : this.isolatedError;
+      if (this.o.debug) return new IsolatedCircuitError(this.name, this.clock);
+      return this.isolatedError ?? this.makeIsolatedError();
     }
     if (this.o.debug) return new BrokenCircuitError(this.name, this.clock, this.openUntil);
-    return this.openError;
+    return this.openError ?? this.makeOpenError();
   }
 
   // ---- manual control ---------------------------------------------------------------------------
@@ -358,7 +357,7 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
     this.consecutiveOpens++;
     this.probesInFlight = 0;
     this.openUntil = start + length;
-    this.openError.openUntil = this.openUntil;
+    if (this.openError !== undefined) this.openError.openUntil = this.openUntil;
     this.enter(S_OPEN);
     awaitBreakEnd(this, now);
     const w = this.window;

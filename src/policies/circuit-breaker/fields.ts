@@ -13,6 +13,10 @@ import type { ResolvedBreakerOptions } from './options.js';
 import { NOT_QUIET, S_CLOSED } from './state.js';
 import type { HealthWindow } from './windows/HealthWindow.js';
 
+/** The listener list of every breaker event nobody listens to; never added to. */
+// biome-ignore lint/suspicious/noExplicitAny: one empty list stands for a list of any event
+const NO_LISTENERS: Listeners<any> = new Listeners();
+
 /**
  * What a circuit breaker holds (its settings, state, counters and listeners, declared here in
  * the order every breaker object is laid out) and its listener methods, so that
@@ -85,8 +89,14 @@ export abstract class BreakerFields extends RunsAlone {
   /** @internal */ isolationEpoch = 0;
   /** @internal debug mode: the fresh error of the refusal being made, also handed to the caller. */
   pendingError: BrokenCircuitError | undefined = undefined;
-  /** @internal */ readonly openError: BrokenCircuitError;
-  /** @internal */ readonly isolatedError: IsolatedCircuitError;
+  /**
+   * @internal The stackless error every refusal of an open (or full half-open) breaker rejects
+   * with, its `openUntil` kept equal to the breaker's; made on the first refusal (most breakers
+   * never refuse), then the same object for every refusal after it.
+   */
+  openError: BrokenCircuitError | undefined = undefined;
+  /** @internal The same for a breaker held open by hand; made on its first refusal. */
+  isolatedError: IsolatedCircuitError | undefined = undefined;
   /** @internal */ nSuccesses = 0;
   /** @internal */ nFailures = 0;
   /** @internal */ nRejections = 0;
@@ -97,10 +107,12 @@ export abstract class BreakerFields extends RunsAlone {
   entered: number[] | undefined = undefined;
   /** @internal */ enteredAt: number;
 
-  /** @internal */ readonly stateChanged = new Listeners<StateChangeEvent>();
-  /** @internal */ readonly succeeded = new Listeners<CallOutcomeEvent>();
-  /** @internal */ readonly failed = new Listeners<CallOutcomeEvent>();
-  /** @internal */ readonly rejected = new Listeners<RejectedEvent>();
+  // Each list is the shared empty one until its first listener (few breakers have any): the
+  // emitters read `size` as before, from an object of the same class.
+  /** @internal */ stateChanged: Listeners<StateChangeEvent> = NO_LISTENERS;
+  /** @internal */ succeeded: Listeners<CallOutcomeEvent> = NO_LISTENERS;
+  /** @internal */ failed: Listeners<CallOutcomeEvent> = NO_LISTENERS;
+  /** @internal */ rejected: Listeners<RejectedEvent> = NO_LISTENERS;
 
   constructor(
     o: ResolvedBreakerOptions,
@@ -119,8 +131,20 @@ export abstract class BreakerFields extends RunsAlone {
     this.latencyShared = sharedLatency !== undefined;
     this.needsNow = o.windowKind === 'time';
     this.window = makeWindow(o);
-    this.openError = stackless(() => new BrokenCircuitError(name, this.clock, 0));
-    this.isolatedError = stackless(() => new IsolatedCircuitError(name, this.clock));
+  }
+
+  /** @internal Makes {@link openError}, on the first refusal that needs it. */
+  makeOpenError(): BrokenCircuitError {
+    const error = stackless(() => new BrokenCircuitError(this.name, this.clock, this.openUntil));
+    this.openError = error;
+    return error;
+  }
+
+  /** @internal Makes {@link isolatedError}, on the first refusal that needs it. */
+  makeIsolatedError(): IsolatedCircuitError {
+    const error = stackless(() => new IsolatedCircuitError(this.name, this.clock));
+    this.isolatedError = error;
+    return error;
   }
 
   /** @internal Recomputes the short path of untimed successes (see `quietGen`). */
@@ -128,10 +152,12 @@ export abstract class BreakerFields extends RunsAlone {
 
   /** Calls `listener` on every state change. Returns a function that unsubscribes it. */
   onStateChange(listener: (event: StateChangeEvent) => void): Disposer {
+    if (this.stateChanged === NO_LISTENERS) this.stateChanged = new Listeners();
     return this.stateChanged.add(listener);
   }
   /** Calls `listener` when an admitted call succeeds. */
   onSuccess(listener: (event: CallOutcomeEvent) => void): Disposer {
+    if (this.succeeded === NO_LISTENERS) this.succeeded = new Listeners();
     const off = this.succeeded.add(listener);
     this.refreshQuiet();
     return () => {
@@ -141,19 +167,22 @@ export abstract class BreakerFields extends RunsAlone {
   }
   /** Calls `listener` when an admitted call fails (as judged by `handle`/`handleResult`). */
   onFailure(listener: (event: CallOutcomeEvent) => void): Disposer {
+    if (this.failed === NO_LISTENERS) this.failed = new Listeners();
     return this.failed.add(listener);
   }
   /** Calls `listener` when the breaker refuses a call. */
   onRejected(listener: (event: RejectedEvent) => void): Disposer {
+    if (this.rejected === NO_LISTENERS) this.rejected = new Listeners();
     return this.rejected.add(listener);
   }
 
   /** Removes all listeners. A breaker holds no timer, so nothing else needs releasing. */
   dispose(): void {
-    this.stateChanged.clear();
-    this.succeeded.clear();
-    this.failed.clear();
-    this.rejected.clear();
+    // Disposers handed out before still remove from the lists they were made for.
+    this.stateChanged = NO_LISTENERS;
+    this.succeeded = NO_LISTENERS;
+    this.failed = NO_LISTENERS;
+    this.rejected = NO_LISTENERS;
     this.refreshQuiet();
   }
 }

@@ -6,12 +6,13 @@ import { TimeWindow } from './windows/TimeWindow.js';
 
 /** @internal The empty window that options `o` describe. */
 export function makeWindow(o: ResolvedBreakerOptions): HealthWindow {
+  if (o.windowKind === 'consecutive') {
+    return new ConsecutiveWindow(o.threshold, o.slowCallDuration !== Number.POSITIVE_INFINITY);
+  }
   const t = thresholdsOf(o);
-  return o.windowKind === 'consecutive'
-    ? new ConsecutiveWindow(o.threshold, t.trackSlow)
-    : o.windowKind === 'count'
-      ? new CountWindow(o.size, t)
-      : new TimeWindow(o.duration, o.buckets, t);
+  return o.windowKind === 'count'
+    ? new CountWindow(o.size, t)
+    : new TimeWindow(o.duration, o.buckets, t);
 }
 
 /**

@@ -193,6 +193,20 @@ const KEYS = [
   'metrics',
 ];
 
+const WINDOW_KEYS = ['kind', 'threshold', 'size', 'minimumCalls', 'duration', 'buckets'];
+const WINDOW_KIND_KEYS: Readonly<Record<ResolvedBreakerOptions['windowKind'], readonly string[]>> =
+  {
+    consecutive: ['kind', 'threshold'],
+    count: ['kind', 'size', 'minimumCalls'],
+    time: ['kind', 'duration', 'buckets', 'minimumCalls'],
+  };
+const HALF_OPEN_KEYS = ['probes', 'maxConcurrent', 'successRatio', 'maxWait'];
+const BACKOFF_KEYS = ['multiplier', 'maxDuration'];
+const WINDOW_KINDS: ResolvedBreakerOptions['windowKind'][] = ['consecutive', 'count', 'time'];
+
+/** An options object left out, read as one with no field set. */
+const NONE: Readonly<Record<string, unknown>> = Object.freeze({});
+
 const allErrors = (): boolean => true;
 
 /** @internal Applies defaults and validates; throws {@link OptionsError} on the first bad field. */
@@ -201,21 +215,12 @@ export function resolveBreakerOptions<T>(
 ): ResolvedBreakerOptions {
   const o = checkOptionsObject(options, KEYS, '');
   const d = circuitBreakerDefaults;
-  const w = checkOptionsObject(
-    o.window,
-    ['kind', 'threshold', 'size', 'minimumCalls', 'duration', 'buckets'],
-    'window',
-  );
+  const w = o.window === undefined ? NONE : checkOptionsObject(o.window, WINDOW_KEYS, 'window');
   if (o.window !== undefined && w.kind === undefined) {
     throw new OptionsError('window.kind', undefined, 'one of "consecutive", "count", "time"');
   }
-  const windowKind = oneOf(w.kind, 'window.kind', 'count', ['consecutive', 'count', 'time']);
-  const allowed: Record<string, readonly string[]> = {
-    consecutive: ['kind', 'threshold'],
-    count: ['kind', 'size', 'minimumCalls'],
-    time: ['kind', 'duration', 'buckets', 'minimumCalls'],
-  };
-  checkOptionsObject(w, allowed[windowKind]!, 'window');
+  const windowKind = oneOf(w.kind, 'window.kind', 'count', WINDOW_KINDS);
+  if (w !== NONE) checkOptionsObject(w, WINDOW_KIND_KEYS[windowKind], 'window');
   const size = integer(w.size, 'window.size', d.countSize, 1, 1_000_000);
   const buckets = integer(w.buckets, 'window.buckets', d.timeBuckets, 1, 1000);
   const windowDuration = duration(w.duration, 'window.duration', d.timeDuration, 1);
@@ -245,15 +250,12 @@ export function resolveBreakerOptions<T>(
   const backoff =
     o.breakBackoff === undefined
       ? undefined
-      : checkOptionsObject(o.breakBackoff, ['multiplier', 'maxDuration'], 'breakBackoff');
+      : checkOptionsObject(o.breakBackoff, BACKOFF_KEYS, 'breakBackoff');
   const breakDuration = duration(o.breakDuration, 'breakDuration', d.breakDuration, 1);
-  const half = checkOptionsObject(
-    o.halfOpen,
-    ['probes', 'maxConcurrent', 'successRatio', 'maxWait'],
-    'halfOpen',
-  );
+  const half =
+    o.halfOpen === undefined ? NONE : checkOptionsObject(o.halfOpen, HALF_OPEN_KEYS, 'halfOpen');
   const probes = integer(half.probes, 'halfOpen.probes', d.probes, 1, 1_000_000);
-  return {
+  return shareEqual({
     name: string(o.name, 'name', d.name),
     windowKind,
     threshold: integer(w.threshold, 'window.threshold', d.consecutiveThreshold, 1, 1_000_000),
@@ -306,5 +308,55 @@ export function resolveBreakerOptions<T>(
     clock: clockOption(o.clock, 'clock', systemClock),
     debug: boolean(o.debug, 'debug', false),
     metrics: resolveMetrics(o.metrics),
-  };
+  });
+}
+
+/**
+ * The options resolved last, held weakly: breakers built one after another from equal options
+ * (a breaker per host, made in code) share one resolved object, as the keyed breakers of a
+ * registry name do, instead of holding a copy each. Nothing mutates resolved options.
+ */
+let lastResolved: WeakRef<ResolvedBreakerOptions> | undefined;
+
+function shareEqual(o: ResolvedBreakerOptions): ResolvedBreakerOptions {
+  // A snapshot to start from is one breaker's own.
+  if (o.initialState !== undefined) return o;
+  const last = lastResolved?.deref();
+  if (last !== undefined && sameResolved(last, o)) return last;
+  lastResolved = new WeakRef(o);
+  return o;
+}
+
+/**
+ * @internal True when resolved options `a` and `b` hold the same values (functions, clocks and
+ * snapshots by identity), so that one can stand for the other.
+ */
+export function sameResolved(a: ResolvedBreakerOptions, b: ResolvedBreakerOptions): boolean {
+  // Spelled out, one field after another: a loop over the keys costs a hundred times more.
+  return (
+    a.name === b.name &&
+    a.windowKind === b.windowKind &&
+    a.threshold === b.threshold &&
+    a.size === b.size &&
+    a.duration === b.duration &&
+    a.buckets === b.buckets &&
+    a.minimumCalls === b.minimumCalls &&
+    a.failureRateThreshold === b.failureRateThreshold &&
+    a.slowCallDuration === b.slowCallDuration &&
+    a.slowCallRateThreshold === b.slowCallRateThreshold &&
+    a.breakDuration === b.breakDuration &&
+    a.backoffMultiplier === b.backoffMultiplier &&
+    a.backoffMax === b.backoffMax &&
+    a.probes === b.probes &&
+    a.maxConcurrentProbes === b.maxConcurrentProbes &&
+    a.successRatio === b.successRatio &&
+    a.halfOpenMaxWait === b.halfOpenMaxWait &&
+    a.handle === b.handle &&
+    a.handleResult === b.handleResult &&
+    a.initialState === b.initialState &&
+    a.clock === b.clock &&
+    a.debug === b.debug &&
+    // By identity: left out, it is a marker of its own (see `checkMetricsKept`).
+    a.metrics === b.metrics
+  );
 }

@@ -12,7 +12,6 @@ export function enterHalfOpen(b: CircuitBreaker, now: number): void {
   b.probeSuccesses = 0;
   b.probeFailures = 0;
   b.halfOpenDeadline = Number.POSITIVE_INFINITY;
-  b.openError.openUntil = b.openUntil;
   announceChange(b, S_OPEN, S_HALF_OPEN, 'break-elapsed', now);
 }
 

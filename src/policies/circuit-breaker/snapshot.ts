@@ -86,7 +86,7 @@ export function restoreSnapshot(b: CircuitBreaker, snapshot: CircuitBreakerSnaps
     // A half-open breaker's probes belonged to the old process: start a fresh open period.
     b.enter(S_OPEN);
     b.openUntil = now + (target === S_OPEN ? snapshot.openRemaining : 0);
-    b.openError.openUntil = b.openUntil;
+    if (b.openError !== undefined) b.openError.openUntil = b.openUntil;
     awaitBreakEnd(b, now);
   } else if (target !== S_CLOSED) {
     b.enter(target);

@@ -10,21 +10,37 @@ const FAILURE = 1;
 const SLOW = 2;
 
 /**
+ * A ring of successes only, shared by the windows of its size that have recorded nothing
+ * else (only a failure or a slow call writes a code other than 0, so it stays all zeros): most
+ * breakers never fail, and a typed array of their own is most of the cost of making one.
+ * One size is kept, the last asked for.
+ */
+let zeros = new Uint8Array(0);
+
+function zeroRing(size: number): Uint8Array {
+  if (zeros.length !== size) zeros = new Uint8Array(size);
+  return zeros;
+}
+
+/**
  * @internal The last `size` outcomes in a ring of bytes, with running counters so judging is
- * O(1): the outcome falling out of the ring is subtracted as the new one is added.
+ * O(1): the outcome falling out of the ring is subtracted as the new one is added. The ring is
+ * a shared one of zeros until the first failure or slow call (see {@link zeroRing}).
  */
 export class CountWindow implements HealthWindow {
   calls = 0;
   failures = 0;
   slowCalls = 0;
-  private readonly ring: Uint8Array;
+  private ring: Uint8Array;
+  /** False while {@link ring} is the shared ring of zeros. */
+  private owned = false;
   private head = 0;
 
   constructor(
     size: number,
     private t: Thresholds,
   ) {
-    this.ring = new Uint8Array(size);
+    this.ring = zeroRing(size);
   }
 
   /** New thresholds for the judgements to come; the outcomes held are kept. */
@@ -33,7 +49,7 @@ export class CountWindow implements HealthWindow {
   }
 
   record(failure: boolean, slow: boolean): boolean {
-    const ring = this.ring;
+    let ring = this.ring;
     const code = (failure ? FAILURE : 0) | (slow ? SLOW : 0);
     const full = this.calls === ring.length;
     if (full) {
@@ -43,6 +59,7 @@ export class CountWindow implements HealthWindow {
     } else {
       this.calls++;
     }
+    if (code !== 0 && !this.owned) ring = this.own();
     ring[this.head] = code;
     if (++this.head === ring.length) this.head = 0;
     if (failure) this.failures++;
@@ -50,6 +67,14 @@ export class CountWindow implements HealthWindow {
     // A success can only lower the rates, except while the window fills: the call that
     // reaches minimumCalls makes a rate judgeable for the first time.
     return failure || slow || !full;
+  }
+
+  /** Trades the shared ring of zeros for one of its own, zeros too, before a code other than 0. */
+  private own(): Uint8Array {
+    const ring = new Uint8Array(this.ring.length);
+    this.ring = ring;
+    this.owned = true;
+    return ring;
   }
 
   judge(): TransitionReason | undefined {
@@ -74,7 +99,7 @@ export class CountWindow implements HealthWindow {
   restoreCalls(calls: number): void {
     // A ring of successes only: zeros, whatever their order.
     this.reset();
-    this.ring.fill(0);
+    if (this.owned) this.ring.fill(0);
     this.calls = Math.min(calls, this.ring.length);
     this.head = this.calls % this.ring.length;
   }
