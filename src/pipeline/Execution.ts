@@ -58,6 +58,11 @@ export interface PipelineCore {
   readonly slotCount: number;
   /** An aggressive timeout may settle the call before the function does. */
   readonly deferred: boolean;
+  /**
+   * A cooperative timeout may settle the call before the function does if the function has
+   * not read its signal: such a call turns deferred when its function returns a promise.
+   */
+  readonly deferredWhenUnheard: boolean;
   /** A timeout may abort the function's signal, so the function gets a signal of its own. */
   readonly ownSignal: boolean;
   /** Something can wait or abort, so the caller's signal must be listened to. */
@@ -79,6 +84,8 @@ const F_TRY = 4;
 const F_IN_FLIGHT = 8;
 /** The pipeline already picked this call to be timed (see {@link LatencySampler}). */
 const F_TIMED = 16;
+/** The caller awaits a promise of the execution's own, which it settles (deferred mode). */
+const F_DEFERRED = 32;
 
 /** Records a pipeline keeps for reuse: enough for the calls one pipeline has in flight at once. */
 const POOL_SIZE = 32;
@@ -221,18 +228,22 @@ export class Execution implements TimedExecution, WaitingExecution {
       }
       if (core.listensToCaller) signal.addEventListener('abort', this);
     }
-    let outer: Promise<unknown> | undefined;
-    if (core.deferred) {
-      capturingOuter = this;
-      outer = new Promise(captureOuter);
-      capturingOuter = undefined;
-    }
+    const outer = core.deferred ? this.defer() : undefined;
     const next = this.enter(0, core.needsStartTime ? core.clock.now() : NO_TIME);
     if (outer === undefined) {
       if (next === SYNC) this.cleanup();
       return next;
     }
     if (next === SYNC) this.settle();
+    return outer;
+  }
+
+  /** Makes the promise the caller awaits, which {@link settle} settles. */
+  private defer(): Promise<unknown> {
+    this.flags |= F_DEFERRED;
+    capturingOuter = this;
+    const outer = new Promise(captureOuter);
+    capturingOuter = undefined;
     return outer;
   }
 
@@ -344,13 +355,21 @@ export class Execution implements TimedExecution, WaitingExecution {
       // `then` may throw), an object made from Promise.prototype included: `instanceof` would
       // take that for a promise, and its `then` throws here.
       this.flags |= F_IN_FLIGHT;
-      if (core.deferred && this.detour !== undefined) {
+      if ((this.flags & F_DEFERRED) !== 0) {
+        if (this.detour === undefined) return Promise.resolve(result).then(this.onOk, this.onErr);
         // Attempts may be abandoned and overlap: each handler pair remembers its attempt.
         const seq = this.detour.seq;
         return Promise.resolve(result).then(
           (value) => this.resume(seq, true, value),
           (error) => this.resume(seq, false, error),
         );
+      }
+      if (core.deferredWhenUnheard && !context.heard) {
+        // A function that has not read its signal by now may never hear a deadline: the
+        // caller gets a promise the deadline can settle. One that read it keeps the cheap path.
+        const outer = this.defer();
+        Promise.resolve(result).then(this.onOk, this.onErr);
+        return outer;
       }
       return Promise.resolve(result).then(this.onOk, this.onErr);
     }
@@ -591,7 +610,7 @@ export class Execution implements TimedExecution, WaitingExecution {
     const error = policy.rejection();
     this.abortAttempt(error);
     if (d.waitStep > step) this.cancelWait(error);
-    else if (policy.aggressive && (this.flags & F_IN_FLIGHT) !== 0) this.abandon(step, error);
+    else if (this.abandons(policy.aggressive)) this.abandon(step, error);
   }
 
   /** Called when the caller's signal aborts (the execution is its own event listener). */
@@ -603,7 +622,17 @@ export class Execution implements TimedExecution, WaitingExecution {
     d.cutAt = -1;
     this.abortAttempt(reason);
     if (d.waitStep >= 0) this.cancelWait(reason);
-    else if (this.core.deferred && (this.flags & F_IN_FLIGHT) !== 0) this.abandon(-1, reason);
+    else if (this.abandons(this.core.deferred)) this.abandon(-1, reason);
+  }
+
+  /**
+   * True when a deadline or the caller's abort gives up on the attempt in flight rather than
+   * waiting for it: always when `aggressive`, else when its function never read the signal that
+   * asks it to stop (reading it does not create it after an abort: `abort` only notes the reason).
+   */
+  private abandons(aggressive: boolean): boolean {
+    if ((this.flags & (F_IN_FLIGHT | F_DEFERRED)) !== (F_IN_FLIGHT | F_DEFERRED)) return false;
+    return aggressive || this.context?.heard === false;
   }
 
   /** A failure that is the caller's own cancellation says nothing about the dependency. */
@@ -685,7 +714,7 @@ export class Execution implements TimedExecution, WaitingExecution {
    */
   private finishOrChain(next: Next): unknown {
     if (next !== SYNC) return next;
-    if (this.core.deferred) {
+    if ((this.flags & F_DEFERRED) !== 0) {
       this.settle();
       return undefined;
     }

@@ -48,6 +48,11 @@ export class AttemptContext implements ExecutionContext {
     return c.signal;
   }
 
+  /** True once the function read its own signal (only meaningful when the context owns one). */
+  get heard(): boolean {
+    return this.controller !== undefined;
+  }
+
   /** The attempt is cut short (deadline, caller's abort): its signal aborts, once. */
   abort(reason: unknown): void {
     if (this.reason !== undefined) return;

@@ -56,6 +56,7 @@ function buildCore(steps: readonly Step[]): { core: PipelineCore; waits: boolean
   let needsStartTime = false;
   let needsEndTime = false;
   let deferred = false;
+  let deferredWhenUnheard = false;
   let ownSignal = false;
   let waits = false;
   let sampleEvery = Number.POSITIVE_INFINITY;
@@ -76,6 +77,7 @@ function buildCore(steps: readonly Step[]): { core: PipelineCore; waits: boolean
     waits ||= needs.mayWait;
     ownSignal ||= needs.ownSignal;
     deferred ||= needs.settlesEarly;
+    deferredWhenUnheard ||= needs.settlesWhenUnheard;
   }
   // Every call is timed when the clock is cheap to read (a manual clock in tests).
   if (clock.cheapNow === true && sampleEvery !== Number.POSITIVE_INFINITY) sampleEvery = 1;
@@ -93,6 +95,7 @@ function buildCore(steps: readonly Step[]): { core: PipelineCore; waits: boolean
     pool: [],
     ...assignSlots(steps, needsEndTime || sampler !== undefined),
     deferred,
+    deferredWhenUnheard: deferredWhenUnheard && !deferred,
     ownSignal,
     listensToCaller: waits || ownSignal || deferred,
   };

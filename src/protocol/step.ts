@@ -42,6 +42,11 @@ export interface StepNeeds {
   /** The step may settle a call before its inner work ends (an aggressive timeout). */
   readonly settlesEarly: boolean;
   /**
+   * The step may settle a call before its inner work ends when the function never read its
+   * signal, so cannot stop when asked (a cooperative timeout).
+   */
+  readonly settlesWhenUnheard: boolean;
+  /**
    * The step may run several attempts of its inner work at once (hedging). No executor runs
    * such a step yet: a pipeline refuses it.
    */
@@ -59,6 +64,7 @@ export const NEEDS_NOTHING: StepNeeds = Object.freeze({
   mayWait: false,
   ownSignal: false,
   settlesEarly: false,
+  settlesWhenUnheard: false,
   concurrentAttempts: false,
   callSlot: false,
   timeSlot: false,

@@ -656,10 +656,11 @@ describe('nested retries around a per-attempt timeout', () => {
     );
     const starts: number[] = [];
     const result = track(
-      p.execute(() => {
+      p.execute((ctx) => {
         starts.push(clock.now());
-        // First call outlives the first deadline; every later call fails at once.
-        return starts.length === 1
+        // First call outlives the first deadline (it reads its signal, so the pipeline waits
+        // for it, but does not stop); every later call fails at once.
+        return starts.length === 1 && ctx.signal
           ? slowFailure(clock, 60, new AbortController().signal)
           : Promise.reject(new Error(`fast ${starts.length}`));
       }),

@@ -199,6 +199,7 @@ export class Timeout extends RunsAlone implements DeadlineStep {
       startTime: this.needsStartTime,
       ownSignal: true,
       settlesEarly: this.aggressive,
+      settlesWhenUnheard: !this.aggressive,
       callSlot: true,
     };
   }

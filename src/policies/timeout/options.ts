@@ -16,7 +16,9 @@ import {
 /**
  * - `cooperative`: at the deadline the signal handed to the function is aborted and the
  *   pipeline waits for the function to settle; if it then rejects, the call fails with
- *   {@link TimeoutError}; if it returns a value anyway, that value is kept.
+ *   {@link TimeoutError}; if it returns a value anyway, that value is kept. A function that
+ *   never read its signal cannot hear the deadline: its call fails at the deadline as with
+ *   `aggressive` (the work goes on in the background, observed).
  * - `aggressive`: at the deadline the call fails with {@link TimeoutError} at once and the
  *   signal is aborted; the abandoned work finishes in the background and its late rejection is
  *   observed (never unhandled). Policies inside the timeout keep their permits until it does.

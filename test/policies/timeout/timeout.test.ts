@@ -6,6 +6,7 @@ import {
   isTimeoutError,
   type Pipeline,
   pipeline,
+  retry,
   systemClock,
   Timeout,
   TimeoutError,
@@ -115,10 +116,15 @@ describe('Timeout cooperative (default)', () => {
     expect(outcome.error).toBe(signal.reason);
   });
 
-  it('keeps the value of a function that fulfils after the deadline', async () => {
+  it('keeps the value of a function that read its signal and fulfils after the deadline', async () => {
     const clock = new ManualClock();
     const work = deferred<string>();
-    const outcome = track(pipeline(timeout({ timeout: 100, clock })).execute(() => work.promise));
+    const outcome = track(
+      pipeline(timeout({ timeout: 100, clock })).execute(({ signal }) => {
+        signal.addEventListener('abort', () => {});
+        return work.promise;
+      }),
+    );
     await clock.advanceAsync(150);
     expect(outcome.settled).toBe(false);
     work.resolve('late but fine');
@@ -146,19 +152,23 @@ describe('Timeout cooperative (default)', () => {
 
   it('a signal first read after the deadline is already aborted', async () => {
     const clock = new ManualClock();
+    let read: [boolean, unknown] | undefined;
     const outcome = track(
       pipeline(timeout({ timeout: 100, clock })).execute(
         (ctx) =>
           new Promise((resolve) =>
-            clock.setTimer(() => resolve([ctx.signal.aborted, ctx.signal.reason]), 120),
+            clock.setTimer(() => {
+              read = [ctx.signal.aborted, ctx.signal.reason];
+              resolve('late');
+            }, 120),
           ),
       ),
     );
     await clock.advanceAsync(120);
     await outcome.done;
-    const [aborted, reason] = outcome.value as [boolean, unknown];
-    expect(aborted).toBe(true);
-    expect(reason).toBeInstanceOf(TimeoutError);
+    // Unread at the deadline, so the call did not wait for it.
+    expect(outcome.error).toBeInstanceOf(TimeoutError);
+    expect(read).toEqual([true, outcome.error]);
   });
 
   it('emits onTimeout with the timeout and the strategy at each deadline', async () => {
@@ -221,6 +231,129 @@ describe('Timeout cooperative (default)', () => {
     work.reject('user cancelled');
     await outcome.done;
     expect(outcome.error).toBe('user cancelled');
+  });
+});
+
+describe('Timeout cooperative, around a function that never reads its signal', () => {
+  it('rejects at the deadline, as aggressive does, while the work goes on', async () => {
+    const clock = new ManualClock();
+    const policy = timeout({ timeout: 100, clock });
+    const events: TimeoutEvent[] = [];
+    policy.onTimeout((e) => events.push(e));
+    const work = deferred<string>();
+    const outcome = track(pipeline(policy).execute(() => work.promise));
+    await clock.advanceAsync(99);
+    expect(outcome.settled).toBe(false);
+    await clock.advanceAsync(1);
+    expect(outcome.settled).toBe(true);
+    expect(outcome.error).toBeInstanceOf(TimeoutError);
+    expect(events).toEqual([{ timeout: 100, strategy: 'cooperative' }]);
+    // The late result is dropped; a late rejection would be observed (the setup file checks).
+    work.resolve('too late');
+    await clock.advanceAsync(0);
+    expect(outcome.error).toBeInstanceOf(TimeoutError);
+  });
+
+  it('observes the late rejection of the work it stopped waiting for', async () => {
+    const clock = new ManualClock();
+    const work = deferred();
+    const outcome = track(pipeline(timeout({ timeout: 100, clock })).execute(() => work.promise));
+    await clock.advanceAsync(100);
+    await outcome.done;
+    expect(outcome.error).toBeInstanceOf(TimeoutError);
+    work.reject(new Error('late rejection'));
+    await clock.advanceAsync(0);
+  });
+
+  it('a bulkhead inside keeps its permit until the work really ends', async () => {
+    const clock = new ManualClock();
+    const pool = new Bulkhead({ maxConcurrent: 1, clock });
+    const p = pipeline(timeout({ timeout: 100, clock }), pool);
+    const work = deferred();
+    const first = track(p.execute(() => work.promise));
+    await clock.advanceAsync(100);
+    await first.done;
+    expect(first.error).toBeInstanceOf(TimeoutError);
+    expect(pool.inFlight).toBe(1);
+    work.resolve('done at last');
+    await clock.advanceAsync(0);
+    expect(pool.inFlight).toBe(0);
+  });
+
+  it('waits for a function that read its signal after an await, before the deadline', async () => {
+    const clock = new ManualClock();
+    const work = deferred<string>();
+    let aborted: boolean | undefined;
+    const outcome = track(
+      pipeline(timeout({ timeout: 100, clock })).execute(async (ctx) => {
+        await new Promise<void>((resolve) => clock.setTimer(resolve, 10));
+        const { signal } = ctx;
+        signal.addEventListener('abort', () => {
+          aborted = signal.aborted;
+        });
+        return work.promise;
+      }),
+    );
+    await clock.advanceAsync(100);
+    expect(aborted).toBe(true);
+    expect(outcome.settled).toBe(false);
+    work.resolve('late but fine');
+    await outcome.done;
+    expect(outcome.value).toBe('late but fine');
+  });
+
+  it('a retry outside starts its next attempt at the deadline of the ignored one', async () => {
+    const clock = new ManualClock();
+    const starts: number[] = [];
+    const p = pipeline(
+      retry({ maxAttempts: 3, delay: 0, clock }),
+      timeout({ timeout: 100, clock }),
+    );
+    const outcome = track(
+      p.execute(({ attempt }) => {
+        starts.push(clock.now());
+        return attempt < 3 ? new Promise(() => {}) : 'third';
+      }),
+    );
+    await clock.advanceAsync(200);
+    await outcome.done;
+    expect(outcome.value).toBe('third');
+    expect(starts).toEqual([0, 100, 200]);
+  });
+
+  it('tryExecute resolves with the TimeoutError at the deadline', async () => {
+    const clock = new ManualClock();
+    const result = track(
+      pipeline(timeout({ timeout: 100, clock })).tryExecute(() => new Promise(() => {})),
+    );
+    await clock.advanceAsync(100);
+    await result.done;
+    const settled = result.value as { ok: boolean; error: unknown };
+    expect(settled.ok).toBe(false);
+    expect(settled.error).toBeInstanceOf(TimeoutError);
+  });
+
+  it("a caller abort rejects at once with the caller's reason", async () => {
+    const clock = new ManualClock();
+    const controller = new AbortController();
+    const work = deferred();
+    const outcome = track(
+      pipeline(timeout({ timeout: 100, clock })).execute(() => work.promise, {
+        signal: controller.signal,
+      }),
+    );
+    await clock.advanceAsync(10);
+    controller.abort('stop');
+    await outcome.done;
+    expect(outcome.error).toBe('stop');
+    work.reject(new Error('late'));
+    await clock.advanceAsync(0);
+  });
+
+  it('a synchronous function is never cut short: it already ended', async () => {
+    const clock = new ManualClock();
+    const p = pipeline(timeout({ timeout: 100, clock }));
+    expect(await p.execute(() => 'now')).toBe('now');
   });
 });
 
