@@ -1,4 +1,4 @@
-import type { UserConfig } from 'tsdown';
+import type { Rolldown, UserConfig } from 'tsdown';
 
 /**
  * Public entry points of the package: the single place to list them.
@@ -24,6 +24,25 @@ export function outputName(subpath: string): string {
   return subpath === '.' ? 'index' : `${subpath.slice(2)}/index`;
 }
 
+/**
+ * Removes `import "./x.js"` / `require("./x.cjs")` lines that import a module of this package
+ * for nothing but its side effects. Rolldown leaves one where it inlined every constant a
+ * module imported; the package has no module side effects ("sideEffects": false), so such a
+ * line does nothing, and bundlers warn about it (esbuild: ignored-bare-import).
+ */
+const BARE_IMPORT = /^(?:import "\.{1,2}\/[^"]+";|require\("\.{1,2}\/[^"]+"\);)\n/gm;
+
+function dropBareImports(): Rolldown.Plugin {
+  return {
+    name: 'breakwater:drop-bare-imports',
+    generateBundle(_options, bundle) {
+      for (const file of Object.values(bundle)) {
+        if (file.type === 'chunk') file.code = file.code.replace(BARE_IMPORT, '');
+      }
+    },
+  };
+}
+
 export default {
   entry: Object.fromEntries(
     Object.entries(entries).map(([subpath, file]) => [outputName(subpath), file]),
@@ -32,6 +51,13 @@ export default {
   // With "type": "module": ESM -> .js/.d.ts, CJS -> .cjs/.d.cts.
   fixedExtension: false,
   platform: 'neutral',
+  // One output file per source module, so that a bundler sees the source's module graph and,
+  // with "sideEffects": false, leaves out every module a program does not use (the registry,
+  // config reading, exporters). Merged chunks defeated that: a chunk holding the policies and
+  // the registry was kept whole by the top-level `brand(...)` calls of classes it never used
+  // (test/package/bundle-size.test.ts).
+  unbundle: true,
+  plugins: [dropBareImports()],
   target: 'es2022',
   dts: true,
   // No source maps: output is unminified and readable (with `//#region src/...` markers), and
