@@ -19,10 +19,11 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 /**
  * The most the bundle may weigh, minified, in bytes. The target is 25,000 (about twice
  * cockatiel's 11.7 kB for the same four policies); the bundle is above it, so this ceiling is
- * what it weighs now plus a little, lowered as it shrinks, so that it can only go down.
+ * what it weighs now plus a little, lowered as it shrinks, so that it can only go down. What
+ * the bytes are spent on is logged by area on every run.
  */
 const TARGET_BYTES = 25_000;
-const CEILING_BYTES = 66_500;
+const CEILING_BYTES = 66_000;
 
 /** Folders of src/ that a program using only policies and pipelines must not pay for. */
 const UNUSED_FOLDERS = [
@@ -35,8 +36,37 @@ const UNUSED_FOLDERS = [
   'redis',
   'testing',
 ];
-/** Files of a policy folder that exist for the registry: descriptor, config schema, keyed group. */
-const REGISTRY_FILES = /^policies\/(?:kinds|[^/]+\/(?:kind|config|keyed))$/;
+/**
+ * Modules that exist for the registry and the exporters: the list of kinds, the kind descriptor
+ * protocol and metric family descriptors, and in a policy folder its descriptor, config schema,
+ * keyed group, metric families, and the reads of idle numbers and counts.
+ */
+const REGISTRY_FILES =
+  /^(?:policies\/kinds|protocol\/kind|telemetry\/metricFamily|policies\/[^/]+\/(?:kind|config|keyed|metrics|idle|counts))$/;
+
+/** Where the bytes go, by area: the first pattern a module matches names its area. */
+const AREAS: readonly (readonly [string, RegExp])[] = [
+  ['pipeline (executor)', /^pipeline\//],
+  ['circuit breaker', /^policies\/circuit-breaker\//],
+  ['bulkhead', /^policies\/bulkhead\//],
+  ['retry', /^policies\/retry\//],
+  ['timeout', /^policies\/timeout\//],
+  ['deadline queue (bulkhead, timeout)', /^policies\/shared\/DeadlineQueue$/],
+  ['option checks', /^validation\//],
+  ['errors', /^errors\//],
+  ['latency metrics', /^telemetry\/(?:LatencyHistogram|metrics)$/],
+  ['clock', /^clock\//],
+  ['the rest', /./],
+];
+
+function byArea(modules: Map<string, number>): string {
+  const sums = new Map<string, number>(AREAS.map(([area]) => [area, 0]));
+  for (const [module, bytes] of modules) {
+    const [area] = AREAS.find(([, pattern]) => pattern.test(module))!;
+    sums.set(area, sums.get(area)! + bytes);
+  }
+  return [...sums].map(([area, bytes]) => `${area} ${bytes}`).join(', ');
+}
 
 let bundle: { bytes: number; gzip: number; modules: Map<string, number> };
 
@@ -72,7 +102,7 @@ beforeAll(async () => {
   console.log(
     `four-policy browser bundle (retry, circuitBreaker, timeout, bulkhead, pipeline): ` +
       `${bundle.bytes} B minified, ${bundle.gzip} B gzipped, from ${bundle.modules.size} modules ` +
-      `(ceiling ${CEILING_BYTES} B, target ${TARGET_BYTES} B)`,
+      `(ceiling ${CEILING_BYTES} B, target ${TARGET_BYTES} B); by area, in B: ${byArea(bundle.modules)}`,
   );
 });
 
