@@ -1,4 +1,4 @@
-import type { UserConfig } from 'tsdown';
+import type { Rolldown, UserConfig } from 'tsdown';
 
 /**
  * Public entry points of the package: the single place to list them.
@@ -24,24 +24,79 @@ export function outputName(subpath: string): string {
   return subpath === '.' ? 'index' : `${subpath.slice(2)}/index`;
 }
 
-export default {
-  entry: Object.fromEntries(
-    Object.entries(entries).map(([subpath, file]) => [outputName(subpath), file]),
-  ),
-  format: ['esm', 'cjs'],
-  // With "type": "module": ESM -> .js/.d.ts, CJS -> .cjs/.d.cts.
-  fixedExtension: false,
-  platform: 'neutral',
-  target: 'es2022',
-  dts: true,
-  // No source maps: output is unminified and readable (with `//#region src/...` markers), and
-  // tsdown 0.21 + sourcemap leaves a dangling `//# sourceMappingURL=*.d.ts.map` in the .d.ts files.
-  sourcemap: false,
-  clean: true,
-  checks: {
-    // CommonJS output is deliberate (dual package): no "CJS is legacy" notice.
-    legacyCjs: false,
-    // Rolldown's "significant time in plugin" notes are noise for a build this small.
-    pluginTimings: false,
+/**
+ * Removes `import "./x.js"` / `require("./x.cjs")` lines that import a module of this package
+ * for nothing but its side effects. Rolldown leaves one where it inlined every constant a
+ * module imported; the package has no module side effects ("sideEffects": false), so such a
+ * line does nothing, and bundlers warn about it (esbuild: ignored-bare-import).
+ */
+const BARE_IMPORT = /^(?:import "\.{1,2}\/[^"]+";|require\("\.{1,2}\/[^"]+"\);)\n/gm;
+
+function dropBareImports(): Rolldown.Plugin {
+  return {
+    name: 'breakwater:drop-bare-imports',
+    generateBundle(_options, bundle) {
+      for (const file of Object.values(bundle)) {
+        if (file.type === 'chunk') file.code = file.code.replace(BARE_IMPORT, '');
+      }
+    },
+  };
+}
+
+/** Notices left out of the build output. */
+const checks = {
+  // CommonJS output is deliberate (dual package): no "CJS is legacy" notice.
+  legacyCjs: false,
+  // Rolldown's "significant time in plugin" notes are noise for a build this small.
+  pluginTimings: false,
+};
+
+/** `entries` keyed by output name, as tsdown takes them. */
+const entry = Object.fromEntries(
+  Object.entries(entries).map(([subpath, file]) => [outputName(subpath), file]),
+);
+
+/** Where the browser build goes: package.json `exports` sends the `browser` condition there. */
+export const browserDir = 'dist/browser';
+
+export default [
+  {
+    entry,
+    format: ['esm', 'cjs'],
+    // With "type": "module": ESM -> .js/.d.ts, CJS -> .cjs/.d.cts.
+    fixedExtension: false,
+    platform: 'neutral',
+    target: 'es2022',
+    dts: true,
+    // No source maps: output is unminified and readable (with `//#region src/...` markers), and
+    // tsdown 0.21 + sourcemap leaves a dangling `//# sourceMappingURL=*.d.ts.map` in the .d.ts
+    // files.
+    sourcemap: false,
+    clean: true,
+    checks,
   },
-} satisfies UserConfig;
+  // For bundlers (the `browser` condition): one ES module per source module, so that a bundler
+  // sees the source's module graph and, with "sideEffects": false, leaves out every module a
+  // program does not use (the registry, config reading, exporters). The merged chunks above
+  // defeat that: a chunk holding the policies and the registry is kept whole by top-level
+  // statements of classes the program never uses (test/package/bundle-size.test.ts). Node
+  // keeps the merged chunks: loading some 160 files instead of a dozen makes
+  // `import('breakwater')` several times slower.
+  {
+    entry,
+    format: 'esm',
+    fixedExtension: false,
+    platform: 'neutral',
+    target: 'es2022',
+    outDir: browserDir,
+    unbundle: true,
+    plugins: [dropBareImports()],
+    // Minifiers keep `Number.POSITIVE_INFINITY` as written (the source has some forty).
+    define: { 'Number.POSITIVE_INFINITY': 'Infinity' },
+    // Types come from the Node build (the same declarations).
+    dts: false,
+    sourcemap: false,
+    clean: false,
+    checks,
+  },
+] satisfies UserConfig[];

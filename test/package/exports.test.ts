@@ -9,10 +9,10 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { entries, outputName } from '../../tsdown.config';
+import { browserDir, entries, outputName } from '../../tsdown.config';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
@@ -27,6 +27,8 @@ const subpaths = Object.keys(entries);
 function expectedExport(subpath: string) {
   const base = `./dist/${outputName(subpath)}`;
   return {
+    // Bundlers for the browser take the build of one module per file (tsdown.config.ts).
+    browser: { types: `${base}.d.ts`, default: `./${browserDir}/${outputName(subpath)}.js` },
     import: { types: `${base}.d.ts`, default: `${base}.js` },
     require: { types: `${base}.d.cts`, default: `${base}.cjs` },
   };
@@ -49,7 +51,7 @@ beforeAll(() => {
 });
 
 describe('package.json exports', () => {
-  it('has an import/require block for every build entry in tsdown.config.ts', () => {
+  it('has a browser/import/require block for every build entry in tsdown.config.ts', () => {
     for (const subpath of subpaths) {
       expect(pkg.exports[subpath], `exports["${subpath}"]`).toEqual(expectedExport(subpath));
     }
@@ -88,25 +90,29 @@ describe.each(subpaths)('entry %s', (subpath) => {
   });
 });
 
-it('plain Node (outside Vitest) loads every entry through import and require, with the same exports', async () => {
+it('plain Node (outside Vitest) loads every entry through import and require, and the browser build, with the same exports', async () => {
   // Vitest resolves `import()` itself; this checks Node's own ESM and CJS loaders.
   const script = `
     import { createRequire } from 'node:module';
     const require = createRequire(process.cwd() + '/');
     const out = {};
-    for (const spec of JSON.parse(process.argv[1])) {
+    for (const [spec, browserFile] of JSON.parse(process.argv[1])) {
       const esm = await import(spec);
       const cjs = require(spec);
+      const browser = await import(browserFile);
       const names = (m) => Object.keys(m).filter((k) => k !== '__esModule' && k !== 'default').sort();
       out[spec] = {
-        esm: names(esm), cjs: names(cjs),
+        esm: names(esm), cjs: names(cjs), browser: names(browser),
         esmFile: import.meta.resolve(spec), cjsFile: require.resolve(spec),
         esmVersion: esm.VERSION, cjsVersion: cjs.VERSION,
       };
     }
     console.log(JSON.stringify(out));
   `;
-  const specs = subpaths.map(specifier);
+  const specs = subpaths.map((s) => [
+    specifier(s),
+    pathToFileURL(`${root}${browserDir}/${outputName(s)}.js`).href,
+  ]);
   const { stdout } = await promisify(execFile)(
     process.execPath,
     ['--input-type=module', '--eval', script, JSON.stringify(specs)],
@@ -117,6 +123,7 @@ it('plain Node (outside Vitest) loads every entry through import and require, wi
     {
       esm: string[];
       cjs: string[];
+      browser: string[];
       esmFile: string;
       cjsFile: string;
       esmVersion: unknown;
@@ -128,6 +135,9 @@ it('plain Node (outside Vitest) loads every entry through import and require, wi
     expect(r.esmFile.endsWith(`/dist/${outputName(subpath)}.js`), r.esmFile).toBe(true);
     expect(r.cjsFile.endsWith(`/dist/${outputName(subpath)}.cjs`), r.cjsFile).toBe(true);
     expect(r.cjs, `${specifier(subpath)}: CJS and ESM export the same names`).toEqual(r.esm);
+    expect(r.browser, `${specifier(subpath)}: the browser build exports the same names`).toEqual(
+      r.esm,
+    );
   }
   expect(out[pkg.name].esmVersion).toBe(pkg.version);
   expect(out[pkg.name].cjsVersion).toBe(pkg.version);
