@@ -23,7 +23,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * the bytes are spent on is logged by area on every run.
  */
 const TARGET_BYTES = 25_000;
-const CEILING_BYTES = 66_000;
+const CEILING_BYTES = 68_000;
 
 /** Folders of src/ that a program using only policies and pipelines must not pay for. */
 const UNUSED_FOLDERS = [
