@@ -74,8 +74,8 @@ export type RegistryPolicy = CircuitBreaker | Retry | Timeout | Bulkhead | RateL
  *   with nothing but successes in its window, an idle bulkhead or rate limiter) and rebuilt with
  *   the same state on its next use (an idle rate limiter's counters start again from zero), so
  *   a million idle keys cost about a hundred bytes each. So ask the registry for a keyed
- *   instance each time it is used rather than keeping it: a kept one may have been replaced by
- *   then. Outcomes of calls still in flight on a replaced breaker are passed on to the key's
+ *   instance each time it is used rather than keeping it (a pipeline's keyed step,
+ *   {@link keyed}, does): a kept one may have been replaced by then. Outcomes of calls still in flight on a replaced breaker are passed on to the key's
  *   current breaker.
  * - `reconfigure(config)` applies new settings to the calls to come without losing breaker
  *   state or permits in flight, or changes nothing when any of it is invalid.
@@ -84,7 +84,7 @@ export type RegistryPolicy = CircuitBreaker | Retry | Timeout | Bulkhead | RateL
  * ```ts
  * const registry = new Registry(JSON.parse(await readFile('resilience.json', 'utf8')));
  * const p = pipeline(registry.retry('payments'), registry.circuitBreaker('payments'));
- * const perHost = (host: string) => pipeline(registry.keyedCircuitBreaker('api', host));
+ * const perHost = pipeline(registry.keyed('circuitBreaker', 'api')); // execute(fn, { key: host })
  * ```
  */
 export class Registry {
