@@ -50,6 +50,10 @@ describe('a pipeline with a keyed step', () => {
     const plain = pipeline(retry(), registry.circuitBreaker('hosts'));
     expect(plain).toBeInstanceOf(Pipeline);
     expectTypeOf(plain).toEqualTypeOf<Pipeline<unknown>>();
+    const typed = pipeline(retry<number>(), registry.keyed('circuitBreaker', 'hosts'));
+    expectTypeOf(typed).toEqualTypeOf<KeyedPipeline<number>>();
+    // @ts-expect-error: its functions must return the result type of its policies
+    void typed.execute(() => 'a string', { key: 'a' }).catch(() => {});
   });
 
   it("isolates keys: key A's breaker opens, key B's still calls", async () => {
