@@ -33,6 +33,8 @@ export {
   type TransitionLogger,
 } from './exporters/logTransitions.js';
 export type { ExecuteOptions, ExecutionContext } from './pipeline/context.js';
+export { type KeyedExecuteOptions, KeyedPipeline } from './pipeline/KeyedPipeline.js';
+export { KeyedStep } from './pipeline/KeyedStep.js';
 export { Pipeline, type Policy, pipeline } from './pipeline/Pipeline.js';
 export type {
   ExecutionResult,
@@ -185,6 +187,7 @@ export {
 export { parseDuration } from './registry/duration.js';
 export {
   defaultRegistry,
+  type KeyedStepOptions,
   Registry,
   type RegistryOptions,
   type RegistryPolicy,

@@ -135,6 +135,24 @@ export const keyedCall = (registry, key) =>
   pipeline(registry.keyedCircuitBreaker('api', key)).executeSync(() => 1);
 
 /**
+ * A registry whose keyed breakers of name `api` are configured like {@link breakerPipeline}'s
+ * breaker (5 consecutive failures open it for 10 s).
+ */
+export const keyedBreakerRegistry = () =>
+  new Registry({
+    circuitBreakers: {
+      api: { window: { kind: 'consecutive', threshold: 5 }, breakDuration: '10s' },
+    },
+  });
+
+/** A pipeline whose breaker is the registry's of each call's key: `execute(fn, { key })`. */
+export const keyedPipeline = (registry) => pipeline(registry.keyed('circuitBreaker', 'api'));
+
+/** What code without keyed steps writes: a pipeline per call around the key's breaker. */
+export const pipelinePerCall = (registry, key) =>
+  pipeline(registry.keyedCircuitBreaker('api', key));
+
+/**
  * An open breaker: held open by hand (`forceOpen`) or tripped (`trip`, as 5 failures would)
  * with a break that outlasts the run, so each call must check the clock.
  */
@@ -188,5 +206,8 @@ export function breakwaterConfigs() {
     { library: 'breakwater', use: 'breaker instances, defaults', source: src(newDefaultBreaker) },
     { library: 'breakwater', use: 'keyed registry', source: src(keyedRegistry) },
     { library: 'breakwater', use: 'keyed registry, one call per key', source: src(keyedCall) },
+    { library: 'breakwater', use: 'keyed breakers', source: src(keyedBreakerRegistry) },
+    { library: 'breakwater', use: 'keyed pipeline', source: src(keyedPipeline) },
+    { library: 'breakwater', use: 'pipeline per call', source: src(pipelinePerCall) },
   ];
 }

@@ -6,6 +6,8 @@ import { type ExecuteOptions, type ExecutionContext, SharedContext } from './con
 import { checkPolicies, planPipeline } from './core.js';
 import { Execution, type PipelineCore, type Step, SYNC } from './Execution.js';
 import { type GateHandlers, gateHandlers, oneGateHandlers, sameTokens } from './gateHandlers.js';
+import { KeyedPipeline } from './KeyedPipeline.js';
+import { KeyedStep } from './KeyedStep.js';
 import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
 import { trackLate } from './syncLate.js';
 
@@ -22,6 +24,15 @@ export type PipelineResult<P extends readonly unknown[]> = P extends readonly [
 ]
   ? ResultTypeOf<Head> & PipelineResult<Rest>
   : unknown;
+
+/**
+ * `P` when it holds a keyed step, else never: the overload of {@link pipeline} that returns a
+ * {@link KeyedPipeline} applies to those only (and the other is last, for `Parameters<typeof
+ * pipeline>` and `ReturnType<typeof pipeline>`).
+ */
+type WithKeyedStep<P extends readonly unknown[]> = [Extract<P[number], KeyedStep>] extends [never]
+  ? never
+  : P;
 
 /**
  * Policies composed outer-to-inner in the order given, run by one flat executor. Build one with
@@ -397,15 +408,25 @@ export class Pipeline<R = unknown> {
 }
 
 /**
- * Composes policies outer-to-inner in the order given into one {@link Pipeline}.
+ * Composes policies outer-to-inner in the order given into one {@link Pipeline}. Given keyed
+ * steps (`registry.keyed(kind, name)`), it returns a {@link KeyedPipeline} instead, whose calls
+ * each use the instances of their key.
  *
  * @example
  * ```ts
  * const p = pipeline(fallback({ value: null }), retry(), breaker, timeout(500));
+ * const perHost = pipeline(retry(), registry.keyed('circuitBreaker', 'api'));
  * ```
  */
-export function pipeline<P extends Policy[]>(...policies: P): Pipeline<PipelineResult<P>> {
-  return new Pipeline(policies);
+export function pipeline<P extends (Policy | KeyedStep)[]>(
+  ...policies: P & WithKeyedStep<P>
+): KeyedPipeline<PipelineResult<P>>;
+export function pipeline<P extends Policy[]>(...policies: P): Pipeline<PipelineResult<P>>;
+export function pipeline(...policies: (Policy | KeyedStep)[]): Pipeline | KeyedPipeline {
+  // Only here: a Pipeline's calls never look for keys.
+  return policies.some((p) => p instanceof KeyedStep)
+    ? new KeyedPipeline(policies)
+    : new Pipeline(policies as Policy[]);
 }
 
 brand(Pipeline, 'Pipeline');

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/Clock.js';
+import { CoarseTime } from '../clock/CoarseTime.js';
 import type { KeyedKind } from '../protocol/kind.js';
 import { KeyIndex } from './KeyIndex.js';
 
@@ -57,6 +58,12 @@ export class KeyedInstances<T> {
    * event listeners, and a listener that uses this set of keys must not evict under our feet.
    */
   private busy = false;
+  /**
+   * What {@link get} reads the time from: a reading of the system clock costs more than the
+   * rest of a lookup, and a use stamped up to a millisecond early only makes an idle timeout
+   * of seconds or minutes end that much sooner.
+   */
+  private readonly time: { now(): number };
 
   constructor(
     private readonly kind: KeyedKind<T>,
@@ -64,7 +71,9 @@ export class KeyedInstances<T> {
     private maxKeys: number,
     private idleTimeout: number,
     private readonly maxLive = LIVE_INSTANCES,
-  ) {}
+  ) {
+    this.time = clock.cheapNow === true ? clock : CoarseTime.of(clock);
+  }
 
   /** Instances held as objects (the others are shelved as numbers). */
   get live(): number {
@@ -88,7 +97,7 @@ export class KeyedInstances<T> {
 
   /** The instance for `key`, made (or rebuilt from its numbers) when needed. */
   get(key: string): T {
-    const now = this.clock.now();
+    const now = this.time.now();
     let slot = this.index.get(key);
     if (this.busy) {
       // Called from an event listener while entries are looked at: no eviction now.

@@ -2,6 +2,7 @@ import type { Clock } from '../clock/Clock.js';
 import { systemClock } from '../clock/systemClock.js';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
+import { KeyedStep } from '../pipeline/KeyedStep.js';
 import type { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
 import { bulkheadKind } from '../policies/bulkhead/kind.js';
 import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
@@ -39,6 +40,15 @@ export interface RegistryOptions {
   readonly kinds?: readonly AnyPolicyKind[];
 }
 
+/** Options of {@link Registry.keyed}. */
+export interface KeyedStepOptions {
+  /**
+   * The key of the step's instance for a call, from the call's `key` (undefined when the call
+   * gave none): a string of at most 1,024 characters. @default the call's key, required
+   */
+  readonly key?: (key: string | undefined) => string;
+}
+
 /** A policy a registry can hold. */
 export type RegistryPolicy = CircuitBreaker | Retry | Timeout | Bulkhead | RateLimiter;
 
@@ -64,8 +74,8 @@ export type RegistryPolicy = CircuitBreaker | Retry | Timeout | Bulkhead | RateL
  *   with nothing but successes in its window, an idle bulkhead or rate limiter) and rebuilt with
  *   the same state on its next use (an idle rate limiter's counters start again from zero), so
  *   a million idle keys cost about a hundred bytes each. So ask the registry for a keyed
- *   instance each time it is used rather than keeping it: a kept one may have been replaced by
- *   then. Outcomes of calls still in flight on a replaced breaker are passed on to the key's
+ *   instance each time it is used rather than keeping it (a pipeline's keyed step,
+ *   {@link keyed}, does): a kept one may have been replaced by then. Outcomes of calls still in flight on a replaced breaker are passed on to the key's
  *   current breaker.
  * - `reconfigure(config)` applies new settings to the calls to come without losing breaker
  *   state or permits in flight, or changes nothing when any of it is invalid.
@@ -74,7 +84,7 @@ export type RegistryPolicy = CircuitBreaker | Retry | Timeout | Bulkhead | RateL
  * ```ts
  * const registry = new Registry(JSON.parse(await readFile('resilience.json', 'utf8')));
  * const p = pipeline(registry.retry('payments'), registry.circuitBreaker('payments'));
- * const perHost = (host: string) => pipeline(registry.keyedCircuitBreaker('api', host));
+ * const perHost = pipeline(registry.keyed('circuitBreaker', 'api')); // execute(fn, { key: host })
  * ```
  */
 export class Registry {
@@ -144,6 +154,53 @@ export class Registry {
     if (invalid !== undefined) throw invalid;
     const keyed = k.keyed.get(name) ?? this.keyedGroup(k, name);
     return keyed.instances.get(key) as P;
+  }
+
+  /**
+   * A step for `pipeline(...)` that stands for the instances of `kind` kept per key under
+   * `name`: each call through the pipeline uses the current instance of its key, found through
+   * the registry when the call starts (made on first use, never one the registry has evicted),
+   * as {@link getKeyed} finds it. The key is the call's (`execute(fn, { key })`), or what the
+   * `key` function makes of it (it gets the call's key, undefined when the call gave none).
+   * `kind` is a descriptor or a kind's name, of a kind kept per key (circuit breakers,
+   * bulkheads, rate limiters, kinds of your own with a keyed group).
+   *
+   * Throws {@link UsageError} for a kind the registry was not given or that is not kept per
+   * key, {@link OptionsError} for an empty name or a `key` that is not a function, and
+   * {@link ConfigError} when the config of `name` cannot build an instance.
+   *
+   * @example
+   * ```ts
+   * const api = pipeline(retry(), registry.keyed('circuitBreaker', 'api'), timeout('2s'));
+   * await api.execute(({ signal }) => fetch(url, { signal }), { key: new URL(url).host });
+   *
+   * // The key computed from the call's: one rate limiter per tenant of a `tenant:user` key.
+   * const perTenant = registry.keyed('rateLimiter', 'tenants', {
+   *   key: (key) => key?.split(':')[0] ?? 'anonymous',
+   * });
+   * ```
+   */
+  keyed<P extends object>(
+    kind: PolicyKindOf<P> | string,
+    name: string,
+    options?: KeyedStepOptions,
+  ): KeyedStep<P> {
+    const k = this.kindInstances(kind);
+    checkName(name);
+    const o = checkOptionsObject(options, ['key'], '');
+    const keyOf = o.key;
+    if (keyOf !== undefined && typeof keyOf !== 'function') {
+      throw new OptionsError('key', keyOf, "a function of the call's key returning a string");
+    }
+    // Made now, so that a name the config cannot build fails here rather than on a call.
+    if (!k.keyed.has(name)) this.keyedGroup(k, name);
+    return new KeyedStep<P>(
+      k.kind.name,
+      k.kind.label,
+      name,
+      (key) => this.keyedInstance(k, name, key) as P,
+      keyOf as KeyedStepOptions['key'],
+    );
   }
 
   /** The circuit breaker named `name`: the same instance on every call. */
@@ -233,12 +290,12 @@ export class Registry {
    * (health, metrics, dashboard) as large.
    */
   keyedCircuitBreaker(name: string, key: string): CircuitBreaker {
-    return this.keyed(this.breakers, name, key) as CircuitBreaker;
+    return this.keyedInstance(this.breakers, name, key) as CircuitBreaker;
   }
 
   /** The bulkhead of `key` under name `name`, like {@link keyedCircuitBreaker}. */
   keyedBulkhead(name: string, key: string): Bulkhead {
-    return this.keyed(this.bulkheads, name, key) as Bulkhead;
+    return this.keyedInstance(this.bulkheads, name, key) as Bulkhead;
   }
 
   /**
@@ -247,7 +304,7 @@ export class Registry {
    * rate.
    */
   keyedRateLimiter(name: string, key: string): RateLimiter {
-    return this.keyed(this.rateLimiters, name, key) as RateLimiter;
+    return this.keyedInstance(this.rateLimiters, name, key) as RateLimiter;
   }
 
   /**
@@ -332,7 +389,7 @@ export class Registry {
     return entry.policy;
   }
 
-  private keyed(k: KindInstances, name: string, key: string): object {
+  private keyedInstance(k: KindInstances, name: string, key: string): object {
     const invalid = keyError(key);
     if (invalid !== undefined) throw invalid;
     const keyed = k.keyed.get(name) ?? this.keyedGroup(k, name);

@@ -93,6 +93,7 @@ const LIBRARIES: Record<string, string[]> = {
   'timeouts-at-scale': ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum'],
   'breaker-instances': ['breakwater', 'cockatiel 4', 'cockatiel 3', 'opossum'],
   'keyed-registry': ['breakwater'],
+  'keyed-pipeline': ['breakwater'],
   metrics: ['breakwater'],
 };
 

@@ -7,6 +7,7 @@ import {
   Registry,
   type RegistryConfig,
   type RegistryInstanceSnapshot,
+  systemClock,
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
 import { deferred } from '../support/async.js';
@@ -64,6 +65,24 @@ describe('keyed instances', () => {
     const named = registry.circuitBreaker('hosts');
     named.trip();
     expect(registry.keyedCircuitBreaker('hosts', 'a').state).toBe('closed');
+  });
+});
+
+describe('the time of a use', () => {
+  it('is read from a clock that is costly to read at most once per 64 uses of keys', () => {
+    let reads = 0;
+    const clock = {
+      ...systemClock,
+      now: () => {
+        reads++;
+        return systemClock.now();
+      },
+    };
+    const registry = new Registry({}, { clock });
+    registry.keyedCircuitBreaker('hosts', 'a');
+    reads = 0;
+    for (let i = 0; i < 6_400; i++) registry.keyedCircuitBreaker('hosts', i % 2 ? 'a' : 'b');
+    expect(reads).toBeLessThanOrEqual(101);
   });
 });
 

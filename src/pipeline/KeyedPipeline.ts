@@ -1,0 +1,159 @@
+import { OptionsError } from '../errors/OptionsError.js';
+import { brand, otherCopyNote } from '../protocol/brand.js';
+import type { ExecuteOptions, ExecutionContext } from './context.js';
+import { isPolicy } from './core.js';
+import { KeyedStep } from './KeyedStep.js';
+import { Pipeline, type Policy } from './Pipeline.js';
+import { type ExecutionResult, failure } from './result.js';
+
+/** Options of one call through a {@link KeyedPipeline}. */
+export interface KeyedExecuteOptions extends ExecuteOptions {
+  /**
+   * The call's key (a downstream host, a tenant): each keyed step uses the instance of this
+   * key, or of what its key function makes of it. Required unless every keyed step has a key
+   * function.
+   */
+  readonly key?: string;
+}
+
+/**
+ * A pipeline holding keyed steps (`registry.keyed(...)`): each call finds the current instance
+ * of its key for each of them through the registry, when it starts, then runs as a pipeline of
+ * those instances and the other policies does. So a key the registry has evicted gets a new
+ * instance on its next call, never the one dropped, and a new key gets one made on demand;
+ * instances the registry protects from eviction (a breaker that is open, a bulkhead with calls
+ * in flight) stay while they are in use.
+ *
+ * The pipeline of each set of instances is built on its first call and held weakly by them:
+ * a call of a key in use costs a lookup of its instance and one `WeakMap` read more than a
+ * call through a pipeline built once, and an evicted instance takes its pipeline with it.
+ *
+ * A call without a key, for a keyed step without a key function, fails with a `UsageError`
+ * (code `ERR_BREAKWATER_USAGE`): `execute` rejects, `tryExecute` resolves with it as a
+ * failure, `executeSync` throws.
+ *
+ * @example
+ * ```ts
+ * const api = pipeline(retry({ maxAttempts: 3 }), registry.keyed('circuitBreaker', 'api'));
+ * await api.execute(() => fetch(`https://${host}/v1/items`), { key: host });
+ * ```
+ */
+export class KeyedPipeline<R = unknown> {
+  /** The policies and keyed steps, outermost first. */
+  readonly policies: readonly (Policy | KeyedStep)[];
+  /** The keyed steps, outermost first. */
+  private readonly keyed: readonly KeyedStep[];
+  /** The keyed step of a pipeline of one, which takes the shortest path. */
+  private readonly sole: KeyedStep | undefined;
+  /**
+   * The pipelines built, by their instances: for one keyed step, instance to pipeline; for
+   * more, nested maps by each instance in turn, the last one's holding the pipeline.
+   */
+  private readonly cache = new WeakMap<object, unknown>();
+
+  constructor(policies: readonly (Policy | KeyedStep)[]) {
+    policies.forEach((p, i) => {
+      if (!(p instanceof KeyedStep) && !isPolicy(p)) {
+        throw new OptionsError(
+          `policies[${i}]`,
+          p,
+          `a breakwater policy or keyed step${otherCopyNote(p)}`,
+        );
+      }
+    });
+    this.policies = Object.freeze([...policies]);
+    this.keyed = policies.filter((p): p is KeyedStep => p instanceof KeyedStep);
+    this.sole = this.keyed.length === 1 ? this.keyed[0] : undefined;
+  }
+
+  /**
+   * Runs `fn` through the policies, with the instances of the call's key. Resolves with its
+   * value; rejects with its error, with a `PolicyRejectedError` when a policy refuses the
+   * call, or with a `UsageError` when the call has no key to use.
+   */
+  execute<T extends R>(
+    fn: (context: ExecutionContext) => T | PromiseLike<T>,
+    options?: KeyedExecuteOptions,
+  ): Promise<T> {
+    let p: Pipeline;
+    try {
+      p = this.pipelineFor(options?.key);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return p.execute(fn, options);
+  }
+
+  /** Like {@link execute}, but never rejects: resolves with `{ ok, value }` or `{ ok, error }`. */
+  tryExecute<T extends R>(
+    fn: (context: ExecutionContext) => T | PromiseLike<T>,
+    options?: KeyedExecuteOptions,
+  ): Promise<ExecutionResult<T>> {
+    let p: Pipeline;
+    try {
+      p = this.pipelineFor(options?.key);
+    } catch (error) {
+      return Promise.resolve(failure(error));
+    }
+    return p.tryExecute(fn, options);
+  }
+
+  /**
+   * Runs a synchronous `fn` through policies that never wait, with the instances of the call's
+   * key (see `Pipeline.executeSync`), returning its value or throwing.
+   */
+  executeSync<T extends R>(
+    fn: (context: ExecutionContext) => T,
+    options?: { readonly key?: string },
+  ): T {
+    return this.pipelineFor(options?.key).executeSync(fn);
+  }
+
+  /**
+   * Disposes the policies given to the pipeline. The instances of keyed steps belong to their
+   * registry, which disposes them (`registry.dispose()`, or when it drops a key).
+   */
+  dispose(): void {
+    for (const p of this.policies) if (!(p instanceof KeyedStep)) p.dispose();
+  }
+
+  /** The pipeline of the instances of the call's `key`, built on the first call that uses them. */
+  private pipelineFor(key: string | undefined): Pipeline {
+    const sole = this.sole;
+    if (sole === undefined) return this.pipelineForMany(key);
+    const instance = sole.resolve(key);
+    return (this.cache.get(instance) as Pipeline | undefined) ?? this.build([instance]);
+  }
+
+  private pipelineForMany(key: string | undefined): Pipeline {
+    const keyed = this.keyed;
+    const instances = keyed.map((step) => step.resolve(key));
+    let node = this.cache;
+    const last = instances.length - 1;
+    for (let i = 0; i < last; i++) {
+      const next = node.get(instances[i]!) as WeakMap<object, unknown> | undefined;
+      if (next === undefined) return this.build(instances);
+      node = next;
+    }
+    return (node.get(instances[last]!) as Pipeline | undefined) ?? this.build(instances);
+  }
+
+  /** Builds and keeps the pipeline of `instances`, one per keyed step in order. */
+  private build(instances: readonly object[]): Pipeline {
+    let k = 0;
+    const pipeline = new Pipeline(
+      this.policies.map((p) => (p instanceof KeyedStep ? (instances[k++] as Policy) : p)),
+    );
+    let node = this.cache;
+    const last = instances.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = node.get(instances[i]!) as WeakMap<object, unknown> | undefined;
+      if (next === undefined) node.set(instances[i]!, (next = new WeakMap()));
+      node = next;
+    }
+    node.set(instances[last]!, pipeline);
+    return pipeline;
+  }
+}
+
+brand(KeyedPipeline, 'KeyedPipeline');
