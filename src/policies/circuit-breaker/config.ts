@@ -24,6 +24,8 @@ export interface WindowConfig {
 export interface CircuitBreakerConfig {
   readonly window?: WindowConfig;
   readonly failureRateThreshold?: number;
+  /** Rate windows: failures in a row that open the breaker whatever the rate. */
+  readonly consecutiveFailures?: number;
   readonly slowCallDuration?: Duration;
   readonly slowCallRateThreshold?: number;
   readonly breakDuration?: Duration;
@@ -60,6 +62,7 @@ export const breakerSchema: ConfigSchema = configSchema([
     },
   ],
   ['failureRateThreshold', 'value'],
+  ['consecutiveFailures', 'value'],
   ['slowCallDuration', 'durationOrInfinity'],
   ['slowCallRateThreshold', 'value'],
   ['breakDuration', 'duration'],

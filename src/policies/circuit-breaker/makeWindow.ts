@@ -42,5 +42,6 @@ function thresholdsOf(o: ResolvedBreakerOptions): Thresholds {
     failureRateThreshold: o.failureRateThreshold,
     slowCallRateThreshold: o.slowCallRateThreshold,
     trackSlow: o.slowCallDuration !== Number.POSITIVE_INFINITY,
+    failureRun: o.failureRun,
   };
 }

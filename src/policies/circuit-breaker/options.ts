@@ -88,6 +88,15 @@ export interface CircuitBreakerOptions<T = unknown> {
   /** Failure rate in (0, 1] at or above which the breaker opens (rate windows). @default 0.5 */
   readonly failureRateThreshold?: number;
   /**
+   * Rate windows only: also open after this many failures in a row, whatever the rate and
+   * before `minimumCalls`, so that a dependency failing every call is refused within that many
+   * calls rather than once its failures outweigh a window of old successes. An integer in
+   * [1, 1000000]; off when unset. (A consecutive window opens on runs alone: use its
+   * `threshold`.)
+   * @default undefined
+   */
+  readonly consecutiveFailures?: number;
+  /**
    * Calls taking at least this many ms count as slow, in (0, 2147483647]; `Infinity` or unset
    * turns slow-call tracking off. Turning it on makes the pipeline read the clock around each
    * call.
@@ -140,6 +149,8 @@ export interface ResolvedBreakerOptions {
   buckets: number;
   minimumCalls: number;
   failureRateThreshold: number;
+  /** Failures in a row that open a rate window's breaker; Infinity when off. */
+  failureRun: number;
   slowCallDuration: number;
   slowCallRateThreshold: number;
   breakDuration: number;
@@ -180,6 +191,7 @@ const KEYS = [
   'name',
   'window',
   'failureRateThreshold',
+  'consecutiveFailures',
   'slowCallDuration',
   'slowCallRateThreshold',
   'breakDuration',
@@ -245,6 +257,13 @@ export function resolveBreakerOptions<T>(
       ? integer(w.minimumCalls, 'window.minimumCalls', size, 1, size)
       : integer(w.minimumCalls, 'window.minimumCalls', d.timeMinimumCalls, 1);
 
+  if (windowKind === 'consecutive' && o.consecutiveFailures !== undefined) {
+    throw new OptionsError(
+      'consecutiveFailures',
+      o.consecutiveFailures,
+      'undefined with a consecutive window (its window.threshold is the run that opens it)',
+    );
+  }
   // At 0 every call, however quick, is slow.
   const slowCallDuration = positiveDuration(o.slowCallDuration, 'slowCallDuration');
   const backoff =
@@ -270,6 +289,13 @@ export function resolveBreakerOptions<T>(
       0,
       1,
       true,
+    ),
+    failureRun: integer(
+      o.consecutiveFailures,
+      'consecutiveFailures',
+      Number.POSITIVE_INFINITY,
+      1,
+      1_000_000,
     ),
     slowCallDuration,
     slowCallRateThreshold: numberIn(
@@ -342,6 +368,7 @@ export function sameResolved(a: ResolvedBreakerOptions, b: ResolvedBreakerOption
     a.buckets === b.buckets &&
     a.minimumCalls === b.minimumCalls &&
     a.failureRateThreshold === b.failureRateThreshold &&
+    a.failureRun === b.failureRun &&
     a.slowCallDuration === b.slowCallDuration &&
     a.slowCallRateThreshold === b.slowCallRateThreshold &&
     a.breakDuration === b.breakDuration &&

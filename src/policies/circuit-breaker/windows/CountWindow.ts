@@ -31,6 +31,7 @@ export class CountWindow implements HealthWindow {
   calls = 0;
   failures = 0;
   slowCalls = 0;
+  run = 0;
   private ring: Uint8Array;
   /** False while {@link ring} is the shared ring of zeros. */
   private owned = false;
@@ -62,7 +63,12 @@ export class CountWindow implements HealthWindow {
     if (code !== 0 && !this.owned) ring = this.own();
     ring[this.head] = code;
     if (++this.head === ring.length) this.head = 0;
-    if (failure) this.failures++;
+    if (failure) {
+      this.failures++;
+      this.run++;
+    } else {
+      this.run = 0;
+    }
     if (slow) this.slowCalls++;
     // A success can only lower the rates, except while the window fills: the call that
     // reaches minimumCalls makes a rate judgeable for the first time.
@@ -78,13 +84,14 @@ export class CountWindow implements HealthWindow {
   }
 
   judge(): TransitionReason | undefined {
-    return judgeRates(this.calls, this.failures, this.slowCalls, this.t);
+    return judgeRates(this.calls, this.failures, this.slowCalls, this.run, this.t);
   }
 
   reset(): void {
     this.calls = 0;
     this.failures = 0;
     this.slowCalls = 0;
+    this.run = 0;
     this.head = 0;
   }
 

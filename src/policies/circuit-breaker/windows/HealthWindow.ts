@@ -7,6 +7,8 @@ export interface Thresholds {
   readonly slowCallRateThreshold: number;
   /** False when slow-call tracking is off. */
   readonly trackSlow: boolean;
+  /** Failures in a row that open the breaker whatever the rates (Infinity: off). */
+  readonly failureRun: number;
 }
 
 /** @internal Plain-data form of a window's contents, for export and restore. */
@@ -48,8 +50,11 @@ export function judgeRates(
   calls: number,
   failures: number,
   slowCalls: number,
+  run: number,
   t: Thresholds,
 ): TransitionReason | undefined {
+  // A run needs no minimum of calls: that many failures in a row are evidence enough.
+  if (run >= t.failureRun) return 'consecutive-failures';
   if (calls < t.minimumCalls || calls === 0) return undefined;
   if (failures / calls >= t.failureRateThreshold) return 'failure-rate';
   if (t.trackSlow && slowCalls / calls >= t.slowCallRateThreshold) return 'slow-call-rate';

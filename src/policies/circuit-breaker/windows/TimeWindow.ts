@@ -22,6 +22,8 @@ export class TimeWindow implements HealthWindow {
   calls = 0;
   failures = 0;
   slowCalls = 0;
+  /** Not in snapshots: a restored window starts with no run. */
+  run = 0;
   private readonly width: number;
   private readonly epochs: Float64Array;
   private readonly bCalls: Uint32Array;
@@ -65,6 +67,9 @@ export class TimeWindow implements HealthWindow {
     if (failure) {
       this.bFailures[i]!++;
       this.failures++;
+      this.run++;
+    } else {
+      this.run = 0;
     }
     if (slow) {
       this.bSlow[i]!++;
@@ -75,7 +80,7 @@ export class TimeWindow implements HealthWindow {
 
   judge(now: number): TransitionReason | undefined {
     this.expire(now);
-    return judgeRates(this.calls, this.failures, this.slowCalls, this.t);
+    return judgeRates(this.calls, this.failures, this.slowCalls, this.run, this.t);
   }
 
   reset(): void {
@@ -86,6 +91,7 @@ export class TimeWindow implements HealthWindow {
     this.calls = 0;
     this.failures = 0;
     this.slowCalls = 0;
+    this.run = 0;
   }
 
   toSnapshot(now: number): WindowSnapshot {
