@@ -2,6 +2,8 @@ import { UsageError } from '../errors/OptionsError.js';
 import { brand } from '../protocol/brand.js';
 import { RESULT_TYPE, type ResultTypeOf } from '../protocol/result.js';
 import { MAX_KEY_LENGTH } from '../validation/validate.js';
+import { KeyedPipeline } from './KeyedPipeline.js';
+import { COMPOSE_KEYED, type KeyedStepMark } from './keyedMark.js';
 
 /**
  * A step of a pipeline that stands for one instance per key (a breaker per downstream host, a
@@ -12,7 +14,7 @@ import { MAX_KEY_LENGTH } from '../validation/validate.js';
  *
  * @typeParam P the instances it stands for
  */
-export class KeyedStep<P extends object = object> {
+export class KeyedStep<P extends object = object> implements KeyedStepMark {
   /** @internal The result type the instances judge, for `pipeline(...)`. */
   declare readonly [RESULT_TYPE]?: ResultTypeOf<P>;
   /** The kind of the instances (`circuitBreaker`). */
@@ -41,6 +43,11 @@ export class KeyedStep<P extends object = object> {
     this.name = name;
     this.lookup = lookup;
     this.keyOf = keyOf;
+  }
+
+  /** @internal `pipeline(...policies)`, where `policies` hold this step. */
+  [COMPOSE_KEYED](policies: readonly unknown[]): KeyedPipeline {
+    return new KeyedPipeline(policies as ConstructorParameters<typeof KeyedPipeline>[0]);
   }
 
   /**

@@ -6,8 +6,9 @@ import { type ExecuteOptions, type ExecutionContext, SharedContext } from './con
 import { checkPolicies, planPipeline } from './core.js';
 import { Execution, type PipelineCore, type Step, SYNC } from './Execution.js';
 import { type GateHandlers, gateHandlers, oneGateHandlers, sameTokens } from './gateHandlers.js';
-import { KeyedPipeline } from './KeyedPipeline.js';
-import { KeyedStep } from './KeyedStep.js';
+import type { KeyedPipeline } from './KeyedPipeline.js';
+import type { KeyedStep } from './KeyedStep.js';
+import { COMPOSE_KEYED, isKeyedStep } from './keyedMark.js';
 import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
 import { trackLate } from './syncLate.js';
 
@@ -424,9 +425,10 @@ export function pipeline<P extends (Policy | KeyedStep)[]>(
 export function pipeline<P extends Policy[]>(...policies: P): Pipeline<PipelineResult<P>>;
 export function pipeline(...policies: (Policy | KeyedStep)[]): Pipeline | KeyedPipeline {
   // Only here: a Pipeline's calls never look for keys.
-  return policies.some((p) => p instanceof KeyedStep)
-    ? new KeyedPipeline(policies)
-    : new Pipeline(policies as Policy[]);
+  for (const p of policies) {
+    if (isKeyedStep(p)) return p[COMPOSE_KEYED](policies) as KeyedPipeline;
+  }
+  return new Pipeline(policies as Policy[]);
 }
 
 brand(Pipeline, 'Pipeline');

@@ -4,7 +4,7 @@ import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import { isOwnCopy, otherCopyNote } from '../protocol/brand.js';
 import { type Gate, StepKind, type WaitingGate } from '../protocol/step.js';
 import { NO_SLOT, type PipelineCore, type Step } from './Execution.js';
-import { KeyedStep } from './KeyedStep.js';
+import { isKeyedStep } from './keyedMark.js';
 import { LatencySampler } from './LatencySampler.js';
 
 /**
@@ -42,7 +42,7 @@ export function planPipeline(steps: readonly Step[]): PipelinePlan {
 /** @internal Throws {@link OptionsError} for the first of `policies` that is not a policy. */
 export function checkPolicies(policies: readonly unknown[]): void {
   policies.forEach((p, i) => {
-    if (p instanceof KeyedStep) {
+    if (isKeyedStep(p)) {
       throw new UsageError(
         `policies[${i}] is a keyed step (${p.kind} "${p.name}"), which only a pipeline built with \`pipeline(...)\` can hold: it finds the step's instance for each call`,
       );

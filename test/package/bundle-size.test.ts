@@ -38,11 +38,12 @@ const UNUSED_FOLDERS = [
 ];
 /**
  * Modules that exist for the registry and the exporters: the list of kinds, the kind descriptor
- * protocol and metric family descriptors, and in a policy folder its descriptor, config schema,
- * keyed group, metric families, and the reads of idle numbers and counts.
+ * protocol and metric family descriptors, in a policy folder its descriptor, config schema,
+ * keyed group, metric families, and the reads of idle numbers and counts; and the keyed
+ * pipeline, which only a registry's keyed step brings in.
  */
 const REGISTRY_FILES =
-  /^(?:policies\/kinds|protocol\/kind|telemetry\/metricFamily|policies\/[^/]+\/(?:kind|config|keyed|metrics|idle|counts))$/;
+  /^(?:policies\/kinds|protocol\/kind|telemetry\/metricFamily|policies\/[^/]+\/(?:kind|config|keyed|metrics|idle|counts)|pipeline\/Keyed(?:Pipeline|Step))$/;
 
 /** Where the bytes go, by area: the first pattern a module matches names its area. */
 const AREAS: readonly (readonly [string, RegExp])[] = [
