@@ -40,7 +40,7 @@ const HTTP_DATES = [
   `^${DAY}\\s+${MONTH}\\s+(?<day>\\d{1,2})\\s+${TIME}\\s+(?<year>\\d{4})$`,
 ].map((source) => new RegExp(source, 'i'));
 
-/** The non-empty values of a header, one per line and per comma-separated member. */
+/** The values of a header, trimmed, one per line and per comma-separated member; undefined when absent. */
 function valuesOf(value: HeaderValue): string[] | undefined {
   if (value === null || value === undefined) return undefined;
   const lines = typeof value === 'object' ? value : [value];
@@ -295,9 +295,10 @@ function lookupOf(source: unknown, depth: number): Lookup | undefined {
   if (source === null || typeof source !== 'object' || depth > 3) return undefined;
   const s = source as Record<string, unknown>;
   // Headers, AxiosHeaders, gRPC Metadata (its `get` answers an array, [] when absent).
-  if (typeof s.get === 'function') {
+  const get = s.get;
+  if (typeof get === 'function') {
     return (name) => {
-      const v = (s.get as (name: string) => HeaderValue)(name);
+      const v: HeaderValue = get.call(s, name);
       return Array.isArray(v) && v.length === 0 ? undefined : v;
     };
   }

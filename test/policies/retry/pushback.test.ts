@@ -274,6 +274,37 @@ describe('a retry with serverPushback', () => {
   });
 });
 
+describe('a retry with serverPushback, on what it cannot or should not wait', () => {
+  it.each<[string, Record<string, string>, number[], string[]]>([
+    ['a huge Retry-After: gives up at once', { 'retry-after': '99999999999' }, [], ['pushback']],
+    ['a Retry-After above maxDelay', { 'retry-after': '31' }, [], ['pushback']],
+    ['a negative grpc pushback', { 'grpc-retry-pushback-ms': '-1' }, [], ['pushback']],
+    ['a junk Retry-After: the backoff', { 'retry-after': 'soon' }, [100, 200], ['max-attempts']],
+    ['no pushback: the backoff', {}, [100, 200], ['max-attempts']],
+  ])('%s', async (_label, headers, delays, reasons) => {
+    const clock = new ManualClock();
+    // maxDelay 30 s (the default).
+    const policy = retry({
+      clock,
+      jitter: 'none',
+      handleResult: (r: Response) => r.status === 429,
+      retryAfter: serverPushback,
+    });
+    const seenDelays: number[] = [];
+    const seenReasons: string[] = [];
+    policy.onRetry((e) => seenDelays.push(e.delay));
+    policy.onGiveUp((e) => seenReasons.push(e.reason));
+    const outcome = track(
+      pipeline(policy).execute(() => new Response(null, { status: 429, headers })),
+    );
+    await clock.runAll();
+    await outcome.done;
+    expect((outcome.value as Response).status).toBe(429);
+    expect(seenDelays).toEqual(delays);
+    expect(seenReasons).toEqual(reasons);
+  });
+});
+
 describe('server pushback through real HTTP on loopback', () => {
   it('waits the pushback of a 429 and stops when the server says not to retry', async () => {
     // Answers, in order: 429 with a 5 ms pushback, 503 with a 5 ms pushback, 200; then, on the
