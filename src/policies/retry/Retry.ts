@@ -212,7 +212,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
 
   /**
    * The delay after a failure given `retryAfter`: the larger of the pushback and the backoff
-   * (so jitter still spreads clients told the same date, and a pushback of 0 still backs off),
+   * (so a pushback of 0 or a past date still backs off, and a longer backoff is not cut short),
    * the backoff alone when there is no valid pushback, {@link NO_RETRY} when the server said
    * not to retry or asked for more than `maxDelay`.
    */
