@@ -129,6 +129,18 @@ export {
   type RetryOptions,
   retryDefaults,
 } from './policies/retry/options.js';
+export {
+  type HeaderValue,
+  MAX_PUSHBACK_MS,
+  type Pushback,
+  parseGrpcRetryPushback,
+  parseHttpDate,
+  parseRateLimit,
+  parseRateLimitReset,
+  parseRetryAfter,
+  readPushback,
+  serverPushback,
+} from './policies/retry/pushback.js';
 export { Retry, type RetryStats } from './policies/retry/Retry.js';
 export type { TimeoutConfig } from './policies/timeout/config.js';
 export { isTimeoutError, TimeoutError } from './policies/timeout/errors.js';

@@ -6,13 +6,13 @@ import { NO_RETRY, type RetryingStep, type SleepingExecution } from '../../proto
 import { brand } from '../../protocol/brand.js';
 import type { RESULT_TYPE } from '../../protocol/result.js';
 import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js';
-import { MAX_DURATION_MS } from '../../validation/validate.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { backoffDelay } from './backoff.js';
 import { retryChannel } from './diagnostics.js';
 import { RetryExhaustedError } from './errors.js';
 import type { GiveUpEvent, RetryEvent } from './events.js';
 import { type ResolvedRetryOptions, type RetryOptions, resolveRetryOptions } from './options.js';
+import type { Pushback } from './pushback.js';
 
 /** Counters of a retry policy since it was built. */
 export interface RetryStats {
@@ -22,7 +22,8 @@ export interface RetryStats {
   readonly retries: number;
   /**
    * Calls the policy gave up on: its attempts (`maxAttempts`) or time (`maxDuration`) ran out
-   * on a failure it retries, or, after at least one retry, an attempt failed in a way it does
+   * on a failure it retries, the server's pushback said not to retry (or to wait longer than
+   * `maxDelay`), or, after at least one retry, an attempt failed in a way it does
    * not retry (refused by the breaker it retries through, an error `handle` turns down). A
    * failure it never retried (a refusal by an open breaker, a full bulkhead or a rate limiter
    * on the first attempt, an error `handle` turns down) is not counted, and neither is a call
@@ -62,6 +63,8 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
   /** @internal */ readonly gaveUp = new Listeners<GiveUpEvent>();
   private nRetries = 0;
   private nGaveUp = 0;
+  /** Why the last `decide` that gave up did, read by `resultGivenUp` right after it. */
+  private lastReason: GiveUpEvent['reason'] = 'max-attempts';
 
   constructor(options?: RetryOptions<T>) {
     super();
@@ -172,27 +175,18 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
     else if (attempt >= o.maxAttempts) reason = 'max-attempts';
     let delay = 0;
     if (reason === undefined) {
-      let pushed: number | undefined;
-      try {
-        pushed = o.retryAfter?.(isError ? { error: detail } : { result: detail });
-      } catch (error) {
-        reportCallbackError(error);
-      }
-      // A pushback beyond what a timer can wait is capped rather than overflowing to zero.
       delay =
-        typeof pushed === 'number' && pushed >= 0 && Number.isFinite(pushed)
-          ? Math.min(pushed, MAX_DURATION_MS)
-          : backoffDelay(o, attempt, previousDelay);
-      if (elapsed + delay >= o.maxDuration) reason = 'max-duration';
+        o.retryAfter === undefined
+          ? backoffDelay(o, attempt, previousDelay)
+          : this.pushedDelay(o, attempt, isError, detail, previousDelay);
+      if (delay === NO_RETRY) reason = 'pushback';
+      else if (elapsed + delay >= o.maxDuration) reason = 'max-duration';
     }
     if (reason !== undefined) {
+      this.lastReason = reason;
       // A refusal or an unhandled error on the first attempt was never the policy's to retry,
       // and an abort is the caller's decision: neither is a give-up (see `RetryStats.gaveUp`).
-      if (
-        reason === 'max-attempts' ||
-        reason === 'max-duration' ||
-        (reason === 'not-handled' && attempt > 1)
-      ) {
+      if (reason !== 'aborted' && (reason !== 'not-handled' || attempt > 1)) {
         this.nGaveUp++;
       }
       if (this.gaveUp.size !== 0) {
@@ -217,16 +211,43 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
   }
 
   /**
+   * The delay after a failure given `retryAfter`: the larger of the pushback and the backoff
+   * (so a pushback of 0 or a past date still backs off, and a longer backoff is not cut short),
+   * the backoff alone when there is no valid pushback, {@link NO_RETRY} when the server said
+   * not to retry or asked for more than `maxDelay`.
+   */
+  private pushedDelay(
+    o: ResolvedRetryOptions,
+    attempt: number,
+    isError: boolean,
+    detail: unknown,
+    previousDelay: number,
+  ): number {
+    let pushed: Pushback;
+    try {
+      pushed = o.retryAfter!(isError ? { error: detail } : { result: detail });
+    } catch (error) {
+      reportCallbackError(error);
+    }
+    if (pushed === false || (typeof pushed === 'number' && pushed > o.maxDelay)) return NO_RETRY;
+    const backoff = backoffDelay(o, attempt, previousDelay);
+    return typeof pushed === 'number' && pushed > backoff ? pushed : backoff;
+  }
+
+  /**
    * @internal The failure a call ends with when retrying stopped on `result` after `attempts`
    * attempts, with `lastResult: 'reject'`; undefined to end with the result itself.
    */
   resultGivenUp(result: unknown, attempts: number, aborted: boolean): Error | undefined {
     if (this.o.lastResult === 'resolve') return undefined;
+    // The executor calls this right after `decide` gave up on that result, which it records.
     const reason = aborted
       ? 'aborted'
-      : attempts >= this.o.maxAttempts
-        ? 'max-attempts'
-        : 'max-duration';
+      : this.lastReason === 'pushback'
+        ? 'pushback'
+        : attempts >= this.o.maxAttempts
+          ? 'max-attempts'
+          : 'max-duration';
     return new RetryExhaustedError(this.name, result, attempts, reason);
   }
 

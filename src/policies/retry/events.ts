@@ -15,5 +15,10 @@ export interface GiveUpEvent<T = unknown> {
   readonly attempts: number;
   readonly error?: unknown;
   readonly result?: T;
-  readonly reason: 'max-attempts' | 'max-duration' | 'not-handled' | 'aborted';
+  /**
+   * Why: `max-attempts` or `max-duration` ran out; `pushback`: the server said not to retry, or
+   * to wait longer than `maxDelay` (see `retryAfter`); `not-handled`: a failure `handle` does not
+   * retry, or a refusal; `aborted`: the caller's signal or an outer deadline cut the call.
+   */
+  readonly reason: 'max-attempts' | 'max-duration' | 'pushback' | 'not-handled' | 'aborted';
 }

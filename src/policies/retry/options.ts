@@ -14,6 +14,7 @@ import {
 } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
 import type { RetryExhaustedError } from './errors.js';
+import type { Pushback } from './pushback.js';
 
 /** How the delay grows between attempts. */
 export type BackoffKind = 'constant' | 'linear' | 'exponential' | 'decorrelated';
@@ -89,10 +90,21 @@ export interface RetryOptions<T = unknown> {
    */
   readonly lastResult?: LastResult;
   /**
-   * Server pushback: a delay in ms taken from the failure (a Retry-After header, a 429 body),
-   * used instead of the backoff when it returns a number. Return undefined to use the backoff.
+   * Server pushback: what the failed attempt says about when to try again (a `Retry-After`
+   * header, a 429 body). `serverPushback` reads the usual headers from responses and
+   * errors. It returns:
+   *
+   * - a delay in ms: the least the next attempt waits. The delay is the larger of it and the
+   *   backoff (jitter included), so a pushback of 0 or a date already past still backs off;
+   * - a delay above `maxDelay` (Infinity included): the server says the call cannot succeed
+   *   within what this policy waits, so it gives up at once (reason `'pushback'`);
+   * - `false`: do not retry (reason `'pushback'`), e.g. a negative `grpc-retry-pushback-ms`;
+   * - undefined (or a negative number, NaN, anything else): the backoff alone.
+   *
+   * A delay that would end past `maxDuration` gives up with `'max-duration'`, as a backoff does.
+   * @default none
    */
-  readonly retryAfter?: (failure: AttemptFailure<T>) => number | undefined;
+  readonly retryAfter?: (failure: AttemptFailure<T>) => Pushback;
   /** Name used in events. @default "retry" */
   readonly name?: string;
   /** @default the system clock */
@@ -125,7 +137,7 @@ export interface ResolvedRetryOptions {
   handle: (error: unknown) => boolean;
   handleResult: ((result: unknown) => boolean) | undefined;
   lastResult: LastResult;
-  retryAfter: ((failure: AttemptFailure) => number | undefined) | undefined;
+  retryAfter: ((failure: AttemptFailure) => Pushback) | undefined;
   name: string;
   clock: Clock;
 }

@@ -6,8 +6,10 @@ import {
   CircuitBreaker,
   type ExecutionContext,
   type GiveUpEvent,
+  type Pushback,
   pipeline,
   type RetryEvent,
+  RetryExhaustedError,
   type RetryOptions,
   retry,
   setListenerErrorHandler,
@@ -308,17 +310,14 @@ describe('Retry handleResult', () => {
 });
 
 describe('Retry retryAfter (pushback)', () => {
-  it('uses the pushback delay instead of the backoff, without jitter', async () => {
+  it('waits the pushback when it is longer than the backoff: the pushback is the least delay', async () => {
     const clock = new ManualClock();
-    let randomCalls = 0;
     const failures: unknown[] = [];
     const policy = retry({
       clock,
+      delay: 100,
       jitter: 'full',
-      random: () => {
-        randomCalls++;
-        return 0.5;
-      },
+      random: () => 0.5,
       retryAfter: (failure) => {
         failures.push(failure);
         return 1234;
@@ -336,8 +335,27 @@ describe('Retry retryAfter (pushback)', () => {
     );
     expect(retries.map((e) => e.delay)).toEqual([1234, 1234]);
     expect(starts).toEqual([0, 1234, 2468]);
-    expect(randomCalls).toBe(0);
     expect(failures).toStrictEqual([{ error: err }, { error: err }]);
+  });
+
+  it('waits the backoff, jitter included, when it is longer than the pushback', async () => {
+    const clock = new ManualClock();
+    // Exponential from 1000 with equal jitter at 0.5: 750, then 1500.
+    const policy = retry({
+      clock,
+      delay: 1000,
+      jitter: 'equal',
+      random: () => 0.5,
+      retryAfter: () => 800,
+    });
+    const { retries } = record(policy);
+    await runOut(
+      clock,
+      pipeline(policy).execute(() => {
+        throw new Error('x');
+      }),
+    );
+    expect(retries.map((e) => e.delay)).toEqual([800, 1500]);
   });
 
   it('hands retryAfter the result when a result is retried', async () => {
@@ -349,7 +367,7 @@ describe('Retry retryAfter (pushback)', () => {
         handleResult: () => true,
         retryAfter: (f) => {
           failures.push(f);
-          return 7;
+          return 700;
         },
       }),
     );
@@ -359,16 +377,16 @@ describe('Retry retryAfter (pushback)', () => {
       pipeline(policy).execute(() => 'busy'),
     );
     expect(failures).toStrictEqual([{ result: 'busy' }]);
-    expect(retries.map((e) => e.delay)).toEqual([7]);
+    expect(retries.map((e) => e.delay)).toEqual([700]);
   });
 
   it.each([
     ['undefined', undefined],
     ['a negative number', -5],
     ['NaN', Number.NaN],
-    ['Infinity', Number.POSITIVE_INFINITY],
     ['a string', '500'],
-  ])('falls back to the backoff when retryAfter returns %s', async (_label, pushed) => {
+    ['0', 0],
+  ])('waits the backoff alone when retryAfter returns %s', async (_label, pushed) => {
     const clock = new ManualClock();
     const policy = retry(
       exact(clock, { maxAttempts: 2, retryAfter: () => pushed as number | undefined }),
@@ -383,20 +401,81 @@ describe('Retry retryAfter (pushback)', () => {
     expect(retries.map((e) => e.delay)).toEqual([100]);
   });
 
-  it('a pushback of 0 retries on the next clock turn', async () => {
+  it('waits exactly maxDelay for a pushback of maxDelay', async () => {
     const clock = new ManualClock();
-    const policy = retry(exact(clock, { maxAttempts: 2, retryAfter: () => 0 }));
-    const { retries } = record(policy);
-    const starts: number[] = [];
+    const policy = retry(exact(clock, { maxAttempts: 2, maxDelay: 5000, retryAfter: () => 5000 }));
+    const { retries, giveUps } = record(policy);
     await runOut(
       clock,
       pipeline(policy).execute(() => {
-        starts.push(clock.now());
         throw new Error('x');
       }),
     );
-    expect(retries.map((e) => e.delay)).toEqual([0]);
-    expect(starts).toEqual([0, 0]);
+    expect(retries.map((e) => e.delay)).toEqual([5000]);
+    expect(giveUps.map((e) => e.reason)).toEqual(['max-attempts']);
+  });
+
+  it.each<[string, Pushback]>([
+    ['false (do not retry)', false],
+    ['a delay above maxDelay', 5001],
+    ['Infinity', Number.POSITIVE_INFINITY],
+  ])('gives up at once with reason pushback when retryAfter returns %s', async (_label, pushed) => {
+    const clock = new ManualClock();
+    const policy = retry(
+      exact(clock, { maxAttempts: 5, maxDelay: 5000, retryAfter: () => pushed }),
+    );
+    const { retries, giveUps } = record(policy);
+    const err = new Error('x');
+    let calls = 0;
+    const outcome = await runOut(
+      clock,
+      pipeline(policy).execute(() => {
+        calls++;
+        throw err;
+      }),
+    );
+    expect(calls).toBe(1);
+    expect(outcome.error).toBe(err);
+    expect(retries).toEqual([]);
+    expect(giveUps).toEqual([{ attempts: 1, error: err, reason: 'pushback' }]);
+    expect(policy.stats().gaveUp).toBe(1);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('gives up with pushback after retries, when a later attempt says not to retry', async () => {
+    const clock = new ManualClock();
+    const answers: Pushback[] = [200, false];
+    const policy = retry(exact(clock, { maxAttempts: 5, retryAfter: () => answers.shift() }));
+    const { retries, giveUps } = record(policy);
+    let calls = 0;
+    await runOut(
+      clock,
+      pipeline(policy).execute(() => {
+        calls++;
+        throw new Error('x');
+      }),
+    );
+    expect(calls).toBe(2);
+    expect(retries.map((e) => e.delay)).toEqual([200]);
+    expect(giveUps.map((e) => [e.attempts, e.reason])).toEqual([[2, 'pushback']]);
+  });
+
+  it("rejects a retried result with a RetryExhaustedError of reason 'pushback'", async () => {
+    const clock = new ManualClock();
+    const policy = retry(
+      exact(clock, {
+        maxAttempts: 5,
+        handleResult: () => true,
+        lastResult: 'reject',
+        retryAfter: () => false,
+      }),
+    );
+    const outcome = await runOut(
+      clock,
+      pipeline(policy).execute(() => 'busy'),
+    );
+    expect(outcome.error).toBeInstanceOf(RetryExhaustedError);
+    expect(outcome.error).toMatchObject({ reason: 'pushback', attempts: 1, result: 'busy' });
   });
 
   it('gives up with max-duration when the pushback would end past maxDuration', async () => {
