@@ -12,7 +12,7 @@ import type { CollectOptions, HistogramFamily, MetricLabels } from '../exporters
 import { metricFamiliesOf } from '../exporters/metricFamilies.js';
 import { otherCopyNote } from '../protocol/brand.js';
 import type { RegistryInstances } from '../registry/instances.js';
-import { Registry } from '../registry/Registry.js';
+import { defaultRegistry, Registry } from '../registry/Registry.js';
 import type { LatencyHistogram } from '../telemetry/LatencyHistogram.js';
 import { otelAttributeNames } from './names.js';
 
@@ -62,7 +62,7 @@ const QUANTILES = [
  */
 export function observeBreakwaterMetrics(
   meter: Meter,
-  registry: Registry,
+  registry: Registry = defaultRegistry,
   options?: OpenTelemetryMetricsOptions,
 ): Disposer {
   if (

@@ -5,7 +5,7 @@ import { collectMetrics } from '../exporters/collect.js';
 import type { CollectOptions } from '../exporters/families.js';
 import { metricFamiliesOf } from '../exporters/metricFamilies.js';
 import { otherCopyNote } from '../protocol/brand.js';
-import { Registry } from '../registry/Registry.js';
+import { defaultRegistry, Registry } from '../registry/Registry.js';
 import { FamilyMetric } from './FamilyMetric.js';
 import { OncePerScrape } from './OncePerScrape.js';
 
@@ -55,7 +55,7 @@ export type PrometheusOptions = CollectOptions;
  */
 export function registerBreakwaterMetrics(
   promRegistry: PromRegistryLike,
-  registry: Registry,
+  registry: Registry = defaultRegistry,
   options?: PrometheusOptions,
 ): Disposer {
   if (

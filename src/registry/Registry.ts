@@ -15,11 +15,12 @@ import { timeoutKind } from '../policies/timeout/kind.js';
 import type { Timeout } from '../policies/timeout/Timeout.js';
 import { brand, otherCopyNote } from '../protocol/brand.js';
 import type { AnyPolicyKind, KindHooks, OptionsData, PolicyKindOf } from '../protocol/kind.js';
+import { buildHeld, codeBuilt, markHeld } from '../telemetry/codeBuilt.js';
 import { checkOptionsObject, clockOption, keyError } from '../validation/validate.js';
 import type { ConfigError } from './ConfigError.js';
 import type { RegistryConfig, ValidConfig } from './config/types.js';
 import { optionsFor, validateConfig } from './config/validate.js';
-import type { KindInstances, RegistryInstances } from './instances.js';
+import type { KindInstances, Named, RegistryInstances } from './instances.js';
 import { KeyedInstances } from './KeyedInstances.js';
 import { checkKinds } from './kindsOption.js';
 import { prepareReconfigure } from './reconfigure.js';
@@ -37,6 +38,16 @@ export interface RegistryOptions {
    * no other kind uses. @default none
    */
   readonly kinds?: readonly AnyPolicyKind[];
+  /**
+   * Also list the named policies built in code and still referenced
+   * (`circuitBreaker({ name: 'payments' })`, not a registry's) beside the registry's own, in
+   * snapshots, metrics, `/health` and the dashboard. A policy without a `name` is never listed;
+   * of two live ones of one kind and name, the one built last is; and a name the registry
+   * holds itself shows the registry's instance. Nothing keeps them alive: a policy nobody
+   * references is collected and leaves the listings.
+   * @default false (`defaultRegistry` lists them)
+   */
+  readonly codeBuilt?: boolean;
 }
 
 /** A policy a registry can hold. */
@@ -85,6 +96,7 @@ export class Registry {
   private readonly all: RegistryInstances;
   private readonly transitions = new TransitionLog();
   private readonly hooks: KindHooks;
+  private readonly listsCodeBuilt: boolean;
   // The library's kinds, for the typed shorthands (`circuitBreaker(name)`, ...).
   private readonly breakers: KindInstances;
   private readonly retries: KindInstances;
@@ -97,8 +109,12 @@ export class Registry {
    *   {@link ConfigError} listing every problem when it is invalid.
    */
   constructor(config?: RegistryConfig, options?: RegistryOptions) {
-    const o = checkOptionsObject(options, ['clock', 'kinds'], '');
+    const o = checkOptionsObject(options, ['clock', 'kinds', 'codeBuilt'], '');
     this.clock = clockOption(o.clock, 'clock', systemClock);
+    if (o.codeBuilt !== undefined && typeof o.codeBuilt !== 'boolean') {
+      throw new OptionsError('codeBuilt', o.codeBuilt, 'a boolean');
+    }
+    this.listsCodeBuilt = o.codeBuilt === true;
     const kinds = [...POLICY_KINDS, ...checkKinds(o.kinds, POLICY_KINDS)];
     this.all = kinds.map((kind) => ({ kind, named: new Map(), keyed: new Map() }));
     this.byKind = new Map(this.all.map((k) => [k.kind.name, k]));
@@ -199,6 +215,7 @@ export class Registry {
       );
     }
     k.named.set(name, { policy, registered: true });
+    markHeld(policy);
     k.kind.attach?.(policy, name, this.hooks);
   }
 
@@ -256,7 +273,7 @@ export class Registry {
    * first.
    */
   snapshot(): RegistrySnapshot {
-    return registrySnapshot(this.all);
+    return registrySnapshot(this.instancesForMetrics());
   }
 
   /**
@@ -302,10 +319,11 @@ export class Registry {
 
   /**
    * @internal Every instance, by kind, for metric collection (see `collectMetrics`) and the
-   * bounded listings of `/health` and the dashboard.
+   * bounded listings of `/health` and the dashboard: with the `codeBuilt` option, the live
+   * named policies built in code too, after the registry's own named instances of their kind.
    */
   instancesForMetrics(): RegistryInstances {
-    return this.all;
+    return this.listsCodeBuilt ? withCodeBuilt(this.all) : this.all;
   }
 
   // ---- internals --------------------------------------------------------------------------------
@@ -324,7 +342,8 @@ export class Registry {
   private named(k: KindInstances, name: string): object {
     let entry = k.named.get(name);
     if (entry === undefined) {
-      const policy = k.kind.create(this.options(this.config, k.kind, name));
+      const options = this.options(this.config, k.kind, name);
+      const policy = buildHeld(() => k.kind.create(options));
       k.kind.attach?.(policy, name, this.hooks);
       entry = { policy, registered: false };
       k.named.set(name, entry);
@@ -360,6 +379,29 @@ export class Registry {
   }
 }
 
+/**
+ * `all` with the live named policies built in code added to each kind's named instances (a
+ * new listing, read once by the caller), or `all` itself when there are none. A name the
+ * registry holds keeps its own instance.
+ */
+function withCodeBuilt(all: RegistryInstances): RegistryInstances {
+  let out: KindInstances[] | undefined;
+  for (const [i, k] of all.entries()) {
+    const found = codeBuilt(k.kind.name);
+    if (found.length === 0) continue;
+    let named: Map<string, Named<object>> | undefined;
+    for (const [name, policy] of found) {
+      if (k.named.has(name) || !k.kind.is(policy)) continue;
+      named ??= new Map(k.named);
+      named.set(name, { policy, registered: true });
+    }
+    if (named === undefined) continue;
+    out ??= [...all];
+    out[i] = { kind: k.kind, named, keyed: k.keyed };
+  }
+  return out ?? all;
+}
+
 function checkName(name: unknown): void {
   if (typeof name !== 'string' || name.length === 0) {
     throw new OptionsError('name', name, 'a non-empty string');
@@ -371,6 +413,8 @@ function checkName(name: unknown): void {
  * `defaultRegistry.reconfigure(config)`; tests and multi-tenant applications should make
  * their own `new Registry(config)` instead.
  */
-export const defaultRegistry: Registry = /* @__PURE__ */ new Registry();
+export const defaultRegistry: Registry = /* @__PURE__ */ new Registry(undefined, {
+  codeBuilt: true,
+});
 
 brand(Registry, 'Registry');

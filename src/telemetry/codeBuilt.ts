@@ -1,0 +1,77 @@
+/**
+ * @internal The process-wide view of named policies built in code (`circuitBreaker({ name })`),
+ * which `defaultRegistry` lists beside its own instances so that `/health`, `/metrics` and the
+ * dashboard show them without hand registration (as prom-client's default register holds the
+ * metrics made without one).
+ *
+ * Held weakly: a policy nobody references is collected and leaves the view. Each kind and name
+ * keeps one entry, the policy built last under that name (a breaker rebuilt with new settings
+ * replaces the old one at once), so the view holds at most one entry per name in use, plus dead
+ * entries swept as the view grows. Policies built by a registry are not noted (the registry
+ * lists them), and those handed to `Registry.register` are skipped.
+ */
+
+/** Live entries by kind name, then by policy name. */
+const byKind = new Map<string, Map<string, WeakRef<object>>>();
+/** Policies a registry holds: listed by it, never as built in code. */
+const held = new WeakSet<object>();
+let entries = 0;
+/** Entries after which dead ones are swept: twice the live count at the last sweep, 64 at least. */
+let sweepAt = 64;
+/** Above 0 while a registry builds an instance. */
+let registryBuilding = 0;
+
+/**
+ * @internal Notes `policy`, of kind `kind` (`circuitBreaker`), built in code under an explicit
+ * `name`. Called once from the policy's constructor; a WeakRef and a map entry.
+ */
+export function noteCodeBuilt(kind: string, name: string, policy: object): void {
+  if (registryBuilding > 0) return;
+  let names = byKind.get(kind);
+  if (names === undefined) byKind.set(kind, (names = new Map()));
+  const size = names.size;
+  names.set(name, new WeakRef(policy));
+  if (names.size > size && ++entries >= sweepAt) sweep();
+}
+
+/** Drops the entries whose policy was collected, so that names used once do not pile up. */
+function sweep(): void {
+  entries = 0;
+  for (const names of byKind.values()) {
+    for (const [name, ref] of names) {
+      if (ref.deref() === undefined) names.delete(name);
+      else entries++;
+    }
+  }
+  sweepAt = Math.max(64, entries * 2);
+}
+
+/** @internal Builds a registry's instance: `build` runs without noting what it builds. */
+export function buildHeld<T>(build: () => T): T {
+  registryBuilding++;
+  try {
+    return build();
+  } finally {
+    registryBuilding--;
+  }
+}
+
+/** @internal Marks `policy` as held by a registry (`register`): it is no longer listed here. */
+export function markHeld(policy: object): void {
+  held.add(policy);
+}
+
+/**
+ * @internal The live named policies of `kind` built in code, name by name in the order the
+ * names were first used, without those a registry holds.
+ */
+export function codeBuilt(kind: string): [name: string, policy: object][] {
+  const out: [string, object][] = [];
+  const names = byKind.get(kind);
+  if (names === undefined) return out;
+  for (const [name, ref] of names) {
+    const policy = ref.deref();
+    if (policy !== undefined && !held.has(policy)) out.push([name, policy]);
+  }
+  return out;
+}
