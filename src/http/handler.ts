@@ -93,7 +93,7 @@ export function createObservabilityHandler(
   options?: ObservabilityHandlerOptions,
 ): ObservabilityHandler;
 export function createObservabilityHandler(
-  registry: Registry,
+  registry: Registry | undefined,
   options?: ObservabilityHandlerOptions,
 ): ObservabilityHandler;
 export function createObservabilityHandler(

@@ -15,7 +15,7 @@ import { timeoutKind } from '../policies/timeout/kind.js';
 import type { Timeout } from '../policies/timeout/Timeout.js';
 import { brand, otherCopyNote } from '../protocol/brand.js';
 import type { AnyPolicyKind, KindHooks, OptionsData, PolicyKindOf } from '../protocol/kind.js';
-import { buildHeld, codeBuilt, markHeld } from '../telemetry/codeBuilt.js';
+import { buildHeld, codeBuiltPolicies, markHeld } from '../telemetry/codeBuilt.js';
 import { checkOptionsObject, clockOption, keyError } from '../validation/validate.js';
 import type { ConfigError } from './ConfigError.js';
 import type { RegistryConfig, ValidConfig } from './config/types.js';
@@ -385,10 +385,12 @@ export class Registry {
  * registry holds keeps its own instance.
  */
 function withCodeBuilt(all: RegistryInstances): RegistryInstances {
+  const byKind = codeBuiltPolicies();
+  if (byKind.size === 0) return all;
   let out: KindInstances[] | undefined;
   for (const [i, k] of all.entries()) {
-    const found = codeBuilt(k.kind.name);
-    if (found.length === 0) continue;
+    const found = byKind.get(k.kind.name);
+    if (found === undefined) continue;
     let named: Map<string, Named<object>> | undefined;
     for (const [name, policy] of found) {
       if (k.named.has(name) || !k.kind.is(policy)) continue;

@@ -34,16 +34,12 @@ export function noteCodeBuilt(kind: string, name: string, policy: object): void 
   if (names.size > size && ++entries >= sweepAt) sweep();
 }
 
-/** Drops the entries whose policy was collected, so that names used once do not pile up. */
+/**
+ * Drops the entries whose policy was collected, so that names used once do not pile up: run
+ * when the entries double, and by every listing.
+ */
 function sweep(): void {
-  entries = 0;
-  for (const names of byKind.values()) {
-    for (const [name, ref] of names) {
-      if (ref.deref() === undefined) names.delete(name);
-      else entries++;
-    }
-  }
-  sweepAt = Math.max(64, entries * 2);
+  codeBuiltPolicies();
 }
 
 /** @internal Builds a registry's instance: `build` runs without noting what it builds. */
@@ -62,16 +58,36 @@ export function markHeld(policy: object): void {
 }
 
 /**
- * @internal The live named policies of `kind` built in code, name by name in the order the
- * names were first used, without those a registry holds.
+ * @internal The live named policies built in code, by kind name, each kind's name by name in
+ * the order the names were first used, without those a registry holds. Read at listing time:
+ * drops the entries of collected policies on the way.
  */
-export function codeBuilt(kind: string): [name: string, policy: object][] {
-  const out: [string, object][] = [];
-  const names = byKind.get(kind);
-  if (names === undefined) return out;
-  for (const [name, ref] of names) {
-    const policy = ref.deref();
-    if (policy !== undefined && !held.has(policy)) out.push([name, policy]);
+export function codeBuiltPolicies(): ReadonlyMap<
+  string,
+  readonly [name: string, policy: object][]
+> {
+  const out = new Map<string, [string, object][]>();
+  entries = 0;
+  for (const [kind, names] of byKind) {
+    const live: [string, object][] = [];
+    for (const [name, ref] of names) {
+      const policy = ref.deref();
+      if (policy === undefined) {
+        names.delete(name);
+        continue;
+      }
+      entries++;
+      if (!held.has(policy)) live.push([name, policy]);
+    }
+    if (live.length > 0) out.set(kind, live);
   }
+  sweepAt = Math.max(64, entries * 2);
   return out;
+}
+
+/** @internal Entries held now, dead ones not swept yet included (for tests of the bound). */
+export function codeBuiltEntries(): number {
+  let n = 0;
+  for (const names of byKind.values()) n += names.size;
+  return n;
 }

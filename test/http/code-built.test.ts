@@ -11,6 +11,7 @@ import {
   createObservabilityHandler,
   type HealthReport,
   type ObservabilityHandler,
+  type ObservabilityHandlerOptions,
 } from '../../src/http/index.js';
 import { bulkhead, circuitBreaker, defaultRegistry, pipeline, Registry } from '../../src/index.js';
 import { macrotask } from '../support/async.js';
@@ -20,9 +21,13 @@ import { openStream, type Served, serve } from './support.js';
 let handler: ObservabilityHandler | undefined;
 let served: Served | undefined;
 
-async function start(...args: Parameters<typeof createObservabilityHandler>): Promise<string> {
-  handler = (createObservabilityHandler as (...a: unknown[]) => ObservabilityHandler)(...args);
-  const h = handler;
+/** Serves a handler of `registry`, or of defaultRegistry with `options` alone. */
+async function start(registryOrOptions?: Registry | ObservabilityHandlerOptions): Promise<string> {
+  const h =
+    registryOrOptions instanceof Registry
+      ? createObservabilityHandler(registryOrOptions)
+      : createObservabilityHandler(registryOrOptions);
+  handler = h;
   served = await serve((req, res) => h(req, res));
   return served.url;
 }
