@@ -40,7 +40,8 @@ const QUANTILES = [
  * `unit`, no `_total`): e.g. `breakwater.circuit_breaker.calls` with attributes
  * `breakwater.policy.name`, `breakwater.key` (keyed instances only) and `outcome`. The
  * instruments are those of the registry's kinds (the library's, and those given in its
- * `kinds` option), made when this is called.
+ * `kinds` option), made when this is called. Without `registry`, reads `defaultRegistry`,
+ * which lists the named policies built in code while they are referenced.
  *
  * An observable instrument cannot be a histogram, so call durations become the gauge
  * `breakwater.call.duration` (seconds) with an attribute `quantile` (0.5, 0.9, 0.99, 0.999):

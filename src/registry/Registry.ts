@@ -269,8 +269,9 @@ export class Registry {
 
   /**
    * Every instance (named ones, then keyed ones, most recently used first), with its state
-   * and counters, as plain JSON-serializable data. Keys past their idle timeout are dropped
-   * first.
+   * and counters, as plain JSON-serializable data; with the `codeBuilt` option (as for
+   * `defaultRegistry`), the live named policies built in code after the named ones of their
+   * kind. Keys past their idle timeout are dropped first.
    */
   snapshot(): RegistrySnapshot {
     return registrySnapshot(this.instancesForMetrics());
@@ -413,7 +414,9 @@ function checkName(name: unknown): void {
 /**
  * A registry for code that does not need an isolated one. Configure it from data with
  * `defaultRegistry.reconfigure(config)`; tests and multi-tenant applications should make
- * their own `new Registry(config)` instead.
+ * their own `new Registry(config)` instead. It lists the named policies built in code (option
+ * `codeBuilt`), so the exporters and `breakwater/http`, which read it when given no registry,
+ * show them without registration.
  */
 export const defaultRegistry: Registry = /* @__PURE__ */ new Registry(undefined, {
   codeBuilt: true,
