@@ -15,7 +15,13 @@ import { timeoutKind } from '../policies/timeout/kind.js';
 import type { Timeout } from '../policies/timeout/Timeout.js';
 import { brand, otherCopyNote } from '../protocol/brand.js';
 import type { AnyPolicyKind, KindHooks, OptionsData, PolicyKindOf } from '../protocol/kind.js';
-import { buildHeld, codeBuiltPolicies, markHeld } from '../telemetry/codeBuilt.js';
+import {
+  addCodeBuiltHome,
+  buildHeld,
+  type CodeBuiltHome,
+  codeBuiltPolicies,
+  markHeld,
+} from '../telemetry/codeBuilt.js';
 import { checkOptionsObject, clockOption, keyError } from '../validation/validate.js';
 import type { ConfigError } from './ConfigError.js';
 import type { RegistryConfig, ValidConfig } from './config/types.js';
@@ -43,8 +49,10 @@ export interface RegistryOptions {
    * (`circuitBreaker({ name: 'payments' })`, not a registry's) beside the registry's own, in
    * snapshots, metrics, `/health` and the dashboard. A policy without a `name` is never listed;
    * of two live ones of one kind and name, the one built last is; and a name the registry
-   * holds itself shows the registry's instance. Nothing keeps them alive: a policy nobody
-   * references is collected and leaves the listings.
+   * holds itself shows the registry's instance. A breaker's state changes reach
+   * `onStateChange` and `recentTransitions` (of the registry made last, when several list
+   * them). Nothing keeps them alive: a policy nobody references is collected and leaves the
+   * listings. The registry neither reconfigures nor disposes them.
    * @default false (`defaultRegistry` lists them)
    */
   readonly codeBuilt?: boolean;
@@ -96,7 +104,11 @@ export class Registry {
   private readonly all: RegistryInstances;
   private readonly transitions = new TransitionLog();
   private readonly hooks: KindHooks;
-  private readonly listsCodeBuilt: boolean;
+  /**
+   * With the `codeBuilt` option: connects the policies built in code to this registry (kept
+   * here, held weakly by the view of them).
+   */
+  private readonly codeBuiltHome: CodeBuiltHome | undefined;
   // The library's kinds, for the typed shorthands (`circuitBreaker(name)`, ...).
   private readonly breakers: KindInstances;
   private readonly retries: KindInstances;
@@ -114,7 +126,6 @@ export class Registry {
     if (o.codeBuilt !== undefined && typeof o.codeBuilt !== 'boolean') {
       throw new OptionsError('codeBuilt', o.codeBuilt, 'a boolean');
     }
-    this.listsCodeBuilt = o.codeBuilt === true;
     const kinds = [...POLICY_KINDS, ...checkKinds(o.kinds, POLICY_KINDS)];
     this.all = kinds.map((kind) => ({ kind, named: new Map(), keyed: new Map() }));
     this.byKind = new Map(this.all.map((k) => [k.kind.name, k]));
@@ -128,6 +139,18 @@ export class Registry {
     this.timeouts = this.kindInstances(timeoutKind);
     this.bulkheads = this.kindInstances(bulkheadKind);
     this.rateLimiters = this.kindInstances(rateLimiterKind);
+    if (o.codeBuilt === true) {
+      const home: CodeBuiltHome = {
+        adopt: (kind, name, policy) => {
+          const k = this.byKind.get(kind);
+          // A name the registry holds shows the registry's instance: its transitions alone.
+          if (k === undefined || k.named.has(name) || !k.kind.is(policy)) return;
+          k.kind.attach?.(policy, name, this.hooks);
+        },
+      };
+      this.codeBuiltHome = home;
+      addCodeBuiltHome(home);
+    }
   }
 
   /**
@@ -324,7 +347,7 @@ export class Registry {
    * named policies built in code too, after the registry's own named instances of their kind.
    */
   instancesForMetrics(): RegistryInstances {
-    return this.listsCodeBuilt ? withCodeBuilt(this.all) : this.all;
+    return this.codeBuiltHome === undefined ? this.all : withCodeBuilt(this.all);
   }
 
   // ---- internals --------------------------------------------------------------------------------

@@ -21,6 +21,15 @@ let sweepAt = 64;
 /** Above 0 while a registry builds an instance. */
 let registryBuilding = 0;
 
+/** @internal A registry that lists the policies built in code: it connects each one built. */
+export interface CodeBuiltHome {
+  /** Connects `policy`, of kind `kind`, built in code under `name` (its state changes). */
+  adopt(kind: string, name: string, policy: object): void;
+}
+
+/** Held weakly: a registry nobody references goes, and its entry with the next policy noted. */
+const homes = new Set<WeakRef<CodeBuiltHome>>();
+
 /**
  * @internal Notes `policy`, of kind `kind` (`circuitBreaker`), built in code under an explicit
  * `name`. Called once from the policy's constructor; a WeakRef and a map entry.
@@ -32,6 +41,22 @@ export function noteCodeBuilt(kind: string, name: string, policy: object): void 
   const size = names.size;
   names.set(name, new WeakRef(policy));
   if (names.size > size && ++entries >= sweepAt) sweep();
+  for (const ref of homes) {
+    const home = ref.deref();
+    if (home === undefined) homes.delete(ref);
+    else home.adopt(kind, name, policy);
+  }
+}
+
+/**
+ * @internal Adds a registry that lists the policies built in code: `home` adopts the live ones
+ * now and each one built from now on, while it lives.
+ */
+export function addCodeBuiltHome(home: CodeBuiltHome): void {
+  homes.add(new WeakRef(home));
+  for (const [kind, live] of codeBuiltPolicies()) {
+    for (const [name, policy] of live) home.adopt(kind, name, policy);
+  }
 }
 
 /**

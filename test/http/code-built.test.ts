@@ -97,6 +97,18 @@ describe('a handler made without a registry', () => {
     expect(((await response.json()) as HealthReport).unavailable).toEqual([
       { name: 'payments', state: 'forced-open' },
     ]);
+    // The dashboard's recent transitions, on the first event of its stream.
+    const stream = await openStream(`${url}/events`);
+    try {
+      const first = JSON.parse((await stream.next('snapshot')).data) as {
+        transitions: { name: string; from: string; to: string }[];
+      };
+      expect(first.transitions).toMatchObject([
+        { name: 'payments', from: 'closed', to: 'forced-open' },
+      ]);
+    } finally {
+      stream.close();
+    }
   });
 
   it('never shows a policy built without a name', async () => {

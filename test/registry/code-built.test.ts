@@ -69,6 +69,35 @@ describe('Registry option codeBuilt', () => {
     expect(registry.circuitBreaker('billing')).not.toBe(billing);
   });
 
+  it('records the state changes of code-built breakers, built before or after the registry, among its transitions', () => {
+    const before = circuitBreaker({ name: 'before' });
+    const registry = new Registry({}, { codeBuilt: true });
+    const after = circuitBreaker({ name: 'after' });
+    const seen: string[] = [];
+    const stop = registry.onStateChange((t) => seen.push(`${t.name}:${t.to}`));
+    before.forceOpen();
+    after.forceOpen();
+    circuitBreaker().forceOpen();
+    expect(seen).toEqual(['before:forced-open', 'after:forced-open']);
+    expect(registry.recentTransitions().map((t) => t.name)).toEqual(['before', 'after']);
+    stop();
+  });
+
+  it('records no transition of a code-built breaker whose name the registry holds, nor of one registered elsewhere', () => {
+    const registry = new Registry({}, { codeBuilt: true });
+    registry.circuitBreaker('taken');
+    const sameName = circuitBreaker({ name: 'taken' });
+    const registered = circuitBreaker({ name: 'registered' });
+    const other = new Registry();
+    other.register('registered', registered);
+    sameName.forceOpen();
+    registered.forceOpen();
+    expect(registry.recentTransitions()).toEqual([]);
+    expect(other.recentTransitions().map((t) => `${t.name}:${t.to}`)).toEqual([
+      'registered:forced-open',
+    ]);
+  });
+
   it('throws OptionsError for a value that is not a boolean', () => {
     const error = optionsError(() => new Registry({}, { codeBuilt: 'yes' as never }));
     expect(error.option).toBe('codeBuilt');
