@@ -15,15 +15,15 @@ import { timeoutKind } from '../policies/timeout/kind.js';
 import type { Timeout } from '../policies/timeout/Timeout.js';
 import { brand, otherCopyNote } from '../protocol/brand.js';
 import type { AnyPolicyKind, KindHooks, OptionsData, PolicyKindOf } from '../protocol/kind.js';
+import { checkOptionsObject, clockOption, keyError } from '../validation/validate.js';
+import type { ConfigError } from './ConfigError.js';
 import {
   addCodeBuiltHome,
   buildHeld,
   type CodeBuiltHome,
   codeBuiltPolicies,
   markHeld,
-} from '../telemetry/codeBuilt.js';
-import { checkOptionsObject, clockOption, keyError } from '../validation/validate.js';
-import type { ConfigError } from './ConfigError.js';
+} from './codeBuilt.js';
 import type { RegistryConfig, ValidConfig } from './config/types.js';
 import { optionsFor, validateConfig } from './config/validate.js';
 import type { KindInstances, Named, RegistryInstances } from './instances.js';

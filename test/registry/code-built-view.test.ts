@@ -17,7 +17,7 @@ import {
   Timeout,
   timeout,
 } from '../../src/index.js';
-import { codeBuiltEntries, codeBuiltPolicies } from '../../src/telemetry/codeBuilt.js';
+import { codeBuiltEntries, codeBuiltPolicies } from '../../src/registry/codeBuilt.js';
 import { macrotask } from '../support/async.js';
 
 function collectGarbage(): void {
