@@ -2,7 +2,7 @@ import { OptionsError } from '../errors/OptionsError.js';
 import type { AnyPolicyKind, KeyedGroup, KindMetrics } from '../protocol/kind.js';
 import type { Keyed } from '../registry/instances.js';
 import { listKeyed } from '../registry/listing.js';
-import type { Registry } from '../registry/Registry.js';
+import { defaultRegistry, type Registry } from '../registry/Registry.js';
 import type { LatencyHistogram } from '../telemetry/LatencyHistogram.js';
 import {
   ALL_KEYS,
@@ -137,14 +137,18 @@ function keyedSeries<P, C>(
  * that is not closed, then the most recently used); the rest, and the keys already dropped,
  * are summed into one series with `key="_other"` so counters never go down and a flood of
  * keys cannot blow up a scrape. Instances built with `metrics: false` are left out. Read at
- * collection time; nothing runs per call.
+ * collection time; nothing runs per call. Without a registry, reads `defaultRegistry`, which
+ * lists the named policies built in code while they are referenced.
  *
  * @example
  * ```ts
  * const text = prometheusText(collectMetrics(registry));
  * ```
  */
-export function collectMetrics(registry: Registry, options?: CollectOptions): MetricFamily[] {
+export function collectMetrics(
+  registry: Registry = defaultRegistry,
+  options?: CollectOptions,
+): MetricFamily[] {
   const o = checkOptionsObject(options, ['maxKeysPerName', 'durationBuckets'], '');
   const maxKeys = integer(o.maxKeysPerName, 'maxKeysPerName', 20, 0, 100_000);
   const bounds = (o.durationBuckets as readonly number[] | undefined) ?? DEFAULT_BUCKETS;

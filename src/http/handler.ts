@@ -2,9 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OptionsError } from '../errors/OptionsError.js';
 import { collectMetrics } from '../exporters/collect.js';
 import { prometheusText } from '../exporters/exposition.js';
-import type { Registry } from '../registry/Registry.js';
+import { defaultRegistry, type Registry } from '../registry/Registry.js';
 import { dashboardPage, dashboardPolicy } from './dashboard/page.js';
-import { healthReport } from './health.js';
+import { healthReport, NO_POLICIES_HINT } from './health.js';
 import { LiveFeed } from './LiveFeed.js';
 import {
   type ObservabilityHandlerOptions,
@@ -36,7 +36,10 @@ const ALLOW = 'GET, HEAD';
 type Route = (res: ServerResponse, head: boolean) => void;
 
 /**
- * Serves a registry's health, metrics and a live dashboard over HTTP, read-only:
+ * Serves a registry's health, metrics and a live dashboard over HTTP, read-only. Without a
+ * registry (`createObservabilityHandler()` or `createObservabilityHandler(options)`), serves
+ * `defaultRegistry`, which lists the named policies built in code
+ * (`circuitBreaker({ name: 'payments' })`) while they are referenced:
  *
  * - `GET /health`: JSON ({@link HealthReport}) of every instance; 200, or 503 while a breaker
  *   named in `critical` is open or forced open. Numbers with a fraction are rounded to 4
@@ -52,6 +55,9 @@ type Route = (res: ServerResponse, head: boolean) => void;
  * without a body; other methods get 405. A path the handler does not serve goes to `next()`
  * when there is one, else gets 404. Names and keys are untrusted: the page renders them as
  * text only, and the JSON it is sent cannot close a `<script>` element.
+ *
+ * With nothing to list, each route says how to make policies show: `/health` in a `note`,
+ * `/metrics` in a comment line, the dashboard in a line of text.
  *
  * The handler changes nothing and checks no credentials: mount it behind the application's
  * own authentication. Call `close()` on shutdown to end the open dashboard streams (they
@@ -84,10 +90,17 @@ type Route = (res: ServerResponse, head: boolean) => void;
  * ```
  */
 export function createObservabilityHandler(
-  registry: Registry,
   options?: ObservabilityHandlerOptions,
+): ObservabilityHandler;
+export function createObservabilityHandler(
+  registry: Registry | undefined,
+  options?: ObservabilityHandlerOptions,
+): ObservabilityHandler;
+export function createObservabilityHandler(
+  registryOrOptions?: Registry | ObservabilityHandlerOptions,
+  maybeOptions?: ObservabilityHandlerOptions,
 ): ObservabilityHandler {
-  checkRegistry(registry);
+  const [registry, options] = registryAndOptions(registryOrOptions, maybeOptions);
   const o = resolveHandlerOptions(options);
   const feed = new LiveFeed(registry, o);
   const routes = makeRoutes(registry, o, feed);
@@ -136,7 +149,7 @@ function makeRoutes(
       '/metrics',
       (res, head) => {
         const text = prometheusText(collectMetrics(registry, o.collect));
-        send(res, 200, PROMETHEUS_CONTENT_TYPE, text, head);
+        send(res, 200, PROMETHEUS_CONTENT_TYPE, text === '' ? NOTHING_TO_REPORT : text, head);
       },
     ],
     [
@@ -178,15 +191,37 @@ function sendStreamHead(res: ServerResponse): void {
   res.end();
 }
 
-function checkRegistry(registry: unknown): void {
-  const r = registry as Partial<Record<keyof Registry, unknown>> | null;
+/**
+ * The body of `/metrics` when there is no series: a comment, which scrapers skip, so that a
+ * person reading it learns why it is empty.
+ */
+const NOTHING_TO_REPORT = `# ${NO_POLICIES_HINT}\n`;
+
+/** The registry (given, or `defaultRegistry`) and the options, from the arguments. */
+function registryAndOptions(
+  first: unknown,
+  second: ObservabilityHandlerOptions | undefined,
+): [Registry, ObservabilityHandlerOptions | undefined] {
+  if (first === undefined) return [defaultRegistry, second];
+  if (isRegistry(first)) return [first, second];
   if (
-    typeof r !== 'object' ||
-    r === null ||
-    typeof r.instancesForMetrics !== 'function' ||
-    typeof r.onStateChange !== 'function' ||
-    typeof r.recentTransitions !== 'function'
+    typeof first === 'object' &&
+    first !== null &&
+    !Array.isArray(first) &&
+    second === undefined
   ) {
-    throw new OptionsError('registry', registry, 'a Registry');
+    return [defaultRegistry, first as ObservabilityHandlerOptions];
   }
+  throw new OptionsError('registry', first, 'a Registry, or the options alone');
+}
+
+function isRegistry(value: unknown): value is Registry {
+  const r = value as Partial<Record<keyof Registry, unknown>> | null;
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.instancesForMetrics === 'function' &&
+    typeof r.onStateChange === 'function' &&
+    typeof r.recentTransitions === 'function'
+  );
 }

@@ -4,6 +4,13 @@ import type { Registry } from '../registry/Registry.js';
 
 const MAX_LISTED = 100;
 
+/**
+ * @internal What `/health`, `/metrics` and the dashboard say when the registry lists nothing:
+ * how to make policies show.
+ */
+export const NO_POLICIES_HINT =
+  "No policies to show yet: give a policy built in code a name, as in circuitBreaker({ name: 'payments' }), or build it from the registry given to createObservabilityHandler (a Registry of your own lists named code-built policies with { codeBuilt: true })";
+
 /** A critical instance that stops traffic (a circuit breaker open or forced open). */
 export interface UnavailableInstance {
   readonly name: string;
@@ -31,6 +38,8 @@ export interface HealthReport {
   readonly omitted: readonly OmittedKeys[];
   /** When the report was made (ISO 8601). */
   readonly time: string;
+  /** Present when there is no instance to report: how to make policies show. */
+  readonly note?: string;
 }
 
 /**
@@ -63,14 +72,16 @@ export function healthReport(
       }
     },
   );
+  const body: HealthReport = {
+    status: degraded ? 'degraded' : 'ok',
+    unavailable,
+    instances,
+    omitted,
+    time: new Date().toISOString(),
+  };
   return {
     status: failing > 0 ? 503 : 200,
-    body: {
-      status: degraded ? 'degraded' : 'ok',
-      unavailable,
-      instances,
-      omitted,
-      time: new Date().toISOString(),
-    },
+    body:
+      instances.length === 0 && omitted.length === 0 ? { ...body, note: NO_POLICIES_HINT } : body,
   };
 }

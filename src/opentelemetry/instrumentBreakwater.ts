@@ -1,7 +1,7 @@
 import type { Meter } from '@opentelemetry/api';
 import { OptionsError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
-import type { Registry } from '../registry/Registry.js';
+import { defaultRegistry, type Registry } from '../registry/Registry.js';
 import { checkOptionsObject } from '../validation/validate.js';
 import { type OpenTelemetryMetricsOptions, observeBreakwaterMetrics } from './observeMetrics.js';
 import { traceBreakwaterEvents } from './spanEvents.js';
@@ -10,7 +10,10 @@ import { traceBreakwaterEvents } from './spanEvents.js';
 export interface InstrumentOptions {
   /** The meter to report the registry's metrics through; no metrics without one. */
   readonly meter?: Meter;
-  /** The registry whose metrics are reported; required with `meter`. */
+  /**
+   * The registry whose metrics are reported (with `meter`).
+   * @default defaultRegistry, which lists the named policies built in code
+   */
   readonly registry?: Registry;
   /** Options of the metrics (see {@link observeBreakwaterMetrics}). */
   readonly collect?: OpenTelemetryMetricsOptions;
@@ -54,7 +57,7 @@ export function instrumentBreakwater(options: InstrumentOptions): Disposer {
   let stopMetrics: Disposer | undefined;
   if (o.meter !== undefined) {
     try {
-      stopMetrics = observeBreakwaterMetrics(o.meter, o.registry as Registry, o.collect);
+      stopMetrics = observeBreakwaterMetrics(o.meter, o.registry ?? defaultRegistry, o.collect);
     } catch (error) {
       // Errors in `collect` are named by their path from here.
       if (!(error instanceof OptionsError) || ['meter', 'registry'].includes(error.option)) {

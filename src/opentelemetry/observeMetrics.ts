@@ -12,7 +12,7 @@ import type { CollectOptions, HistogramFamily, MetricLabels } from '../exporters
 import { metricFamiliesOf } from '../exporters/metricFamilies.js';
 import { otherCopyNote } from '../protocol/brand.js';
 import type { RegistryInstances } from '../registry/instances.js';
-import { Registry } from '../registry/Registry.js';
+import { defaultRegistry, Registry } from '../registry/Registry.js';
 import type { LatencyHistogram } from '../telemetry/LatencyHistogram.js';
 import { otelAttributeNames } from './names.js';
 
@@ -40,7 +40,8 @@ const QUANTILES = [
  * `unit`, no `_total`): e.g. `breakwater.circuit_breaker.calls` with attributes
  * `breakwater.policy.name`, `breakwater.key` (keyed instances only) and `outcome`. The
  * instruments are those of the registry's kinds (the library's, and those given in its
- * `kinds` option), made when this is called.
+ * `kinds` option), made when this is called. Without `registry`, reads `defaultRegistry`,
+ * which lists the named policies built in code while they are referenced.
  *
  * An observable instrument cannot be a histogram, so call durations become the gauge
  * `breakwater.call.duration` (seconds) with an attribute `quantile` (0.5, 0.9, 0.99, 0.999):
@@ -62,7 +63,7 @@ const QUANTILES = [
  */
 export function observeBreakwaterMetrics(
   meter: Meter,
-  registry: Registry,
+  registry: Registry = defaultRegistry,
   options?: OpenTelemetryMetricsOptions,
 ): Disposer {
   if (

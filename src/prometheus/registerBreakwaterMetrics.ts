@@ -5,7 +5,7 @@ import { collectMetrics } from '../exporters/collect.js';
 import type { CollectOptions } from '../exporters/families.js';
 import { metricFamiliesOf } from '../exporters/metricFamilies.js';
 import { otherCopyNote } from '../protocol/brand.js';
-import { Registry } from '../registry/Registry.js';
+import { defaultRegistry, Registry } from '../registry/Registry.js';
 import { FamilyMetric } from './FamilyMetric.js';
 import { OncePerScrape } from './OncePerScrape.js';
 
@@ -34,7 +34,8 @@ export type PrometheusOptions = CollectOptions;
  * scraped, once per scrape for all families; nothing is added to the calls themselves.
  * Counters are exposed as counters and the duration histogram as a histogram with the same
  * buckets. Label values (instance names and keys, which may come from request data) are
- * escaped by prom-client per the exposition format.
+ * escaped by prom-client per the exposition format. Without `registry`, reads
+ * `defaultRegistry`, which lists the named policies built in code while they are referenced.
  *
  * Throws {@link OptionsError} for an invalid argument or option, and {@link UsageError} when
  * `promRegistry` already holds a metric of one of the names (registering twice); nothing is
@@ -55,7 +56,7 @@ export type PrometheusOptions = CollectOptions;
  */
 export function registerBreakwaterMetrics(
   promRegistry: PromRegistryLike,
-  registry: Registry,
+  registry: Registry = defaultRegistry,
   options?: PrometheusOptions,
 ): Disposer {
   if (

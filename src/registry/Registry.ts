@@ -18,9 +18,16 @@ import { brand, otherCopyNote } from '../protocol/brand.js';
 import type { AnyPolicyKind, KindHooks, OptionsData, PolicyKindOf } from '../protocol/kind.js';
 import { checkOptionsObject, clockOption, keyError } from '../validation/validate.js';
 import type { ConfigError } from './ConfigError.js';
+import {
+  addCodeBuiltHome,
+  buildHeld,
+  type CodeBuiltHome,
+  codeBuiltPolicies,
+  markHeld,
+} from './codeBuilt.js';
 import type { RegistryConfig, ValidConfig } from './config/types.js';
 import { optionsFor, validateConfig } from './config/validate.js';
-import type { KindInstances, RegistryInstances } from './instances.js';
+import type { KindInstances, Named, RegistryInstances } from './instances.js';
 import { KeyedInstances } from './KeyedInstances.js';
 import { checkKinds } from './kindsOption.js';
 import { prepareReconfigure } from './reconfigure.js';
@@ -38,6 +45,18 @@ export interface RegistryOptions {
    * no other kind uses. @default none
    */
   readonly kinds?: readonly AnyPolicyKind[];
+  /**
+   * Also list the named policies built in code and still referenced
+   * (`circuitBreaker({ name: 'payments' })`, not a registry's) beside the registry's own, in
+   * snapshots, metrics, `/health` and the dashboard. A policy without a `name` is never listed;
+   * of two live ones of one kind and name, the one built last is; and a name the registry
+   * holds itself shows the registry's instance. A breaker's state changes reach
+   * `onStateChange` and `recentTransitions` (of the registry made last, when several list
+   * them). Nothing keeps them alive: a policy nobody references is collected and leaves the
+   * listings. The registry neither reconfigures nor disposes them.
+   * @default false (`defaultRegistry` lists them)
+   */
+  readonly codeBuilt?: boolean;
 }
 
 /** Options of {@link Registry.keyed}. */
@@ -95,6 +114,11 @@ export class Registry {
   private readonly all: RegistryInstances;
   private readonly transitions = new TransitionLog();
   private readonly hooks: KindHooks;
+  /**
+   * With the `codeBuilt` option: connects the policies built in code to this registry (kept
+   * here, held weakly by the view of them).
+   */
+  private readonly codeBuiltHome: CodeBuiltHome | undefined;
   // The library's kinds, for the typed shorthands (`circuitBreaker(name)`, ...).
   private readonly breakers: KindInstances;
   private readonly retries: KindInstances;
@@ -107,8 +131,11 @@ export class Registry {
    *   {@link ConfigError} listing every problem when it is invalid.
    */
   constructor(config?: RegistryConfig, options?: RegistryOptions) {
-    const o = checkOptionsObject(options, ['clock', 'kinds'], '');
+    const o = checkOptionsObject(options, ['clock', 'kinds', 'codeBuilt'], '');
     this.clock = clockOption(o.clock, 'clock', systemClock);
+    if (o.codeBuilt !== undefined && typeof o.codeBuilt !== 'boolean') {
+      throw new OptionsError('codeBuilt', o.codeBuilt, 'a boolean');
+    }
     const kinds = [...POLICY_KINDS, ...checkKinds(o.kinds, POLICY_KINDS)];
     this.all = kinds.map((kind) => ({ kind, named: new Map(), keyed: new Map() }));
     this.byKind = new Map(this.all.map((k) => [k.kind.name, k]));
@@ -122,6 +149,18 @@ export class Registry {
     this.timeouts = this.kindInstances(timeoutKind);
     this.bulkheads = this.kindInstances(bulkheadKind);
     this.rateLimiters = this.kindInstances(rateLimiterKind);
+    if (o.codeBuilt === true) {
+      const home: CodeBuiltHome = {
+        adopt: (kind, name, policy) => {
+          const k = this.byKind.get(kind);
+          // A name the registry holds shows the registry's instance: its transitions alone.
+          if (k === undefined || k.named.has(name) || !k.kind.is(policy)) return;
+          k.kind.attach?.(policy, name, this.hooks);
+        },
+      };
+      this.codeBuiltHome = home;
+      addCodeBuiltHome(home);
+    }
   }
 
   /**
@@ -256,6 +295,7 @@ export class Registry {
       );
     }
     k.named.set(name, { policy, registered: true });
+    markHeld(policy);
     k.kind.attach?.(policy, name, this.hooks);
   }
 
@@ -309,11 +349,12 @@ export class Registry {
 
   /**
    * Every instance (named ones, then keyed ones, most recently used first), with its state
-   * and counters, as plain JSON-serializable data. Keys past their idle timeout are dropped
-   * first.
+   * and counters, as plain JSON-serializable data; with the `codeBuilt` option (as for
+   * `defaultRegistry`), the live named policies built in code after the named ones of their
+   * kind. Keys past their idle timeout are dropped first.
    */
   snapshot(): RegistrySnapshot {
-    return registrySnapshot(this.all);
+    return registrySnapshot(this.instancesForMetrics());
   }
 
   /**
@@ -359,10 +400,11 @@ export class Registry {
 
   /**
    * @internal Every instance, by kind, for metric collection (see `collectMetrics`) and the
-   * bounded listings of `/health` and the dashboard.
+   * bounded listings of `/health` and the dashboard: with the `codeBuilt` option, the live
+   * named policies built in code too, after the registry's own named instances of their kind.
    */
   instancesForMetrics(): RegistryInstances {
-    return this.all;
+    return this.codeBuiltHome === undefined ? this.all : withCodeBuilt(this.all);
   }
 
   // ---- internals --------------------------------------------------------------------------------
@@ -381,7 +423,8 @@ export class Registry {
   private named(k: KindInstances, name: string): object {
     let entry = k.named.get(name);
     if (entry === undefined) {
-      const policy = k.kind.create(this.options(this.config, k.kind, name));
+      const options = this.options(this.config, k.kind, name);
+      const policy = buildHeld(() => k.kind.create(options));
       k.kind.attach?.(policy, name, this.hooks);
       entry = { policy, registered: false };
       k.named.set(name, entry);
@@ -417,6 +460,31 @@ export class Registry {
   }
 }
 
+/**
+ * `all` with the live named policies built in code added to each kind's named instances (a
+ * new listing, read once by the caller), or `all` itself when there are none. A name the
+ * registry holds keeps its own instance.
+ */
+function withCodeBuilt(all: RegistryInstances): RegistryInstances {
+  const byKind = codeBuiltPolicies();
+  if (byKind.size === 0) return all;
+  let out: KindInstances[] | undefined;
+  for (const [i, k] of all.entries()) {
+    const found = byKind.get(k.kind.name);
+    if (found === undefined) continue;
+    let named: Map<string, Named<object>> | undefined;
+    for (const [name, policy] of found) {
+      if (k.named.has(name) || !k.kind.is(policy)) continue;
+      named ??= new Map(k.named);
+      named.set(name, { policy, registered: true });
+    }
+    if (named === undefined) continue;
+    out ??= [...all];
+    out[i] = { kind: k.kind, named, keyed: k.keyed };
+  }
+  return out ?? all;
+}
+
 function checkName(name: unknown): void {
   if (typeof name !== 'string' || name.length === 0) {
     throw new OptionsError('name', name, 'a non-empty string');
@@ -426,8 +494,12 @@ function checkName(name: unknown): void {
 /**
  * A registry for code that does not need an isolated one. Configure it from data with
  * `defaultRegistry.reconfigure(config)`; tests and multi-tenant applications should make
- * their own `new Registry(config)` instead.
+ * their own `new Registry(config)` instead. It lists the named policies built in code (option
+ * `codeBuilt`), so the exporters and `breakwater/http`, which read it when given no registry,
+ * show them without registration.
  */
-export const defaultRegistry: Registry = /* @__PURE__ */ new Registry();
+export const defaultRegistry: Registry = /* @__PURE__ */ new Registry(undefined, {
+  codeBuilt: true,
+});
 
 brand(Registry, 'Registry');

@@ -4,7 +4,7 @@ import {
   type ObservabilityHandlerOptions,
   observabilityHandlerDefaults,
 } from '../../src/http/index.js';
-import { OptionsError, Registry } from '../../src/index.js';
+import { Registry } from '../../src/index.js';
 import { optionsError } from '../support/errors.js';
 
 const registry = new Registry();
@@ -80,11 +80,24 @@ describe('createObservabilityHandler options', () => {
     expect(error.message).toContain('did you mean `interval`?');
   });
 
-  it('refuses something that is not a registry', () => {
-    expect(() => createObservabilityHandler({} as Registry)).toThrow(OptionsError);
-    expect(() => createObservabilityHandler(undefined as unknown as Registry)).toThrow(
-      /Expected `registry` to be a Registry/,
-    );
+  it('serves defaultRegistry when given options alone, or nothing', () => {
+    expect(() => createObservabilityHandler().close()).not.toThrow();
+    expect(() => createObservabilityHandler({ basePath: '/ops' }).close()).not.toThrow();
+    expect(() => createObservabilityHandler(undefined, { basePath: '/ops' }).close()).not.toThrow();
+    expect(
+      optionsError(() => createObservabilityHandler({ basePth: '/ops' } as never)).option,
+    ).toBe('basePth');
+  });
+
+  it('refuses something that is neither a registry nor options', () => {
+    for (const value of [42, 'registry', null, [], {}]) {
+      const error = optionsError(() =>
+        createObservabilityHandler(value as unknown as Registry, { basePath: '/ops' }),
+      );
+      expect(error.option).toBe('registry');
+      expect(error.message).toMatch(/Expected `registry` to be a Registry, or the options alone/);
+    }
+    expect(optionsError(() => createObservabilityHandler(42 as never)).option).toBe('registry');
   });
 
   it('accepts the bounds of every range and a base path with or without its last slash', () => {

@@ -54,6 +54,15 @@ describe('instrumentBreakwater', () => {
     registry.dispose();
   });
 
+  it('reports defaultRegistry, with the named policies built in code, when given a meter alone', async () => {
+    const inventory = circuitBreaker({ name: 'inventory' });
+    inventory.forceOpen();
+    const stop = instrumentBreakwater({ meter: metrics.meter, tracing: false });
+    const forced = { 'breakwater.policy.name': 'inventory', state: 'forced-open' };
+    expect(pointValue(await metrics.collect(), 'breakwater.circuit_breaker.state', forced)).toBe(1);
+    stop();
+  });
+
   it('adds no span events with tracing: false', () => {
     const stop = instrumentBreakwater({
       meter: metrics.meter,
@@ -75,7 +84,7 @@ describe('instrumentBreakwater', () => {
     const cases: [() => unknown, string][] = [
       [() => instrumentBreakwater(undefined as never), 'options'],
       [() => instrumentBreakwater({ registry: new Registry() }), 'meter'],
-      [() => instrumentBreakwater({ meter: metrics.meter }), 'registry'],
+      [() => instrumentBreakwater({ meter: metrics.meter, registry: {} as never }), 'registry'],
       [() => instrumentBreakwater({ tracing: 'yes' as never }), 'tracing'],
       [() => instrumentBreakwater({ trace: true } as never), 'trace'],
       [

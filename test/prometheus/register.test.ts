@@ -6,7 +6,14 @@ import {
 } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
 import { metricFamiliesOf } from '../../src/exporters/metricFamilies.js';
-import { collectMetrics, pipeline, prometheusText, Registry, UsageError } from '../../src/index.js';
+import {
+  circuitBreaker,
+  collectMetrics,
+  pipeline,
+  prometheusText,
+  Registry,
+  UsageError,
+} from '../../src/index.js';
 import { POLICY_KINDS } from '../../src/policies/kinds.js';
 import { registerBreakwaterMetrics } from '../../src/prometheus/index.js';
 import { ManualClock } from '../../src/testing/index.js';
@@ -321,6 +328,17 @@ describe('registerBreakwaterMetrics', () => {
       /already has a metric named breakwater_circuit_breaker_state/,
     );
     expect(prom.getMetricsAsArray()).toHaveLength(before);
+  });
+
+  it('reads defaultRegistry, with the named policies built in code, when given no registry', async () => {
+    const search = circuitBreaker({ name: 'search' });
+    await pipeline(search).execute(() => 'ok');
+    const prom = new PromRegistry();
+    const unregister = registerBreakwaterMetrics(prom);
+    const families = await scrape(prom);
+    const calls = { name: 'search', key: '', outcome: 'success' };
+    expect(sampleValue(families, 'breakwater_circuit_breaker_calls_total', calls)).toBe(1);
+    unregister();
   });
 
   it('throws OptionsError naming the argument or option, and registers nothing', () => {

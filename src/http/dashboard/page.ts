@@ -1,3 +1,4 @@
+import { NO_POLICIES_HINT } from '../health.js';
 import { DASHBOARD_SCRIPT } from './script.js';
 import { DASHBOARD_STYLE } from './style.js';
 
@@ -61,7 +62,7 @@ export function dashboardPage(title: string, nonce: string): string {
 <tbody id="rows"></tbody>
 </table>
 </div>
-<p id="empty" class="empty">No instances yet.</p>
+<p id="empty" class="empty">${escapeHtml(NO_POLICIES_HINT)}.</p>
 <p id="omitted"></p>
 </section>
 <section aria-labelledby="transitions-heading">

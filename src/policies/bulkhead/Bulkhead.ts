@@ -16,6 +16,7 @@ import {
   type WaitingGate,
 } from '../../protocol/step.js';
 import { rejectedChannel } from '../../telemetry/channels.js';
+import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
@@ -122,6 +123,9 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
         exec.queueRejected(step, this.error('queue-timeout'));
       },
     );
+    if (typeof options === 'object' && options.name !== undefined) {
+      noteCodeBuilt('bulkhead', name, this);
+    }
   }
 
   /** Calls in flight now. */

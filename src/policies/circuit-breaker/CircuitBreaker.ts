@@ -11,6 +11,7 @@ import {
   type StepNeeds,
 } from '../../protocol/step.js';
 import { rejectedChannel } from '../../telemetry/channels.js';
+import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import type { LatencyHistogram } from '../../telemetry/LatencyHistogram.js';
 import { isCountedError } from '../shared/classify.js';
 import { buildFromResolved, presetLatency, presetName, takePreset } from '../shared/preset.js';
@@ -81,6 +82,7 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
     super(o, preset === undefined ? o.name : presetName(), sharedLatency);
     if (o.initialState !== undefined) restoreSnapshot(this, o.initialState);
     this.refreshQuiet();
+    if (options?.name !== undefined) noteCodeBuilt('circuitBreaker', this.name, this);
   }
 
   // ---- reconfiguration ------------------------------------------------------------------------

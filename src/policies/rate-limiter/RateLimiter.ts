@@ -17,6 +17,7 @@ import {
   type WaitingGate,
 } from '../../protocol/step.js';
 import { rejectedChannel } from '../../telemetry/channels.js';
+import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { buildFromResolved, presetName, takePreset } from '../shared/preset.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
@@ -141,6 +142,7 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
       (t, stamp, step) => t.queueLive(step, stamp),
       (t, _stamp, step) => t.queueAdmitted(step),
     );
+    if (options?.name !== undefined) noteCodeBuilt('rateLimiter', name, this);
   }
 
   /** Calls admitted at once from idle. */

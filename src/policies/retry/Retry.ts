@@ -6,6 +6,7 @@ import { NO_RETRY, type RetryingStep, type SleepingExecution } from '../../proto
 import { brand } from '../../protocol/brand.js';
 import type { RESULT_TYPE } from '../../protocol/result.js';
 import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js';
+import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { backoffDelay } from './backoff.js';
 import { retryChannel } from './diagnostics.js';
@@ -72,6 +73,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
     this.name = this.o.name;
     this.clock = this.o.clock;
     this.needsTime = this.o.maxDuration !== Number.POSITIVE_INFINITY;
+    if (options?.name !== undefined) noteCodeBuilt('retry', this.name, this);
   }
 
   /**

@@ -7,6 +7,7 @@ import type { DeadlineStep, TimedExecution } from '../../protocol/around.js';
 import { brand } from '../../protocol/brand.js';
 import type { DurationString } from '../../protocol/kind.js';
 import { NEEDS_NOTHING, NO_TIME, StepKind, type StepNeeds } from '../../protocol/step.js';
+import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { timeoutChannel } from './diagnostics.js';
@@ -77,6 +78,9 @@ export class Timeout extends RunsAlone implements DeadlineStep {
     this.needsStartTime = o.clock.cheapNow === true;
     this.error = stackless(() => new TimeoutError(o.name, o.timeout));
     this.queue = this.makeQueue(o.timeout);
+    if (typeof options === 'object' && options.name !== undefined) {
+      noteCodeBuilt('timeout', o.name, this);
+    }
   }
 
   private makeQueue(ms: number): DeadlineQueue<TimedExecution> {
