@@ -12,7 +12,7 @@ import { keepLatest } from './boundedMaps.js';
 import { LocalFallback } from './LocalFallback.js';
 import { type Lease, leaseAfter, permitsToAsk } from './leases.js';
 import { PermitWaits } from './PermitWaits.js';
-import { RedisGcraStore } from './RedisGcraStore.js';
+import { type DecisionTarget, RedisGcraStore } from './RedisGcraStore.js';
 import {
   type RedisRateLimiterOptions,
   redisRateLimiterDefaults,
@@ -43,6 +43,37 @@ export interface RedisRateLimiterStats {
   readonly fallbackDecisions: number;
   /** False from the switch to `onStoreFailure` until Redis answers again. */
   readonly storeAvailable: boolean;
+}
+
+/**
+ * One `tryAcquire` sent to Redis: the store hands it the outcome, and it settles the call's
+ * promise, with no promise of the store's own between them.
+ */
+class Ask implements DecisionTarget {
+  constructor(
+    private readonly limiter: RedisRateLimiter,
+    private readonly key: string,
+    private readonly permits: number,
+    private readonly sent: number,
+    private readonly probe: boolean,
+    private readonly resolve: (wait: number) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  decided(decision: GcraDecision): void {
+    this.resolve(this.limiter.decided(this.key, this.permits, this.sent, decision));
+  }
+
+  failed(error: unknown): void {
+    let wait: number;
+    try {
+      wait = this.limiter.failed(this.key, this.permits, this.sent, this.probe, error);
+    } catch (e) {
+      this.reject(e);
+      return;
+    }
+    this.resolve(wait);
+  }
 }
 
 /**
@@ -99,6 +130,10 @@ export class RedisRateLimiter {
   private nextProbe = 0;
   private readonly error: RateLimitedError;
   private readonly waits: PermitWaits;
+  private readonly intervalArg: string;
+  private readonly burstArg: string;
+  /** The script's ARGV for one permit without a lease, the common decision: made once. */
+  private readonly oneArgs: readonly string[];
   private disposed = false;
   private nAdmitted = 0;
   private nRejected = 0;
@@ -138,6 +173,9 @@ export class RedisRateLimiter {
             r.probeInterval,
           )
         : undefined;
+    this.intervalArg = String(o.intervalUs);
+    this.burstArg = String(o.burst);
+    this.oneArgs = Object.freeze([this.intervalArg, this.burstArg, '1', '', '']);
     this.error = stackless(() => new RateLimitedError(o.name, o.clock, 0));
     this.waits = new PermitWaits(this, o.clock, (freeAt) => {
       this.error.freeAt = freeAt;
@@ -200,19 +238,13 @@ export class RedisRateLimiter {
         ? permits
         : permitsToAsk(lease, permits, now, this.rtt, this.o.intervalUs, this.leaseSize);
     if (ask > permits) lease!.asking = true;
-    return this.store
-      .decide(
-        key,
-        permits,
-        this.o.intervalUs,
-        this.o.burst,
-        undefined,
-        ask > permits ? ask : undefined,
-      )
-      .then(
-        (decision) => this.decided(key, permits, now, decision),
-        (error: unknown) => this.failed(key, permits, now, probe, error),
-      );
+    const args =
+      permits === 1 && ask === 1
+        ? this.oneArgs
+        : [this.intervalArg, this.burstArg, String(permits), '', ask > permits ? String(ask) : ''];
+    return new Promise<number>((resolve, reject) => {
+      this.store.send(key, args, new Ask(this, key, permits, now, probe, resolve, reject), now);
+    });
   }
 
   /**
@@ -255,7 +287,8 @@ export class RedisRateLimiter {
     this.limited.clear();
   }
 
-  private decided(key: string, permits: number, sent: number, decision: GcraDecision): number {
+  /** @internal */
+  decided(key: string, permits: number, sent: number, decision: GcraDecision): number {
     this.failingSince = Number.POSITIVE_INFINITY;
     if (!this.available) {
       this.probing = false;
@@ -299,13 +332,8 @@ export class RedisRateLimiter {
     return wait;
   }
 
-  private failed(
-    key: string,
-    permits: number,
-    sent: number,
-    probe: boolean,
-    error: unknown,
-  ): number {
+  /** @internal Throws `error` when the limiter was disposed meanwhile. */
+  failed(key: string, permits: number, sent: number, probe: boolean, error: unknown): number {
     if (this.disposed) throw error;
     if (this.asking.delete(key)) this.refusedUntil!.delete(key);
     const lease = this.leases?.get(key);
