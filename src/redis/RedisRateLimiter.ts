@@ -2,16 +2,27 @@ import type { Clock } from '../clock/Clock.js';
 import { stackless } from '../errors/BreakwaterError.js';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../events/Listeners.js';
+import { RunsAlone } from '../pipeline/RunsAlone.js';
 import { RateLimitedError } from '../policies/rate-limiter/errors.js';
 import type { RateLimitedEvent } from '../policies/rate-limiter/events.js';
 import { gcraWait } from '../policies/rate-limiter/gcra.js';
 import type { ResolvedRateLimiterOptions } from '../policies/rate-limiter/options.js';
 import type { AcquireOptions } from '../policies/rate-limiter/RateLimiter.js';
+import { brand } from '../protocol/brand.js';
+import {
+  NEEDS_NOTHING,
+  Outcome,
+  StepKind,
+  type StepNeeds,
+  WAIT,
+  type WaitingExecution,
+  type WaitingGate,
+} from '../protocol/step.js';
 import { keyError } from '../validation/validate.js';
 import { keepLatest } from './boundedMaps.js';
 import { LocalFallback } from './LocalFallback.js';
 import { type Lease, leaseAfter, permitsToAsk } from './leases.js';
-import { PermitWaits } from './PermitWaits.js';
+import { type PermitWaiter, PermitWaits } from './PermitWaits.js';
 import { type DecisionTarget, RedisGcraStore } from './RedisGcraStore.js';
 import {
   type RedisRateLimiterOptions,
@@ -76,6 +87,27 @@ class Ask implements DecisionTarget {
   }
 }
 
+/** A call through a pipeline waiting at the limiter for its permit. */
+class StepWait implements PermitWaiter {
+  constructor(
+    private readonly exec: WaitingExecution,
+    private readonly step: number,
+    private readonly stamp: number,
+  ) {}
+
+  live(): boolean {
+    return this.exec.queueLive(this.step, this.stamp);
+  }
+
+  admitted(): void {
+    this.exec.queueAdmitted(this.step);
+  }
+
+  rejected(reason: unknown): void {
+    this.exec.queueRejected(this.step, reason as Error);
+  }
+}
+
 /**
  * A GCRA rate limit shared by every process through Redis: one key per limited key, one Lua
  * script and one round trip per decision, Redis `TIME` as the only clock. The same limit as
@@ -102,9 +134,17 @@ class Ask implements DecisionTarget {
  * const wait = await perUser.tryAcquire(userId);   // 0: admitted; else ms until a permit is free
  * ```
  */
-export class RedisRateLimiter {
+export class RedisRateLimiter extends RunsAlone implements WaitingGate {
+  readonly stepKind = StepKind.Gate;
+  readonly needsDuration = false;
+  /** @internal A rate limiter keeps no latency histogram. */
+  readonly latencyEvery = 0;
+  /** Always true: a call through a pipeline waits for the decision of Redis. */
+  readonly mayWait = true;
   readonly name: string;
   readonly clock: Clock;
+  /** The key calls through a pipeline (or `execute`) take their permit from. */
+  readonly key: string;
   /** The Redis side: keys, script, deadlines. */
   readonly store: RedisGcraStore;
   private readonly o: ResolvedRateLimiterOptions;
@@ -135,6 +175,8 @@ export class RedisRateLimiter {
   /** The script's ARGV for one permit without a lease, the common decision: made once. */
   private readonly oneArgs: readonly string[];
   private disposed = false;
+  /** The stamp of the last call that waited at the limiter in a pipeline. */
+  private stamp = 0;
   private nAdmitted = 0;
   private nRejected = 0;
   private nRoundTrips = 0;
@@ -145,8 +187,10 @@ export class RedisRateLimiter {
   /** @internal */ readonly limited = new Listeners<RateLimitedEvent>();
 
   constructor(options: RedisRateLimiterOptions) {
+    super();
     const r = resolveRedisLimiterOptions(options);
     const o = r.rate;
+    this.key = r.key;
     this.o = o;
     this.name = o.name;
     this.clock = o.clock;
@@ -211,12 +255,7 @@ export class RedisRateLimiter {
     if (invalid !== undefined) return Promise.reject(invalid);
     const now = this.clock.now();
     const lease = this.leases?.get(key);
-    if (lease !== undefined && lease.left >= permits && now <= lease.until) {
-      lease.left -= permits;
-      this.nLeased++;
-      this.nAdmitted++;
-      return Promise.resolve(0);
-    }
+    if (lease !== undefined && this.spendLease(lease, permits, now)) return Promise.resolve(0);
     const cached = this.cachedWait(key, permits, now);
     if (cached > 0) {
       this.nCached++;
@@ -285,6 +324,68 @@ export class RedisRateLimiter {
     this.local?.clear();
     this.stateChanged.clear();
     this.limited.clear();
+  }
+
+  // ---- the gate protocol ----------------------------------------------------------------------
+
+  /** @internal A call waits for the decision of Redis, unless leased permits pay for it. */
+  needs(): StepNeeds {
+    return { ...NEEDS_NOTHING, mayWait: true, callSlot: true };
+  }
+
+  /** @internal Admits at once (0) with a leased permit; otherwise asks to wait ({@link WAIT}). */
+  admit(): number {
+    const lease = this.leases?.get(this.key);
+    if (lease !== undefined && !this.disposed && this.spendLease(lease, 1, this.clock.now())) {
+      return 0;
+    }
+    return WAIT;
+  }
+
+  /**
+   * @internal Asks for the call's permit as `acquire` does (waiting up to `maxWait`) and tells
+   * `exec` the answer; returns its stamp.
+   */
+  enqueue(exec: WaitingExecution, step: number): number {
+    const stamp = ++this.stamp;
+    const until = this.clock.now() + this.o.maxWait;
+    this.waits.waitFor(this.key, 1, until, new StepWait(exec, step, stamp));
+    return stamp;
+  }
+
+  /**
+   * @internal A waiting call gave up (its signal aborted or its deadline passed): it asks no
+   * more, and a permit Redis grants it meanwhile is not given back.
+   */
+  leave(): void {}
+
+  /** @internal A rate limiter does not count outcomes. */
+  release(): void {}
+
+  /** @internal */
+  releaseSuccess(): void {}
+
+  /** @internal */
+  classifyError(): Outcome {
+    return Outcome.Success;
+  }
+
+  /** @internal */
+  classifyResult(): Outcome {
+    return Outcome.Success;
+  }
+
+  /** @internal The error of the last refusal. */
+  rejection(): RateLimitedError {
+    return this.error;
+  }
+
+  private spendLease(lease: Lease, permits: number, now: number): boolean {
+    if (lease.left < permits || now > lease.until) return false;
+    lease.left -= permits;
+    this.nLeased++;
+    this.nAdmitted++;
+    return true;
   }
 
   /** @internal */
@@ -415,3 +516,5 @@ export class RedisRateLimiter {
     return undefined;
   }
 }
+
+brand(RedisRateLimiter, 'RedisRateLimiter');
