@@ -122,6 +122,10 @@ class StepWait implements PermitWaiter {
  * the state Redis last gave for it. A call that fell back never fails with a store error:
  * Redis's availability is an event ({@link onStoreStateChange}) and a counter.
  *
+ * It is also a policy: a gate of pipelines whose calls wait for the decision of Redis and take
+ * one permit of the `key` option each, `execute` and `tryExecute` for a call through it alone,
+ * and a kind (`redisRateLimiterKind`) that a registry takes in its `kinds` option.
+ *
  * @example
  * ```ts
  * import { Redis } from 'ioredis';
@@ -132,6 +136,7 @@ class StepWait implements PermitWaiter {
  * const perUser = new RedisRateLimiter({ client, name: 'api', limit: 100, period: 60_000,
  *   localShare: 1 / 4 });
  * const wait = await perUser.tryAcquire(userId);   // 0: admitted; else ms until a permit is free
+ * await pipeline(perUser, timeout(2_000)).execute(() => fetch(url));  // key: the `key` option
  * ```
  */
 export class RedisRateLimiter extends RunsAlone implements WaitingGate {
