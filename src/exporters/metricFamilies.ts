@@ -35,11 +35,12 @@ export const callDurationFamily = {
  * of each kind in the order of the kinds, then the call duration histogram. prom-client needs
  * a metric registered before the scrape that reports it, and OpenTelemetry an instrument made
  * before the callback that observes it, while `collectMetrics` leaves out families without
- * series (no instance of a kind yet, no latency metrics): both read this list.
+ * series (no instance of a kind yet, no latency metrics): both read this list. A family
+ * two kinds share (the permits of both rate limiters) is listed once.
  */
 export function metricFamiliesOf(kinds: readonly AnyPolicyKind[]): MetricFamilyDescriptor[] {
-  const families: MetricFamilyDescriptor[] = [];
-  for (const kind of kinds) if (kind.metrics !== undefined) families.push(...kind.metrics.families);
-  families.push(callDurationFamily);
-  return families;
+  const families = new Set<MetricFamilyDescriptor>();
+  for (const kind of kinds) for (const f of kind.metrics?.families ?? []) families.add(f);
+  families.add(callDurationFamily);
+  return [...families];
 }

@@ -6,22 +6,39 @@ export interface PermitSource {
   tryAcquire(key: string, permits: number): Promise<number>;
 }
 
-/** A caller of `acquire` waiting for the time its refusal named, to ask again. */
+/** @internal Who waits for permits: told once that it got them or that it never will. */
+export interface PermitWaiter {
+  /** False once the waiter gave up: it is asked no more, and told nothing. */
+  live(): boolean;
+  admitted(): void;
+  rejected(reason: unknown): void;
+}
+
+/** One waiter asking its source again at the time its last refusal named. */
 class Retry {
   done = false;
   constructor(
-    readonly run: () => void,
-    readonly fail: (reason: unknown) => void,
+    private readonly waits: PermitWaits,
+    readonly waiter: PermitWaiter,
+    readonly key: string,
+    readonly permits: number,
+    readonly until: number,
   ) {}
+
   wake(): void {
-    if (!this.done) this.run();
+    if (this.done) return;
+    if (this.waiter.live()) this.waits.ask(this);
+    else this.waits.finish(this);
   }
+
+  readonly answered = (wait: number): void => this.waits.answered(this, wait);
+  readonly fail = (reason: unknown): void => this.waits.fail(this, reason);
 }
 
 /**
- * @internal The `acquire` calls of a limiter whose decisions are asynchronous: each asks its
- * source again when the last refusal said the permits would be free, until it gets them or
- * that time is past its deadline.
+ * @internal The waits of a limiter whose decisions are asynchronous (`acquire`, and calls
+ * through a pipeline): each asks its source again when the last refusal said the permits
+ * would be free, until it gets them, that time is past its deadline, or it gives up.
  */
 export class PermitWaits {
   private readonly retries = new Set<Retry>();
@@ -40,44 +57,80 @@ export class PermitWaits {
    */
   wait(key: string, permits: number, until: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const retry = new Retry(
-        () => ask(),
-        (reason) => {
-          finish();
-          reject(reason);
-        },
-      );
+      let done = false;
       const onAbort = () => retry.fail(signal!.reason);
-      const finish = () => {
-        retry.done = true;
-        this.retries.delete(retry);
+      const end = () => {
+        done = true;
         signal?.removeEventListener('abort', onAbort);
       };
-      const ask = (): void => {
-        this.source.tryAcquire(key, permits).then((wait) => {
-          if (retry.done) return;
-          if (wait === 0) {
-            finish();
-            resolve();
-            return;
-          }
-          const now = this.clock.now();
-          if (now + wait > until) {
-            finish();
-            reject(this.tooLate(now + wait));
-            return;
-          }
-          Wakeups.of(this.clock, true).schedule(now + wait, now, retry);
-        }, retry.fail);
-      };
-      this.retries.add(retry);
+      const retry = this.start(key, permits, until, {
+        live: () => !done,
+        admitted() {
+          end();
+          resolve();
+        },
+        rejected(reason) {
+          end();
+          reject(reason);
+        },
+      });
       signal?.addEventListener('abort', onAbort);
-      ask();
     });
+  }
+
+  /** Tells `waiter` when `permits` for `key` are taken, or that they will not be by `until`. */
+  waitFor(key: string, permits: number, until: number, waiter: PermitWaiter): void {
+    this.start(key, permits, until, waiter);
   }
 
   /** Rejects every wait with `error`. */
   failAll(error: unknown): void {
-    for (const r of [...this.retries]) r.fail(error);
+    for (const r of [...this.retries]) this.fail(r, error);
+  }
+
+  /** @internal */
+  ask(retry: Retry): void {
+    this.source.tryAcquire(retry.key, retry.permits).then(retry.answered, retry.fail);
+  }
+
+  /** @internal */
+  answered(retry: Retry, wait: number): void {
+    if (retry.done) return;
+    if (!retry.waiter.live()) {
+      this.finish(retry);
+      return;
+    }
+    if (wait === 0) {
+      this.finish(retry);
+      retry.waiter.admitted();
+      return;
+    }
+    const now = this.clock.now();
+    if (now + wait > retry.until) {
+      this.finish(retry);
+      retry.waiter.rejected(this.tooLate(now + wait));
+      return;
+    }
+    Wakeups.of(this.clock, true).schedule(now + wait, now, retry);
+  }
+
+  /** @internal */
+  fail(retry: Retry, reason: unknown): void {
+    if (retry.done) return;
+    this.finish(retry);
+    if (retry.waiter.live()) retry.waiter.rejected(reason);
+  }
+
+  /** @internal */
+  finish(retry: Retry): void {
+    retry.done = true;
+    this.retries.delete(retry);
+  }
+
+  private start(key: string, permits: number, until: number, waiter: PermitWaiter): Retry {
+    const retry = new Retry(this, waiter, key, permits, until);
+    this.retries.add(retry);
+    this.ask(retry);
+    return retry;
   }
 }

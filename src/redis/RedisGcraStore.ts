@@ -11,6 +11,15 @@ import {
   resolveStoreOptions,
 } from './storeOptions.js';
 
+/**
+ * @internal Receives the outcome of one decision sent by {@link RedisGcraStore.send}: exactly
+ * one of `decided` and `failed` is called, once.
+ */
+export interface DecisionTarget {
+  decided(decision: GcraDecision): void;
+  failed(error: unknown): void;
+}
+
 class PendingDecision implements DeadlineEntry {
   done = false;
   /** 0: EVALSHA; 1: EVALSHA again after a NOSCRIPT; 2: EVAL. */
@@ -21,8 +30,15 @@ class PendingDecision implements DeadlineEntry {
     readonly keys: readonly string[],
     readonly args: readonly string[],
     readonly deadline: number,
-    readonly resolve: (decision: GcraDecision) => void,
-    readonly reject: (error: unknown) => void,
+    readonly target: DecisionTarget,
+  ) {}
+}
+
+/** The target of a public `decide` call: its promise. */
+class PromiseTarget implements DecisionTarget {
+  constructor(
+    readonly decided: (decision: GcraDecision) => void,
+    readonly failed: (error: unknown) => void,
   ) {}
 }
 
@@ -108,23 +124,32 @@ export class RedisGcraStore {
     if (this.disposed) {
       return Promise.reject(new UsageError(`Store "${this.name}" was disposed`));
     }
+    const args = [
+      String(intervalUs),
+      String(burst),
+      String(permits),
+      nowUs === undefined ? '' : String(nowUs),
+      lease === undefined ? '' : String(lease),
+    ];
     return new Promise<GcraDecision>((resolve, reject) => {
-      const decision = new PendingDecision(
-        [this.keyStart + key],
-        [
-          String(intervalUs),
-          String(burst),
-          String(permits),
-          nowUs === undefined ? '' : String(nowUs),
-          lease === undefined ? '' : String(lease),
-        ],
-        this.clock.now() + this.timeout,
-        resolve,
-        reject,
-      );
-      this.deadlines.add(decision);
-      this.sendSha(decision);
+      this.send(key, args, new PromiseTarget(resolve, reject), this.clock.now());
     });
+  }
+
+  /**
+   * @internal `decide` for a caller that checked its arguments once (a limiter): `args` are
+   * the script's ARGV as {@link decide} writes them, and the outcome goes to `target` rather
+   * than to a promise of its own, so a decision costs one promise reaction (the client's).
+   * `now` is the store's clock read by the caller: the deadline runs from it.
+   */
+  send(key: string, args: readonly string[], target: DecisionTarget, now: number): void {
+    if (this.disposed) {
+      target.failed(new UsageError(`Store "${this.name}" was disposed`));
+      return;
+    }
+    const decision = new PendingDecision([this.keyStart + key], args, now + this.timeout, target);
+    this.deadlines.add(decision);
+    this.sendSha(decision);
   }
 
   /**
@@ -163,7 +188,7 @@ export class RedisGcraStore {
     if (this.disposed) return;
     this.disposed = true;
     const error = new UsageError(`Store "${this.name}" was disposed`);
-    for (const decision of this.deadlines.drain()) decision.reject(error);
+    for (const decision of this.deadlines.drain()) decision.target.failed(error);
   }
 
   private sendSha(decision: PendingDecision): void {
@@ -200,7 +225,7 @@ export class RedisGcraStore {
     const result = decisionOf(reply);
     if (result !== undefined) {
       this.deadlines.settle(decision);
-      decision.resolve(result);
+      decision.target.decided(result);
       return;
     }
     this.fail(decision, new TypeError(`unexpected reply to the GCRA script: ${String(reply)}`));
@@ -227,7 +252,7 @@ export class RedisGcraStore {
         (loadError: StoreUnavailableError) => {
           if (decision.done) return;
           this.deadlines.settle(decision);
-          decision.reject(loadError);
+          decision.target.failed(loadError);
         },
       );
     }
@@ -236,10 +261,10 @@ export class RedisGcraStore {
   private fail(decision: PendingDecision, error: unknown): void {
     if (decision.done) return;
     this.deadlines.settle(decision);
-    decision.reject(stackless(() => new StoreUnavailableError(this.name, error)));
+    decision.target.failed(stackless(() => new StoreUnavailableError(this.name, error)));
   }
 
   private readonly expire = (decision: PendingDecision): void => {
-    decision.reject(this.timeoutError);
+    decision.target.failed(this.timeoutError);
   };
 }

@@ -2,17 +2,28 @@ import type { Clock } from '../clock/Clock.js';
 import { stackless } from '../errors/BreakwaterError.js';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../events/Listeners.js';
+import { RunsAlone } from '../pipeline/RunsAlone.js';
 import { RateLimitedError } from '../policies/rate-limiter/errors.js';
 import type { RateLimitedEvent } from '../policies/rate-limiter/events.js';
 import { gcraWait } from '../policies/rate-limiter/gcra.js';
 import type { ResolvedRateLimiterOptions } from '../policies/rate-limiter/options.js';
 import type { AcquireOptions } from '../policies/rate-limiter/RateLimiter.js';
+import { brand } from '../protocol/brand.js';
+import {
+  NEEDS_NOTHING,
+  Outcome,
+  StepKind,
+  type StepNeeds,
+  WAIT,
+  type WaitingExecution,
+  type WaitingGate,
+} from '../protocol/step.js';
 import { keyError } from '../validation/validate.js';
 import { keepLatest } from './boundedMaps.js';
 import { LocalFallback } from './LocalFallback.js';
 import { type Lease, leaseAfter, permitsToAsk } from './leases.js';
-import { PermitWaits } from './PermitWaits.js';
-import { RedisGcraStore } from './RedisGcraStore.js';
+import { type PermitWaiter, PermitWaits } from './PermitWaits.js';
+import { type DecisionTarget, RedisGcraStore } from './RedisGcraStore.js';
 import {
   type RedisRateLimiterOptions,
   redisRateLimiterDefaults,
@@ -46,6 +57,58 @@ export interface RedisRateLimiterStats {
 }
 
 /**
+ * One `tryAcquire` sent to Redis: the store hands it the outcome, and it settles the call's
+ * promise, with no promise of the store's own between them.
+ */
+class Ask implements DecisionTarget {
+  constructor(
+    private readonly limiter: RedisRateLimiter,
+    private readonly key: string,
+    private readonly permits: number,
+    private readonly sent: number,
+    private readonly probe: boolean,
+    private readonly resolve: (wait: number) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  decided(decision: GcraDecision): void {
+    this.resolve(this.limiter.decided(this.key, this.permits, this.sent, decision));
+  }
+
+  failed(error: unknown): void {
+    let wait: number;
+    try {
+      wait = this.limiter.failed(this.key, this.permits, this.sent, this.probe, error);
+    } catch (e) {
+      this.reject(e);
+      return;
+    }
+    this.resolve(wait);
+  }
+}
+
+/** A call through a pipeline waiting at the limiter for its permit. */
+class StepWait implements PermitWaiter {
+  constructor(
+    private readonly exec: WaitingExecution,
+    private readonly step: number,
+    private readonly stamp: number,
+  ) {}
+
+  live(): boolean {
+    return this.exec.queueLive(this.step, this.stamp);
+  }
+
+  admitted(): void {
+    this.exec.queueAdmitted(this.step);
+  }
+
+  rejected(reason: unknown): void {
+    this.exec.queueRejected(this.step, reason as Error);
+  }
+}
+
+/**
  * A GCRA rate limit shared by every process through Redis: one key per limited key, one Lua
  * script and one round trip per decision, Redis `TIME` as the only clock. The same limit as
  * `KeyedRateLimiter`, decided the same way.
@@ -59,6 +122,10 @@ export interface RedisRateLimiterStats {
  * the state Redis last gave for it. A call that fell back never fails with a store error:
  * Redis's availability is an event ({@link onStoreStateChange}) and a counter.
  *
+ * It is also a policy: a gate of pipelines whose calls wait for the decision of Redis and take
+ * one permit of the `key` option each, `execute` and `tryExecute` for a call through it alone,
+ * and a kind (`redisRateLimiterKind`) that a registry takes in its `kinds` option.
+ *
  * @example
  * ```ts
  * import { Redis } from 'ioredis';
@@ -69,11 +136,20 @@ export interface RedisRateLimiterStats {
  * const perUser = new RedisRateLimiter({ client, name: 'api', limit: 100, period: 60_000,
  *   localShare: 1 / 4 });
  * const wait = await perUser.tryAcquire(userId);   // 0: admitted; else ms until a permit is free
+ * await pipeline(perUser, timeout(2_000)).execute(() => fetch(url));  // key: the `key` option
  * ```
  */
-export class RedisRateLimiter {
+export class RedisRateLimiter extends RunsAlone implements WaitingGate {
+  readonly stepKind = StepKind.Gate;
+  readonly needsDuration = false;
+  /** @internal A rate limiter keeps no latency histogram. */
+  readonly latencyEvery = 0;
+  /** Always true: a call through a pipeline waits for the decision of Redis. */
+  readonly mayWait = true;
   readonly name: string;
   readonly clock: Clock;
+  /** The key calls through a pipeline (or `execute`) take their permit from. */
+  readonly key: string;
   /** The Redis side: keys, script, deadlines. */
   readonly store: RedisGcraStore;
   private readonly o: ResolvedRateLimiterOptions;
@@ -99,7 +175,13 @@ export class RedisRateLimiter {
   private nextProbe = 0;
   private readonly error: RateLimitedError;
   private readonly waits: PermitWaits;
+  private readonly intervalArg: string;
+  private readonly burstArg: string;
+  /** The script's ARGV for one permit without a lease, the common decision: made once. */
+  private readonly oneArgs: readonly string[];
   private disposed = false;
+  /** The stamp of the last call that waited at the limiter in a pipeline. */
+  private stamp = 0;
   private nAdmitted = 0;
   private nRejected = 0;
   private nRoundTrips = 0;
@@ -110,8 +192,10 @@ export class RedisRateLimiter {
   /** @internal */ readonly limited = new Listeners<RateLimitedEvent>();
 
   constructor(options: RedisRateLimiterOptions) {
+    super();
     const r = resolveRedisLimiterOptions(options);
     const o = r.rate;
+    this.key = r.key;
     this.o = o;
     this.name = o.name;
     this.clock = o.clock;
@@ -138,6 +222,9 @@ export class RedisRateLimiter {
             r.probeInterval,
           )
         : undefined;
+    this.intervalArg = String(o.intervalUs);
+    this.burstArg = String(o.burst);
+    this.oneArgs = Object.freeze([this.intervalArg, this.burstArg, '1', '', '']);
     this.error = stackless(() => new RateLimitedError(o.name, o.clock, 0));
     this.waits = new PermitWaits(this, o.clock, (freeAt) => {
       this.error.freeAt = freeAt;
@@ -173,12 +260,7 @@ export class RedisRateLimiter {
     if (invalid !== undefined) return Promise.reject(invalid);
     const now = this.clock.now();
     const lease = this.leases?.get(key);
-    if (lease !== undefined && lease.left >= permits && now <= lease.until) {
-      lease.left -= permits;
-      this.nLeased++;
-      this.nAdmitted++;
-      return Promise.resolve(0);
-    }
+    if (lease !== undefined && this.spendLease(lease, permits, now)) return Promise.resolve(0);
     const cached = this.cachedWait(key, permits, now);
     if (cached > 0) {
       this.nCached++;
@@ -200,19 +282,13 @@ export class RedisRateLimiter {
         ? permits
         : permitsToAsk(lease, permits, now, this.rtt, this.o.intervalUs, this.leaseSize);
     if (ask > permits) lease!.asking = true;
-    return this.store
-      .decide(
-        key,
-        permits,
-        this.o.intervalUs,
-        this.o.burst,
-        undefined,
-        ask > permits ? ask : undefined,
-      )
-      .then(
-        (decision) => this.decided(key, permits, now, decision),
-        (error: unknown) => this.failed(key, permits, now, probe, error),
-      );
+    const args =
+      permits === 1 && ask === 1
+        ? this.oneArgs
+        : [this.intervalArg, this.burstArg, String(permits), '', ask > permits ? String(ask) : ''];
+    return new Promise<number>((resolve, reject) => {
+      this.store.send(key, args, new Ask(this, key, permits, now, probe, resolve, reject), now);
+    });
   }
 
   /**
@@ -255,7 +331,70 @@ export class RedisRateLimiter {
     this.limited.clear();
   }
 
-  private decided(key: string, permits: number, sent: number, decision: GcraDecision): number {
+  // ---- the gate protocol ----------------------------------------------------------------------
+
+  /** @internal A call waits for the decision of Redis, unless leased permits pay for it. */
+  needs(): StepNeeds {
+    return { ...NEEDS_NOTHING, mayWait: true, callSlot: true };
+  }
+
+  /** @internal Admits at once (0) with a leased permit; otherwise asks to wait ({@link WAIT}). */
+  admit(): number {
+    const lease = this.leases?.get(this.key);
+    if (lease !== undefined && !this.disposed && this.spendLease(lease, 1, this.clock.now())) {
+      return 0;
+    }
+    return WAIT;
+  }
+
+  /**
+   * @internal Asks for the call's permit as `acquire` does (waiting up to `maxWait`) and tells
+   * `exec` the answer; returns its stamp.
+   */
+  enqueue(exec: WaitingExecution, step: number): number {
+    const stamp = ++this.stamp;
+    const until = this.clock.now() + this.o.maxWait;
+    this.waits.waitFor(this.key, 1, until, new StepWait(exec, step, stamp));
+    return stamp;
+  }
+
+  /**
+   * @internal A waiting call gave up (its signal aborted or its deadline passed): it asks no
+   * more, and a permit Redis grants it meanwhile is not given back.
+   */
+  leave(): void {}
+
+  /** @internal A rate limiter does not count outcomes. */
+  release(): void {}
+
+  /** @internal */
+  releaseSuccess(): void {}
+
+  /** @internal */
+  classifyError(): Outcome {
+    return Outcome.Success;
+  }
+
+  /** @internal */
+  classifyResult(): Outcome {
+    return Outcome.Success;
+  }
+
+  /** @internal The error of the last refusal. */
+  rejection(): RateLimitedError {
+    return this.error;
+  }
+
+  private spendLease(lease: Lease, permits: number, now: number): boolean {
+    if (lease.left < permits || now > lease.until) return false;
+    lease.left -= permits;
+    this.nLeased++;
+    this.nAdmitted++;
+    return true;
+  }
+
+  /** @internal */
+  decided(key: string, permits: number, sent: number, decision: GcraDecision): number {
     this.failingSince = Number.POSITIVE_INFINITY;
     if (!this.available) {
       this.probing = false;
@@ -299,13 +438,8 @@ export class RedisRateLimiter {
     return wait;
   }
 
-  private failed(
-    key: string,
-    permits: number,
-    sent: number,
-    probe: boolean,
-    error: unknown,
-  ): number {
+  /** @internal Throws `error` when the limiter was disposed meanwhile. */
+  failed(key: string, permits: number, sent: number, probe: boolean, error: unknown): number {
     if (this.disposed) throw error;
     if (this.asking.delete(key)) this.refusedUntil!.delete(key);
     const lease = this.leases?.get(key);
@@ -387,3 +521,5 @@ export class RedisRateLimiter {
     return undefined;
   }
 }
+
+brand(RedisRateLimiter, 'RedisRateLimiter');

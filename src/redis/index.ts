@@ -37,6 +37,8 @@ export {
   StoreTimeoutError,
   StoreUnavailableError,
 } from './errors.js';
+export { redisRateLimiterKind } from './kind.js';
+export { type RedisRateLimiterCounts, redisRateLimiterFamilies } from './metrics.js';
 export { RedisGcraStore } from './RedisGcraStore.js';
 export {
   RedisRateLimiter,

@@ -5,7 +5,7 @@ import {
   resolveRateLimiterOptions,
 } from '../policies/rate-limiter/options.js';
 import type { DurationString } from '../protocol/kind.js';
-import { duration, integer, numberIn, oneOf } from '../validation/validate.js';
+import { duration, integer, keyError, numberIn, oneOf } from '../validation/validate.js';
 import type { RedisClientLike } from './adapters.js';
 
 /**
@@ -65,6 +65,12 @@ export interface RedisRateLimiterOptions extends Omit<RateLimiterOptions, 'permi
   readonly lease?: number;
   /** Receives client configuration warnings. @default console.warn, once per message */
   readonly onWarning?: (message: string) => void;
+  /**
+   * The key a call through a pipeline (or `execute`) takes its permit from: one limit for
+   * every such call, shared by all processes. `tryAcquire(key)` and `acquire(key)` name their
+   * own. @default ""
+   */
+  readonly key?: string;
 }
 
 /** Defaults of {@link RedisRateLimiterOptions} beyond those of the rate limiter. */
@@ -76,6 +82,7 @@ export const redisRateLimiterDefaults = Object.freeze({
   negativeCache: true,
   maxKeys: 100_000,
   lease: 1,
+  key: '',
 });
 
 /** The options of {@link RedisRateLimiterOptions} beyond those of the rate limiter. */
@@ -90,6 +97,7 @@ const REDIS_LIMITER_KEYS = [
   'maxKeys',
   'lease',
   'onWarning',
+  'key',
 ];
 
 /** @internal {@link RedisRateLimiterOptions} checked, with their defaults (the store's apart). */
@@ -102,6 +110,7 @@ export interface ResolvedRedisLimiterOptions {
   readonly maxKeys: number;
   readonly negativeCache: boolean;
   readonly lease: number;
+  readonly key: string;
 }
 
 /**
@@ -126,5 +135,8 @@ export function resolveRedisLimiterOptions(
   }
   const negativeCache = options.negativeCache !== false;
   const lease = integer(options.lease, 'lease', d.lease, 1, rate.burst);
-  return { rate, onStoreFailure, localShare, probeInterval, maxKeys, negativeCache, lease };
+  const key = options.key ?? d.key;
+  const badKey = keyError(key);
+  if (badKey !== undefined) throw badKey;
+  return { rate, onStoreFailure, localShare, probeInterval, maxKeys, negativeCache, lease, key };
 }

@@ -130,6 +130,7 @@ describe('RedisRateLimiter options', () => {
       negativeCache: true,
       maxKeys: 100_000,
       lease: 1,
+      key: '',
     });
     const limiter = new RedisRateLimiter({ client, limit: 10, onWarning: () => {} });
     expect(limiter.store.timeout).toBe(200);

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { KeyedRateLimiter } from '../../src/index.js';
 import {
   RedisGcraStore,
+  RedisRateLimiter,
   type StoreFailureMode,
   type StoreStateEvent,
 } from '../../src/redis/index.js';
@@ -236,5 +237,76 @@ describeRedis('RedisRateLimiter', (redis) => {
       const refused = await l.acquire('k', 1, { maxWait: 10 }).catch((e: unknown) => e);
       expect(refused).toMatchObject({ code: 'ERR_BREAKWATER_RATE_LIMITED' });
     });
+  });
+});
+
+describe('RedisRateLimiter per-decision cost', () => {
+  const REPLY = [1, 0, 9, 1, 0];
+
+  /** An adapter whose replies the test hands out, one at a time. */
+  function heldReplies() {
+    const waiting: (() => void)[] = [];
+    const evalsha = () =>
+      new Promise<unknown>((resolve) => {
+        waiting.push(() => resolve(REPLY));
+      });
+    return {
+      adapter: { evalsha, eval: evalsha, scriptLoad: () => Promise.resolve('x') },
+      reply: () => waiting.shift()!(),
+    };
+  }
+
+  /** Microtask turns, after `release()`, until `settled()` reads true. */
+  async function turnsUntil(release: () => void, settled: () => boolean): Promise<number> {
+    release();
+    let turns = 0;
+    while (!settled() && turns < 20) {
+      await undefined;
+      turns++;
+    }
+    return turns;
+  }
+
+  it("a decision settles as soon as a promise chained once on the client's reply would", async () => {
+    const { adapter, reply } = heldReplies();
+    const l = new RedisRateLimiter({ client: adapter, name: 'hops', limit: 10, timeout: 1_000 });
+    let outcome: number | undefined;
+    void l.tryAcquire('k').then((wait) => {
+      outcome = wait;
+    });
+    const limiterTurns = await turnsUntil(reply, () => outcome !== undefined);
+    expect(outcome).toBe(0);
+
+    let chained = false;
+    void adapter
+      .evalsha()
+      .then((r) => r)
+      .then(() => {
+        chained = true;
+      });
+    const onceChained = await turnsUntil(reply, () => chained);
+    expect(limiterTurns).toBe(onceChained);
+    l.dispose();
+  });
+
+  it('decisions one after another share one deadline timer: none is armed per decision', async () => {
+    const clock = new ManualClock();
+    let timers = 0;
+    const setTimer = clock.setTimer.bind(clock);
+    clock.setTimer = (callback, ms) => {
+      timers++;
+      return setTimer(callback, ms);
+    };
+    const { adapter, reply } = heldReplies();
+    const l = new RedisRateLimiter({ client: adapter, name: 'timers', limit: 1_000, clock });
+    for (let i = 0; i < 100; i++) {
+      const decision = l.tryAcquire(`k${i}`);
+      reply();
+      expect(await decision).toBe(0);
+      clock.advance(1);
+    }
+    expect(timers).toBe(1);
+    expect(l.store.pending).toBe(0);
+    l.dispose();
   });
 });

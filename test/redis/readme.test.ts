@@ -18,6 +18,8 @@ import { describeRedis } from '../support/redis-server.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const HEADING = 'Rate limits across processes (Redis)';
+/** The sequel of the example: the limiter as a policy, in a pipeline and a registry. */
+const POLICY_HEADING = 'A Redis rate limiter as a policy';
 /** Inside the package (for `breakwater/redis` to resolve to its build), ignored by git. */
 const dir = join(root, 'test-artifacts', `readme-redis-${process.pid}`);
 const tsc = join(
@@ -30,12 +32,16 @@ const tsc = join(
 /** The names the example uses without defining them: a request's user and a logger. */
 const PRELUDE = `const userId = 'user-1';
 const log = { warn: (..._args: unknown[]) => {} };
+const query = 'breakwater';
+const searchApi = async (q: string, _options: { signal: AbortSignal }) => [\`hit for \${q}\`];
 `;
 /** What the test reads once the example ran; then the process must be free to exit. */
 const EPILOGUE = `
 const retryDelays = Array.from({ length: 1_000 }, (_, i) => client.options.retryStrategy?.(i + 1));
-console.log(JSON.stringify({ wait, stats: perUser.stats(), retryDelays }));
+const listed = registry.snapshot().instances.map((i) => ({ kind: i.kind, name: i.name, state: (i as { state?: string }).state }));
+console.log(JSON.stringify({ wait, stats: perUser.stats(), retryDelays, hits, listed }));
 perUser.dispose();
+registry.dispose();
 client.disconnect();
 `;
 
@@ -43,6 +49,8 @@ interface Output {
   wait: number;
   stats: { roundTrips: number; fallbackDecisions: number; storeAvailable: boolean };
   retryDelays: unknown[];
+  hits: string[];
+  listed: { kind: string; name: string; state: string }[];
 }
 
 let compileError: string | undefined;
@@ -54,8 +62,13 @@ beforeAll(async () => {
   }
   const blocks = readmeBlocks(HEADING, 'ts');
   expect(blocks).toHaveLength(1);
+  const policy = readmeBlocks(POLICY_HEADING, 'ts');
+  expect(policy).toHaveLength(1);
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'example.ts'), PRELUDE + blocks[0]!.code + EPILOGUE);
+  await writeFile(
+    join(dir, 'example.ts'),
+    `${PRELUDE + blocks[0]!.code}\n${policy[0]!.code}${EPILOGUE}`,
+  );
   const config = {
     compilerOptions: {
       target: 'ES2022',
@@ -110,6 +123,12 @@ describeRedis('the README example of RedisRateLimiter', (redis) => {
     expect(stats.fallbackDecisions).toBe(0);
     expect(stats.roundTrips).toBe(2);
     expect(stats.storeAvailable).toBe(true);
+  });
+
+  it('its sequel runs a call through the limiter in a pipeline, and the registry lists the limiter', async () => {
+    const { hits, listed } = await run();
+    expect(hits).toEqual(['hit for breakwater']);
+    expect(listed).toEqual([{ kind: 'redisRateLimiter', name: 'search', state: 'available' }]);
   });
 
   it('its ioredis client waits at most 500 ms between reconnection attempts, however long Redis is away', async () => {

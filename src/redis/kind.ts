@@ -1,0 +1,66 @@
+import { OptionsError } from '../errors/OptionsError.js';
+import { configSchema, type InstanceHealth, type PolicyKindDescriptor } from '../protocol/kind.js';
+import { type RedisRateLimiterCounts, redisRateLimiterMetrics } from './metrics.js';
+import { RedisRateLimiter, type RedisRateLimiterStats } from './RedisRateLimiter.js';
+import type { RedisRateLimiterOptions } from './rateLimiterOptions.js';
+
+const IN_CODE =
+  'a Redis rate limiter is built in code with its client (`new RedisRateLimiter({ client, ... })`) and added with `registry.register(name, limiter)`';
+
+/** The state of a Redis rate limiter whose store answers, and of one deciding locally. */
+const AVAILABLE = 'available';
+const FALLBACK = 'fallback';
+
+/**
+ * The Redis rate limiter kind, for a registry's `kinds` option: registered limiters show in
+ * snapshots, `/health` (state `available`, or `fallback` while `onStoreFailure` decides:
+ * degraded, never a reason for 503), metrics and the dashboard. Instances come from code only:
+ * config data cannot give a client.
+ *
+ * @example
+ * ```ts
+ * const registry = new Registry({}, { kinds: [redisRateLimiterKind] });
+ * registry.register('search', new RedisRateLimiter({ client, name: 'search', limit: 100 }));
+ * ```
+ */
+export const redisRateLimiterKind: PolicyKindDescriptor<
+  RedisRateLimiter,
+  RedisRateLimiterOptions,
+  RedisRateLimiterCounts
+> = {
+  name: 'redisRateLimiter',
+  label: 'Redis rate limiter',
+  section: 'redisRateLimiters',
+  is: (value): value is RedisRateLimiter => value instanceof RedisRateLimiter,
+  create: (options) => new RedisRateLimiter(options as RedisRateLimiterOptions),
+  resolve() {
+    throw new OptionsError('client', undefined, IN_CODE);
+  },
+  // Registered instances are never reconfigured from config data, and no other exists.
+  reconfigure: () => () => {},
+  dispose: (limiter) => limiter.dispose(),
+  view: (limiter) => ({
+    state: limiter.storeAvailable ? AVAILABLE : FALLBACK,
+    stats: limiter.stats(),
+  }),
+  state: (limiter) => (limiter.storeAvailable ? AVAILABLE : FALLBACK),
+  restState: AVAILABLE,
+  health: (state): InstanceHealth => (state === AVAILABLE ? 'ok' : 'degraded'),
+  config: {
+    schema: configSchema([]),
+    codeOnly: ['client'],
+    check() {},
+    missing: () => ({ option: 'client', message: `is required: ${IN_CODE}` }),
+  },
+  metrics: redisRateLimiterMetrics,
+  dashboard({ state, stats }) {
+    const s = stats as RedisRateLimiterStats;
+    return {
+      calls: s.admitted,
+      rejected: s.rejected,
+      detail:
+        `${state === AVAILABLE ? 'Redis answers' : 'Redis away: deciding by onStoreFailure'}, ` +
+        `${s.roundTrips} round trips, ${s.fallbackDecisions} fallback decisions`,
+    };
+  },
+};
