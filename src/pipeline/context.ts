@@ -1,3 +1,6 @@
+import type { Clock } from '../clock/Clock.js';
+import type { DurationString } from '../protocol/kind.js';
+
 /** What the function run by a pipeline receives. */
 export interface ExecutionContext {
   /**
@@ -11,12 +14,42 @@ export interface ExecutionContext {
   readonly signal: AbortSignal;
   /** The attempt number, 1 for the first (set by the innermost retry policy). */
   readonly attempt: number;
+  /**
+   * When the call must be over, on the pipeline's clock (the scale of `clock.now()`): the
+   * `timeout` given to `execute` from the call's start. Infinity when none was given.
+   */
+  readonly deadline: number;
+  /**
+   * Milliseconds left before {@link deadline}, never below 0, read when asked: what to pass on
+   * downstream (a `grpc-timeout` header, another pipeline's `execute(fn, { timeout })`).
+   * Infinity when the call has no deadline.
+   *
+   * @example
+   * ```ts
+   * await p.execute(({ signal, timeLeft }) =>
+   *   fetch(url, { signal, headers: { 'x-timeout-ms': String(Math.floor(timeLeft)) } }),
+   *   { timeout: 800 },
+   * );
+   * ```
+   */
+  readonly timeLeft: number;
 }
 
 /** Options of one execution. */
 export interface ExecuteOptions {
   /** Cancels the execution: waits stop at once, and the function's signal is aborted. */
   readonly signal?: AbortSignal;
+  /**
+   * The most the call may take, all attempts and waits included, in ms or as a duration
+   * (`"800ms"`, `"2s"`); Infinity (or left out) for none, so a `timeLeft` from another
+   * call's context can be passed as it is. At the deadline the call rejects with a
+   * `TimeoutError` (policy name `"execute"`), the function's signal aborts, and the work goes
+   * on in the background, observed, with its permits held until it ends. A retry never waits
+   * for a delay that would end past it: it gives up at once (reason `'deadline'`). 0 fails
+   * the call at once without running it. A negative or non-numeric value rejects the call with an `OptionsError`.
+   * @default Infinity
+   */
+  readonly timeout?: number | DurationString | 'Infinity';
 }
 
 /**
@@ -33,7 +66,16 @@ export class AttemptContext implements ExecutionContext {
     /** A timeout may abort the attempt, so it has a signal of its own. */
     private readonly own: boolean,
     private readonly callerSignal: AbortSignal | undefined,
+    readonly deadline: number,
+    private readonly clock: Clock,
   ) {}
+
+  get timeLeft(): number {
+    const d = this.deadline;
+    if (d === Number.POSITIVE_INFINITY) return d;
+    const left = d - this.clock.now();
+    return left > 0 ? left : 0;
+  }
 
   get signal(): AbortSignal {
     if (!this.own && this.callerSignal !== undefined) return this.callerSignal;
@@ -68,6 +110,8 @@ export class AttemptContext implements ExecutionContext {
  */
 export class SharedContext implements ExecutionContext {
   readonly attempt = 1;
+  readonly deadline = Number.POSITIVE_INFINITY;
+  readonly timeLeft = Number.POSITIVE_INFINITY;
   get signal(): AbortSignal {
     return new AbortController().signal;
   }
