@@ -16,7 +16,7 @@ import {
   type WaitingExecution,
   type WaitingGate,
 } from '../protocol/step.js';
-import { AttemptContext } from './context.js';
+import { AttemptContext, CallDeadline } from './context.js';
 import type { LatencySampler } from './LatencySampler.js';
 import { failure, isThenable, success } from './result.js';
 
@@ -163,6 +163,8 @@ export class Execution implements TimedExecution, WaitingExecution {
    * timeout given to the call in ms (see {@link limit}).
    */
   deadline = Number.POSITIVE_INFINITY;
+  /** The call's deadline as its contexts show it, for a call given one. */
+  private callDeadline: CallDeadline | undefined = undefined;
   /**
    * The earliest deadline of the timeouts that bound every attempt of a retry (see
    * `PipelineCore.boundsRetries`), which a retry's delays must not pass either.
@@ -225,6 +227,7 @@ export class Execution implements TimedExecution, WaitingExecution {
     this.outerReject = undefined;
     this.deadline = Number.POSITIVE_INFINITY;
     this.retryBound = Number.POSITIVE_INFINITY;
+    this.callDeadline = undefined;
     pool.push(this);
   }
 
@@ -291,6 +294,7 @@ export class Execution implements TimedExecution, WaitingExecution {
       return undefined;
     }
     this.deadline = now + ms;
+    this.callDeadline = new CallDeadline(this.deadline, this.core.clock);
     const outer = this.defer();
     this.d.deadlineTimer = this.core.clock.setTimer(() => this.deadlineExpired(ms), ms, false);
     return outer;
@@ -406,8 +410,7 @@ export class Execution implements TimedExecution, WaitingExecution {
       this.attempt,
       core.ownSignal || (this.flags & F_DEADLINE) !== 0,
       this.callerSignal,
-      this.deadline,
-      core.clock,
+      this.callDeadline,
     );
     const reason = this.detour?.abortReason;
     if (reason !== undefined) context.abort(reason);

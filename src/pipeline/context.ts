@@ -66,14 +66,18 @@ export class AttemptContext implements ExecutionContext {
     /** A timeout may abort the attempt, so it has a signal of its own. */
     private readonly own: boolean,
     private readonly callerSignal: AbortSignal | undefined,
-    readonly deadline: number,
-    private readonly clock: Clock,
+    /** The call's deadline, when it has one. */
+    private readonly limit: CallDeadline | undefined,
   ) {}
 
+  get deadline(): number {
+    return this.limit === undefined ? Number.POSITIVE_INFINITY : this.limit.at;
+  }
+
   get timeLeft(): number {
-    const d = this.deadline;
-    if (d === Number.POSITIVE_INFINITY) return d;
-    const left = d - this.clock.now();
+    const limit = this.limit;
+    if (limit === undefined) return Number.POSITIVE_INFINITY;
+    const left = limit.at - limit.clock.now();
     return left > 0 ? left : 0;
   }
 
@@ -101,6 +105,18 @@ export class AttemptContext implements ExecutionContext {
     this.reason = reason;
     this.controller?.abort(reason);
   }
+}
+
+/**
+ * @internal A call's deadline, made only for a call given one, so that a context holds one
+ * reference rather than a number of its own (which V8 would box per context).
+ */
+export class CallDeadline {
+  constructor(
+    /** When the call must be over, on `clock`. */
+    readonly at: number,
+    readonly clock: Clock,
+  ) {}
 }
 
 /**
