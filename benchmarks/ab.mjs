@@ -52,6 +52,10 @@ const rows = {
     );
     return () => p.execute(target);
   },
+  retry: (bw) => {
+    const p = bw.pipeline(bw.retry({ maxAttempts: 4, backoff: 'exponential', delay: 100 }));
+    return () => p.execute(target);
+  },
   'timeout cooperative': (bw) => {
     const p = bw.pipeline(bw.timeout({ timeout: 1000, strategy: 'cooperative' }));
     return () => p.execute(target);

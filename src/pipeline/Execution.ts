@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from '../clock/Clock.js';
+import { TimeoutError } from '../errors/TimeoutError.js';
 import {
   type DeadlineStep,
   type FallbackStep,
@@ -15,7 +16,7 @@ import {
   type WaitingExecution,
   type WaitingGate,
 } from '../protocol/step.js';
-import { AttemptContext } from './context.js';
+import { AttemptContext, CallDeadline } from './context.js';
 import type { LatencySampler } from './LatencySampler.js';
 import { failure, isThenable, success } from './result.js';
 
@@ -67,6 +68,11 @@ export interface PipelineCore {
   readonly ownSignal: boolean;
   /** Something can wait or abort, so the caller's signal must be listened to. */
   readonly listensToCaller: boolean;
+  /**
+   * Timeouts at an index below this one bound every attempt of a retry, whose delays must not
+   * end past their deadline: the index of the first retry, 0 when there is none.
+   */
+  readonly boundsRetries: number;
 }
 
 /** @internal Returned by the step functions when the execution finished synchronously. */
@@ -86,6 +92,8 @@ const F_IN_FLIGHT = 8;
 const F_TIMED = 16;
 /** The caller awaits a promise of the execution's own, which it settles (deferred mode). */
 const F_DEFERRED = 32;
+/** The call has a deadline of its own (`execute(fn, { timeout })`). */
+const F_DEADLINE = 64;
 
 /** Records a pipeline keeps for reuse: enough for the calls one pipeline has in flight at once. */
 const POOL_SIZE = 32;
@@ -115,6 +123,8 @@ class Detour {
   callerAborted = false;
   /** Index of the outermost step whose deadline passed (-1 after a caller abort). */
   cutAt = UNCUT;
+  /** The timer of the call's own deadline, until it fires or the call settles. */
+  deadlineTimer: TimerHandle | undefined = undefined;
 }
 
 let capturing: Detour | undefined;
@@ -148,6 +158,18 @@ function captureOuter(resolve: (value: unknown) => void, reject: (reason: unknow
 export class Execution implements TimedExecution, WaitingExecution {
   attempt = 1;
   value: unknown = undefined;
+  /**
+   * When the call must be over, on the core's clock (Infinity for never); before `run`, the
+   * timeout given to the call in ms (see {@link limit}).
+   */
+  deadline = Number.POSITIVE_INFINITY;
+  /** The call's deadline as its contexts show it, for a call given one. */
+  private callDeadline: CallDeadline | undefined = undefined;
+  /**
+   * The earliest deadline of the timeouts that bound every attempt of a retry (see
+   * `PipelineCore.boundsRetries`), which a retry's delays must not pass either.
+   */
+  private retryBound = Number.POSITIVE_INFINITY;
   private flags = 0;
   private s0 = 0;
   private s1 = 0;
@@ -203,7 +225,19 @@ export class Execution implements TimedExecution, WaitingExecution {
     this.detour = undefined;
     this.outerResolve = undefined;
     this.outerReject = undefined;
+    this.deadline = Number.POSITIVE_INFINITY;
+    this.retryBound = Number.POSITIVE_INFINITY;
+    this.callDeadline = undefined;
     pool.push(this);
+  }
+
+  /**
+   * @internal Gives the call a deadline `ms` from its start (a finite number >= 0, checked by
+   * the caller): it then settles by that time whatever its function does.
+   */
+  limit(ms: number): void {
+    this.flags |= F_DEADLINE;
+    this.deadline = ms;
   }
 
   /** @internal Times this call for latency histograms, whatever the sampler says. */
@@ -226,15 +260,43 @@ export class Execution implements TimedExecution, WaitingExecution {
         this.flags = (this.flags & ~F_OK) | F_DONE;
         return SYNC;
       }
-      if (core.listensToCaller) signal.addEventListener('abort', this);
+      if (this.listens()) signal.addEventListener('abort', this);
     }
-    const outer = core.deferred ? this.defer() : undefined;
-    const next = this.enter(0, core.needsStartTime ? core.clock.now() : NO_TIME);
+    let now = core.needsStartTime ? core.clock.now() : NO_TIME;
+    let outer: Promise<unknown> | undefined;
+    if ((this.flags & F_DEADLINE) !== 0) {
+      if (now === NO_TIME) now = core.clock.now();
+      outer = this.startDeadline(now);
+      if (outer === undefined) return SYNC;
+    } else if (core.deferred) {
+      outer = this.defer();
+    }
+    const next = this.enter(0, now);
     if (outer === undefined) {
       if (next === SYNC) this.cleanup();
       return next;
     }
     if (next === SYNC) this.settle();
+    return outer;
+  }
+
+  /**
+   * Turns the call's timeout into a deadline on the clock, armed on a timer of its own (the
+   * call settles by then whatever its function does, so it runs deferred). Undefined when the
+   * timeout is 0: the call failed at once.
+   */
+  private startDeadline(now: number): Promise<unknown> | undefined {
+    const ms = this.deadline;
+    if (ms <= 0) {
+      this.value = callTimeoutError(ms);
+      this.flags = (this.flags & ~F_OK) | F_DONE;
+      this.removeCallerListener();
+      return undefined;
+    }
+    this.deadline = now + ms;
+    this.callDeadline = new CallDeadline(this.deadline, this.core.clock);
+    const outer = this.defer();
+    this.d.deadlineTimer = this.core.clock.setTimer(() => this.deadlineExpired(ms), ms, false);
     return outer;
   }
 
@@ -325,9 +387,17 @@ export class Execution implements TimedExecution, WaitingExecution {
           this.set(core.timeSlotOf[i]!, now);
           this.attempt = 1;
           break;
-        case StepKind.Timeout:
-          this.set(core.slotOf[i]!, (step as DeadlineStep).register(this, i, now));
+        case StepKind.Timeout: {
+          const timeout = step as DeadlineStep;
+          this.set(core.slotOf[i]!, timeout.register(this, i, now));
+          if (i < core.boundsRetries) {
+            // A retry inside waits no delay that would end past this deadline.
+            if (now === NO_TIME) now = core.clock.now();
+            const deadline = now + timeout.timeout;
+            if (deadline < this.retryBound) this.retryBound = deadline;
+          }
           break;
+        }
       }
     }
     if (core.startedSlot !== NO_SLOT) this.set(core.startedSlot, this.attemptStart(now));
@@ -336,7 +406,12 @@ export class Execution implements TimedExecution, WaitingExecution {
 
   private call(): Next {
     const core = this.core;
-    const context = new AttemptContext(this.attempt, this.core.ownSignal, this.callerSignal);
+    const context = new AttemptContext(
+      this.attempt,
+      core.ownSignal || (this.flags & F_DEADLINE) !== 0,
+      this.callerSignal,
+      this.callDeadline,
+    );
     const reason = this.detour?.abortReason;
     if (reason !== undefined) context.abort(reason);
     this.context = context;
@@ -429,13 +504,16 @@ export class Execution implements TimedExecution, WaitingExecution {
           if (ok && !retry.retriesResult(value)) break;
           const slot = core.slotOf[i]!;
           const attempt = this.get(slot);
-          const t = now === NO_TIME && retry.needsTime ? core.clock.now() : now;
+          const deadline = Math.min(this.deadline, this.retryBound);
+          const bounded = deadline !== Number.POSITIVE_INFINITY;
+          const t = now === NO_TIME && (retry.needsTime || bounded) ? core.clock.now() : now;
           const timeSlot = core.timeSlotOf[i]!;
           const first = timeSlot === NO_SLOT ? NO_TIME : this.get(timeSlot);
           const elapsed = t === NO_TIME || first === NO_TIME ? 0 : t - first;
           const d = this.d;
           const aborted = d.cutAt <= i;
-          const delay = retry.decide(attempt, !ok, value, d.lastDelay, elapsed, aborted);
+          const left = bounded ? deadline - t : deadline;
+          const delay = retry.decide(attempt, !ok, value, d.lastDelay, elapsed, aborted, left);
           if (delay === NO_RETRY) {
             if (ok) {
               const error = retry.resultGivenUp(value, attempt, aborted);
@@ -613,6 +691,22 @@ export class Execution implements TimedExecution, WaitingExecution {
     else if (this.abandons(policy.aggressive)) this.abandon(step, error);
   }
 
+  /**
+   * The call's own deadline passed: everything is cut as by the caller's abort, except that the
+   * call fails with a `TimeoutError`, a failure the gates count, and gives up on the attempt in
+   * flight whether or not its function listens (the call settles by its deadline).
+   */
+  private deadlineExpired(ms: number): void {
+    const d = this.d;
+    d.deadlineTimer = undefined;
+    if ((this.flags & F_DONE) !== 0 || d.callerAborted) return;
+    const error = callTimeoutError(ms);
+    d.cutAt = -1;
+    this.abortAttempt(error);
+    if (d.waitStep >= 0) this.cancelWait(error);
+    else if (this.abandons(true)) this.abandon(-1, error);
+  }
+
   /** Called when the caller's signal aborts (the execution is its own event listener). */
   handleEvent(): void {
     if ((this.flags & F_DONE) !== 0) return;
@@ -742,9 +836,22 @@ export class Execution implements TimedExecution, WaitingExecution {
 
   private cleanup(): void {
     this.flags |= F_DONE;
+    this.removeCallerListener();
+    const timer = this.detour?.deadlineTimer;
+    if (timer !== undefined) {
+      this.core.clock.clearTimer(timer);
+      this.detour!.deadlineTimer = undefined;
+    }
+  }
+
+  /** The call listens to its caller's signal: something can wait, abort or cut it. */
+  private listens(): boolean {
+    return this.core.listensToCaller || (this.flags & F_DEADLINE) !== 0;
+  }
+
+  private removeCallerListener(): void {
     const signal = this.callerSignal;
-    if (signal !== undefined && this.core.listensToCaller)
-      signal.removeEventListener('abort', this);
+    if (signal !== undefined && this.listens()) signal.removeEventListener('abort', this);
   }
 
   private time(): number {
@@ -769,4 +876,9 @@ export class Execution implements TimedExecution, WaitingExecution {
       ? core.clock.now()
       : NO_TIME;
   }
+}
+
+/** The error a call fails with when the timeout given to `execute` passed. */
+function callTimeoutError(ms: number): TimeoutError {
+  return new TimeoutError('execute', ms, `The call's deadline passed: execute was given ${ms} ms`);
 }

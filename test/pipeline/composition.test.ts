@@ -114,37 +114,52 @@ describe('composition order: outer-to-inner as written', () => {
     expect(breaker.stats()).toMatchObject({ failures: 1, successes: 1, state: 'closed' });
   });
 
-  // Attempts of `attemptMs` with a `delayMs` delay between them, under a 250 ms deadline.
-  it.each([
-    // Attempts at 0 and 160; the deadline falls in the delay before the third (320).
-    ['ends a retry delay, and no retry follows', 100, 60, [0, 160]],
+  it('timeout outside retry is an overall deadline: a retry never sleeps into it, and gives up at once', async () => {
+    const clock = new ManualClock();
+    const r = constant(clock, 100, 10);
+    const giveUps: string[] = [];
+    r.onGiveUp((e) => giveUps.push(e.reason));
+    const p = pipeline(timeout({ timeout: 250, clock }), r);
+    const starts: number[] = [];
+    const result = track(
+      p.execute(({ signal }) => {
+        starts.push(clock.now());
+        return slowFailure(clock, 60, signal);
+      }),
+      clock,
+    );
+    await clock.runAll();
+    // Attempts at 0 and 160; the second fails at 220, and a delay ending at 320 would pass 250.
+    expect(starts).toEqual([0, 160]);
+    expect(result).toMatchObject({ ok: false, at: 220 });
+    expect(result.error).not.toBeInstanceOf(TimeoutError);
+    expect(giveUps).toEqual(['deadline']);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('timeout outside retry is an overall deadline: it aborts the attempt in flight, and retrying stops', async () => {
+    const clock = new ManualClock();
+    const r = constant(clock, 10, 10);
+    const giveUps: string[] = [];
+    r.onGiveUp((e) => giveUps.push(e.reason));
+    const p = pipeline(timeout({ timeout: 250, clock }), r);
+    const starts: number[] = [];
+    const result = track(
+      p.execute(({ signal }) => {
+        starts.push(clock.now());
+        return slowFailure(clock, 200, signal);
+      }),
+      clock,
+    );
+    await clock.runAll();
     // Attempts at 0 and 210; the deadline falls in the second.
-    ['aborts the attempt in flight, and retrying stops', 10, 200, [0, 210]],
-  ])(
-    'timeout outside retry is an overall deadline: it %s',
-    async (_, delayMs, attemptMs, expectedStarts) => {
-      const clock = new ManualClock();
-      const r = constant(clock, delayMs, 10);
-      const giveUps: string[] = [];
-      r.onGiveUp((e) => giveUps.push(e.reason));
-      const p = pipeline(timeout({ timeout: 250, clock }), r);
-      const starts: number[] = [];
-      const result = track(
-        p.execute(({ signal }) => {
-          starts.push(clock.now());
-          return slowFailure(clock, attemptMs, signal);
-        }),
-        clock,
-      );
-      await clock.runAll();
-      expect(starts).toEqual(expectedStarts);
-      expect(result).toMatchObject({ ok: false, at: 250 });
-      expect(result.error).toBeInstanceOf(TimeoutError);
-      // The retry gives up on the attempt the deadline cut.
-      expect(giveUps).toEqual(['aborted']);
-      expect(clock.pendingTimers).toBe(0);
-    },
-  );
+    expect(starts).toEqual([0, 210]);
+    expect(result).toMatchObject({ ok: false, at: 250 });
+    expect(result.error).toBeInstanceOf(TimeoutError);
+    // The retry gives up on the attempt the deadline cut.
+    expect(giveUps).toEqual(['aborted']);
+    expect(clock.pendingTimers).toBe(0);
+  });
 
   it('timeout inside retry limits each attempt: every attempt gets the full time and a fresh signal', async () => {
     const clock = new ManualClock();

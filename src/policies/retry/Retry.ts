@@ -160,7 +160,8 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
 
   /**
    * @internal Given a failure of attempt `attempt`, the delay before the next attempt or
-   * {@link NO_RETRY}. `isError` tells whether `detail` is an error or a result.
+   * {@link NO_RETRY}. `isError` tells whether `detail` is an error or a result; `timeLeft` is
+   * the time to the call's deadline (its own, or a timeout's that bounds every attempt).
    */
   decide(
     attempt: number,
@@ -169,6 +170,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
     previousDelay: number,
     elapsed: number,
     aborted: boolean,
+    timeLeft: number,
   ): number {
     const o = this.o;
     let reason: GiveUpEvent['reason'] | undefined;
@@ -183,6 +185,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
           : this.pushedDelay(o, attempt, isError, detail, previousDelay);
       if (delay === NO_RETRY) reason = 'pushback';
       else if (elapsed + delay >= o.maxDuration) reason = 'max-duration';
+      else if (delay >= timeLeft) reason = 'deadline';
     }
     if (reason !== undefined) {
       this.lastReason = reason;
@@ -243,10 +246,11 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
   resultGivenUp(result: unknown, attempts: number, aborted: boolean): Error | undefined {
     if (this.o.lastResult === 'resolve') return undefined;
     // The executor calls this right after `decide` gave up on that result, which it records.
+    const last = this.lastReason;
     const reason = aborted
       ? 'aborted'
-      : this.lastReason === 'pushback'
-        ? 'pushback'
+      : last === 'pushback' || last === 'deadline'
+        ? last
         : attempts >= this.o.maxAttempts
           ? 'max-attempts'
           : 'max-duration';

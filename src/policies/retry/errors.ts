@@ -2,7 +2,7 @@ import { ErrorCode } from '../../errors/codes.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
 
 /** Why retrying stopped on a result: see `GiveUpEvent.reason`. */
-export type ExhaustedReason = 'max-attempts' | 'max-duration' | 'pushback' | 'aborted';
+export type ExhaustedReason = 'max-attempts' | 'max-duration' | 'pushback' | 'deadline' | 'aborted';
 
 /**
  * Retrying stopped on a result that `handleResult` retries (an HTTP 503 on the last attempt),

@@ -651,23 +651,28 @@ describe('Retry cancellation', () => {
     expect(clock.pendingTimers).toBe(0);
   });
 
-  it('an outer timeout passing during a delay rejects with TimeoutError and stops the retry', async () => {
+  it('gives up at once (reason "deadline") rather than wait a delay past an outer timeout', async () => {
     const clock = new ManualClock();
     const policy = retry(exact(clock, { maxAttempts: 5, delay: 100 }));
+    const { giveUps } = record(policy);
     let calls = 0;
     const outcome = track(
       pipeline(new Timeout({ timeout: 150, clock }), policy).execute(() => {
         calls++;
         throw new Error('x');
       }),
+      clock,
     );
-    await clock.advanceAsync(150);
+    await clock.advanceAsync(100);
     await outcome.done;
-    expect(outcome.error).toBeInstanceOf(TimeoutError);
+    // The second attempt fails at 100; a delay ending at 200 would pass the deadline at 150.
+    expect(outcome.error).not.toBeInstanceOf(TimeoutError);
+    expect(outcome.at).toBe(100);
     expect(calls).toBe(2);
-    expect(clock.pendingTimers).toBe(0);
+    expect(giveUps.map((e) => e.reason)).toEqual(['deadline']);
     await clock.runAll();
     expect(calls).toBe(2);
+    expect(clock.pendingTimers).toBe(0);
   });
 
   it('an outer timeout passing during an attempt stops the retry with reason "aborted"', async () => {

@@ -1,0 +1,31 @@
+import { ErrorCode } from './codes.js';
+import { PolicyRejectedError } from './PolicyRejectedError.js';
+
+/**
+ * The call did not finish within the timeout: a timeout policy's (its name in `policyName`),
+ * or the one given to `execute(fn, { timeout })` (`policyName` is `"execute"`).
+ */
+export class TimeoutError extends PolicyRejectedError {
+  static override readonly codes: readonly string[] = [ErrorCode.Timeout];
+  /** The timeout that passed, in ms. */
+  readonly timeout: number;
+
+  /** @internal */
+  constructor(policyName: string, timeout: number, message?: string) {
+    super(
+      ErrorCode.Timeout,
+      message ?? `Timeout "${policyName}" passed after ${timeout} ms`,
+      'timeout',
+      policyName,
+      true,
+    );
+    this.timeout = timeout;
+  }
+}
+
+Object.defineProperty(TimeoutError.prototype, 'name', { value: 'TimeoutError', writable: true });
+
+/** True when `error` is a {@link TimeoutError} from any copy of breakwater. */
+export function isTimeoutError(error: unknown): error is TimeoutError {
+  return error instanceof TimeoutError;
+}
