@@ -174,6 +174,7 @@ export {
   type MissingOption,
   type MissingOptionContext,
   type OptionsData,
+  POLICY_KIND,
   type PolicyKindDescriptor,
   type PolicyKindOf,
 } from './protocol/kind.js';

@@ -340,6 +340,18 @@ export const configSchema = (fields: readonly (readonly [string, ConfigField])[]
 // biome-ignore lint/suspicious/noExplicitAny: a list holds kinds of unrelated type parameters.
 export type AnyPolicyKind = PolicyKindDescriptor<any, any, any>;
 
+/**
+ * The key under which a policy of a kind defined outside the library may carry its kind's
+ * descriptor (on its prototype), so that a registry takes it without being given the kind:
+ * `register` accepts it, and a named one built in code shows in `defaultRegistry`'s listings.
+ *
+ * @example
+ * ```ts
+ * Object.defineProperty(MyLimiter.prototype, POLICY_KIND, { value: myLimiterKind });
+ * ```
+ */
+export const POLICY_KIND: unique symbol = Symbol.for('breakwater.policyKind');
+
 /** A policy kind whose instances are `P`, whatever its options and counts. */
 // biome-ignore lint/suspicious/noExplicitAny: only the policy type matters to who holds it.
 export type PolicyKindOf<P extends object> = PolicyKindDescriptor<P, any, any>;

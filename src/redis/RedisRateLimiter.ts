@@ -18,6 +18,7 @@ import {
   type WaitingExecution,
   type WaitingGate,
 } from '../protocol/step.js';
+import { noteCodeBuilt } from '../telemetry/codeBuilt.js';
 import { keyError } from '../validation/validate.js';
 import { keepLatest } from './boundedMaps.js';
 import { LocalFallback } from './LocalFallback.js';
@@ -230,6 +231,7 @@ export class RedisRateLimiter extends RunsAlone implements WaitingGate {
       this.error.freeAt = freeAt;
       return o.debug ? new RateLimitedError(o.name, o.clock, freeAt) : this.error;
     });
+    if (options.name !== undefined) noteCodeBuilt('redisRateLimiter', o.name, this);
   }
 
   /** False from a failed decision until Redis answers again. */

@@ -1,5 +1,10 @@
 import { OptionsError } from '../errors/OptionsError.js';
-import { configSchema, type InstanceHealth, type PolicyKindDescriptor } from '../protocol/kind.js';
+import {
+  configSchema,
+  type InstanceHealth,
+  POLICY_KIND,
+  type PolicyKindDescriptor,
+} from '../protocol/kind.js';
 import { type RedisRateLimiterCounts, redisRateLimiterMetrics } from './metrics.js';
 import { RedisRateLimiter, type RedisRateLimiterStats } from './RedisRateLimiter.js';
 import type { RedisRateLimiterOptions } from './rateLimiterOptions.js';
@@ -12,14 +17,16 @@ const AVAILABLE = 'available';
 const FALLBACK = 'fallback';
 
 /**
- * The Redis rate limiter kind, for a registry's `kinds` option: registered limiters show in
+ * The Redis rate limiter kind: registered limiters, and named ones built in code, show in
  * snapshots, `/health` (state `available`, or `fallback` while `onStoreFailure` decides:
  * degraded, never a reason for 503), metrics and the dashboard. Instances come from code only:
- * config data cannot give a client.
+ * config data cannot give a client. A limiter carries its kind, so a registry learns it from
+ * the first limiter it is handed; give it in `kinds` only to name the kind before that
+ * (`registry.get(redisRateLimiterKind, name)`, the `redisRateLimiters` config section).
  *
  * @example
  * ```ts
- * const registry = new Registry({}, { kinds: [redisRateLimiterKind] });
+ * const registry = new Registry();
  * registry.register('search', new RedisRateLimiter({ client, name: 'search', limit: 100 }));
  * ```
  */
@@ -64,3 +71,6 @@ export const redisRateLimiterKind: PolicyKindDescriptor<
     };
   },
 };
+
+// A registry learns the kind from a limiter it is handed, so `kinds` need not name it.
+Object.defineProperty(RedisRateLimiter.prototype, POLICY_KIND, { value: redisRateLimiterKind });

@@ -15,7 +15,13 @@ import type { Retry } from '../policies/retry/Retry.js';
 import { timeoutKind } from '../policies/timeout/kind.js';
 import type { Timeout } from '../policies/timeout/Timeout.js';
 import { brand, otherCopyNote } from '../protocol/brand.js';
-import type { AnyPolicyKind, KindHooks, OptionsData, PolicyKindOf } from '../protocol/kind.js';
+import {
+  type AnyPolicyKind,
+  type KindHooks,
+  type OptionsData,
+  POLICY_KIND,
+  type PolicyKindOf,
+} from '../protocol/kind.js';
 import { checkOptionsObject, clockOption, keyError } from '../validation/validate.js';
 import type { ConfigError } from './ConfigError.js';
 import {
@@ -152,7 +158,7 @@ export class Registry {
     if (o.codeBuilt === true) {
       const home: CodeBuiltHome = {
         adopt: (kind, name, policy) => {
-          const k = this.byKind.get(kind);
+          const k = this.byKind.get(kind) ?? this.carriedKind(policy);
           // A name the registry holds shows the registry's instance: its transitions alone.
           if (k === undefined || k.named.has(name) || !k.kind.is(policy)) return;
           k.kind.attach?.(policy, name, this.hooks);
@@ -281,7 +287,7 @@ export class Registry {
    */
   register(name: string, policy: RegistryPolicy | object): void {
     checkName(name);
-    const k = this.all.find(({ kind }) => kind.is(policy));
+    const k = this.kindFor(policy);
     if (k === undefined) {
       throw new OptionsError(
         'policy',
@@ -297,6 +303,37 @@ export class Registry {
     k.named.set(name, { policy, registered: true });
     markHeld(policy);
     k.kind.attach?.(policy, name, this.hooks);
+  }
+
+  /** The instances of the kind `policy` is of: a kind the registry holds, or one it carries. */
+  private kindFor(policy: object): KindInstances | undefined {
+    return this.all.find(({ kind }) => kind.is(policy)) ?? this.carriedKind(policy);
+  }
+
+  /**
+   * The instances of the kind `policy` carries under {@link POLICY_KIND}, which the registry
+   * takes on from now on like one given in `kinds` (checked the same way); undefined when it
+   * carries none that claims it, or one whose name another kind of the registry has.
+   */
+  private carriedKind(policy: object): KindInstances | undefined {
+    const carried = (policy as { [POLICY_KIND]?: unknown })[POLICY_KIND];
+    if (carried === undefined) return undefined;
+    const held = this.all.find(({ kind }) => kind === carried);
+    if (held !== undefined) return held;
+    let kind: AnyPolicyKind;
+    try {
+      [kind] = checkKinds(
+        [carried],
+        this.all.map((k) => k.kind),
+      ) as [AnyPolicyKind];
+    } catch {
+      return undefined;
+    }
+    if (!kind.is(policy)) return undefined;
+    const k: KindInstances = { kind, named: new Map(), keyed: new Map() };
+    (this.all as KindInstances[]).push(k);
+    (this.byKind as Map<string, KindInstances>).set(kind.name, k);
+    return k;
   }
 
   /**

@@ -11,6 +11,9 @@ import {
   CircuitBreaker,
   ConfigError,
   collectMetrics,
+  defaultRegistry,
+  OptionsError,
+  POLICY_KIND,
   pipeline,
   prometheusText,
   RateLimitedError,
@@ -215,5 +218,39 @@ describe('redisRateLimiterKind', () => {
     expect(() => new RedisRateLimiter({ client, limit: 1, key: 'x'.repeat(2_000) })).toThrow(
       /`key`/,
     );
+  });
+});
+
+describe('a Redis rate limiter carries its kind', () => {
+  const client = { evalsha: async () => 0, eval: async () => 0, scriptLoad: async () => 'x' };
+
+  it('registers in a registry not given the kind, which then lists it', () => {
+    const registry = new Registry();
+    const l = new RedisRateLimiter({ client, name: 'search', limit: 10 });
+    registry.register('search', l);
+    expect(registry.get(redisRateLimiterKind, 'search')).toBe(l);
+    expect(registry.snapshot().instances).toMatchObject([
+      { kind: 'redisRateLimiter', name: 'search', state: 'available' },
+    ]);
+    expect(prometheusText(collectMetrics(registry))).toContain(
+      'breakwater_redis_rate_limiter_store_available{name="search",key=""} 1',
+    );
+    registry.dispose();
+  });
+
+  it('shows in defaultRegistry when named, without registration', () => {
+    const l = new RedisRateLimiter({ client, name: 'carried-kind-demo', limit: 10 });
+    const listed = defaultRegistry
+      .snapshot()
+      .instances.filter((i) => i.name === 'carried-kind-demo');
+    expect(listed).toMatchObject([{ kind: 'redisRateLimiter' }]);
+    l.dispose();
+  });
+
+  it('still refuses an object that only pretends to carry the kind', () => {
+    const registry = new Registry();
+    const fake = { [POLICY_KIND]: redisRateLimiterKind };
+    expect(() => registry.register('x', fake)).toThrow(OptionsError);
+    expect(registry.snapshot().instances).toEqual([]);
   });
 });
