@@ -44,7 +44,8 @@ export interface ExecuteOptions {
    * (`"800ms"`, `"2s"`); Infinity (or left out) for none, so a `timeLeft` from another
    * call's context can be passed as it is. At the deadline the call rejects with a
    * `TimeoutError` (policy name `"execute"`), the function's signal aborts, and the work goes
-   * on in the background, observed, with its permits held until it ends. A retry never waits
+   * on in the background, observed, with its permits held until it ends (a fallback producing
+   * its value asynchronously at that time is waited for). A retry never waits
    * for a delay that would end past it: it gives up at once (reason `'deadline'`). 0 fails
    * the call at once without running it. A negative or non-numeric value rejects the call with an `OptionsError`.
    * @default Infinity
