@@ -79,7 +79,7 @@ export class AttemptContext implements ExecutionContext {
     const limit = this.limit;
     if (limit === undefined) return Number.POSITIVE_INFINITY;
     const left = limit.at - limit.clock.now();
-    return left > 0 ? left : 0;
+    return Math.max(left, 0);
   }
 
   get signal(): AbortSignal {
