@@ -35,12 +35,13 @@ describe('queueing simulator', () => {
 
   it('is exact and repeatable: one seed gives identical calls and series, another seed others', async () => {
     const runOnce = async (seed: number) => {
-      const sim = new Simulation({
+      let pool: Bulkhead | undefined;
+      const sim: Simulation = new Simulation({
         seed,
         workers: 3,
-        probes: { queued: () => pool.queueLength },
+        probes: { queued: () => pool!.queueLength },
       });
-      const pool = new Bulkhead({
+      pool = new Bulkhead({
         maxConcurrent: 3,
         maxQueue: 20,
         queueTimeout: 100,
@@ -118,7 +119,7 @@ describe('queueing simulator', () => {
   });
 
   it('more workers serve the queue at once; probes and per-second percentiles are recorded', async () => {
-    const sim = new Simulation({
+    const sim: Simulation = new Simulation({
       seed: 7,
       workers: 1,
       probes: { workers: () => sim.workers, inService: () => sim.inService },
