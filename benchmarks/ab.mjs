@@ -73,9 +73,13 @@ const rows = {
       return p.execute(target);
     };
   },
-  // The same with a CoDel queue; a build without the `queue` option runs it FIFO.
+  // The same with a CoDel queue; a build without the `queue` option runs it FIFO. The interval
+  // is long so that a stall of the machine never makes it refuse the waiting call.
   'bulkhead codel queued': (bw) => {
-    const codel = 'queue' in bw.bulkheadDefaults ? { queue: 'codel' } : {};
+    const codel =
+      'queue' in bw.bulkheadDefaults
+        ? { queue: 'codel', codelTarget: 1_000, codelInterval: 10_000 }
+        : {};
     const p = bw.pipeline(bw.bulkhead({ maxConcurrent: 1, maxQueue: 10, ...codel }));
     return () => {
       p.execute(target);

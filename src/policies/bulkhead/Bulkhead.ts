@@ -115,7 +115,8 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
   private nonEmptySince = 0;
   private fullError: BulkheadRejectedError;
   private timeoutError: BulkheadRejectedError;
-  private codelError: BulkheadRejectedError;
+  /** Made when first needed: most bulkheads never refuse for CoDel. */
+  private codelError: BulkheadRejectedError | undefined = undefined;
   /** @internal */ readonly rejected = new Listeners<BulkheadRejectedEvent>();
 
   constructor(options?: number | BulkheadOptions) {
@@ -137,7 +138,6 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     this.timeoutError = stackless(
       () => new BulkheadRejectedError(name, 'queue-timeout', o.maxConcurrent),
     );
-    this.codelError = stackless(() => new BulkheadRejectedError(name, 'codel', o.maxConcurrent));
     this.queue = new DeadlineQueue<QueuedExecution>(
       o.clock,
       o.queueTimeout,
@@ -286,7 +286,7 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
       this.timeoutError = stackless(
         () => new BulkheadRejectedError(name, 'queue-timeout', o.maxConcurrent),
       );
-      this.codelError = stackless(() => new BulkheadRejectedError(name, 'codel', o.maxConcurrent));
+      this.codelError = undefined;
     }
     if (this.mayWait && o.queueTimeout !== old.queueTimeout) {
       this.needsQueueTime = o.queueTimeout !== Number.POSITIVE_INFINITY;
@@ -387,15 +387,20 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
    */
   private shed(now: number): boolean {
     if (this.queued === 0 || !this.standing(now)) return false;
-    this.queue.dropArrivedBefore(now - this.o.codelTarget, this.refuseStale);
+    this.queue.dropArrivedBefore(
+      now - this.o.codelTarget,
+      (this.refuseStale ??= (exec, _stamp, step) => {
+        this.queued--;
+        this.emitRejected('codel');
+        exec.queueRejected(step, this.error('codel'));
+      }),
+    );
     return true;
   }
 
-  private readonly refuseStale = (exec: QueuedExecution, _stamp: number, step: number): void => {
-    this.queued--;
-    this.emitRejected('codel');
-    exec.queueRejected(step, this.error('codel'));
-  };
+  /** Made when first needed, as {@link codelError}. */
+  private refuseStale: ((exec: QueuedExecution, stamp: number, step: number) => void) | undefined =
+    undefined;
 
   /**
    * Refuses every queued call (they fail with a {@link UsageError}), cancels the queue timer
@@ -441,7 +446,9 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
       ? this.fullError
       : reason === 'queue-timeout'
         ? this.timeoutError
-        : this.codelError;
+        : (this.codelError ??= stackless(
+            () => new BulkheadRejectedError(this.name, 'codel', this.o.maxConcurrent),
+          ));
   }
 
   private emitRejected(reason: BulkheadRejection): void {
