@@ -97,6 +97,12 @@ describe('queueing simulator', () => {
       expect(c.attempts).toBe(0);
     }
     for (const c of byReason('full')) expect(c.end).toBe(c.start);
+    const totals = sim.totals.get('open')!;
+    expect(totals.started).toBe(sim.calls.length);
+    expect(totals.refused).toBe(sim.calls.filter((c) => c.outcome === 'refused').length);
+    expect(totals.ok).toBe(sim.calls.filter((c) => c.outcome === 'ok').length);
+    expect(totals.admitted).toBe(sim.calls.filter((c) => c.attempts > 0).length);
+    expect(sim.served).toBe(sim.calls.filter((c) => !Number.isNaN(c.served)).length);
     const counted = sim.series.reduce((n, s) => n + s.refused, 0);
     expect(counted).toBe(sim.calls.filter((c) => c.outcome === 'refused' && c.end < 10_000).length);
   });

@@ -51,6 +51,16 @@ export interface CallRecord {
   reason: string | undefined;
 }
 
+/** Counts of one client group's calls since the start (kept whether or not `keepCalls` is). */
+export interface ClientTotals {
+  started: number;
+  /** Calls the pipeline ran the function for. */
+  admitted: number;
+  ok: number;
+  refused: number;
+  failed: number;
+}
+
 /** One simulated second. */
 export interface SecondStats {
   /** 0 for [0, 1000) ms after the start, and so on. */
@@ -258,6 +268,10 @@ export class Simulation {
   readonly calls: CallRecord[] = [];
   /** One entry per simulated second completed. */
   readonly series: SecondStats[] = [];
+  /** Counts per client group (by the `name` given to `closedLoop` / `openLoop`). */
+  readonly totals = new Map<string, ClientTotals>();
+  /** Attempts that reached a worker of the dependency. */
+  served = 0;
   /** Mean service time in ms; may be changed at any time (applies to services that start later). */
   serviceMs: number;
 
@@ -441,9 +455,12 @@ export class Simulation {
       reason: undefined,
     };
     if (this.keepCalls) this.calls.push(record);
+    const totals = this.totalsOf(client);
+    totals.started++;
     return via
       .execute((context) => {
         if (record.attempts++ === 0) {
+          totals.admitted++;
           record.admitted = this.now;
           this.bucket.admitted++;
           this.waits.push(record.admitted - record.start);
@@ -451,27 +468,49 @@ export class Simulation {
         return this.attempt(record, context);
       }, options?.())
       .then(
-        () => this.ended(record, 'ok', undefined),
+        () => this.ended(record, totals, 'ok', undefined),
         (error: unknown) => {
           // A policy's error after the function ran (a timeout) is a failure, not a refusal.
           if (record.attempts === 0 && isPolicyRejection(error)) {
             const reason = (error as { reason?: unknown }).reason;
-            this.ended(record, 'refused', typeof reason === 'string' ? reason : error.name);
+            this.ended(record, totals, 'refused', typeof reason === 'string' ? reason : error.name);
           } else {
-            this.ended(record, 'failed', error instanceof Error ? error.name : String(error));
+            const name = error instanceof Error ? error.name : String(error);
+            this.ended(record, totals, 'failed', name);
           }
         },
       );
   }
 
-  private ended(record: CallRecord, outcome: CallOutcome, reason: string | undefined): void {
+  private totalsOf(client: string): ClientTotals {
+    let totals = this.totals.get(client);
+    if (totals === undefined) {
+      totals = { started: 0, admitted: 0, ok: 0, refused: 0, failed: 0 };
+      this.totals.set(client, totals);
+    }
+    return totals;
+  }
+
+  private ended(
+    record: CallRecord,
+    totals: ClientTotals,
+    outcome: CallOutcome,
+    reason: string | undefined,
+  ): void {
     record.end = this.now;
     record.outcome = outcome;
     record.reason = reason;
     const b = this.bucket;
-    if (outcome === 'ok') b.ok++;
-    else if (outcome === 'refused') b.refused++;
-    else b.failed++;
+    if (outcome === 'ok') {
+      b.ok++;
+      totals.ok++;
+    } else if (outcome === 'refused') {
+      b.refused++;
+      totals.refused++;
+    } else {
+      b.failed++;
+      totals.failed++;
+    }
     if (record.attempts > 0) this.latencies.push(record.end - record.start);
   }
 
@@ -502,6 +541,7 @@ export class Simulation {
   private serve(job: Job): void {
     job.state = 'serving';
     this.busy++;
+    this.served++;
     const service = -this.serviceMs * Math.log(1 - this.random());
     const r = job.record;
     if (r !== undefined && Number.isNaN(r.served)) {
