@@ -16,7 +16,6 @@
  */
 import { type ExecuteOptions, type ExecutionContext, isPolicyRejection } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
-import { macrotask } from './async.js';
 import { seededRandom } from './random.js';
 
 /** What the simulator calls: a pipeline, or anything with its `execute`. */
@@ -251,6 +250,11 @@ interface Job {
   state: 'queued' | 'serving' | 'gone';
 }
 
+/** Resolves once every promise continuation queued so far, and those they queue, has run. */
+function settled(): Promise<void> {
+  return new Promise((resolve) => process.nextTick(resolve));
+}
+
 /** The q-quantile (0..1) of `values` by the nearest-rank method; NaN when empty. Sorts `values`. */
 export function percentile(values: number[], q: number): number {
   if (values.length === 0) return Number.NaN;
@@ -420,8 +424,9 @@ export class Simulation {
         this.events.pop();
         event.run();
       }
-      // Every continuation of what just happened runs at this time.
-      await macrotask();
+      // Every continuation of what just happened runs at this time: Node runs a tick callback
+      // only once the microtask queue is empty (the library queues no ticks of its own).
+      await settled();
     }
     clock.advance(end - clock.now());
   }
