@@ -250,7 +250,10 @@ interface Job {
   state: 'queued' | 'serving' | 'gone';
 }
 
-/** Resolves once every promise continuation queued so far, and those they queue, has run. */
+/**
+ * Resolves once every promise continuation queued so far, and those they queue, has run, when
+ * called from a continuation: Node runs the tick after the microtask queue has drained.
+ */
 function settled(): Promise<void> {
   return new Promise((resolve) => process.nextTick(resolve));
 }
@@ -414,6 +417,9 @@ export class Simulation {
   async run(ms: number): Promise<void> {
     const end = this.origin + ms;
     const clock = this.simClock;
+    // From here on this runs as a promise continuation, which `settled()` relies on: a tick
+    // queued then runs only once the microtask queue is empty.
+    await null;
     for (;;) {
       const event = this.events.peek();
       const t = Math.min(event?.time ?? Number.POSITIVE_INFINITY, clock.nextDue());
