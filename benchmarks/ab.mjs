@@ -1,7 +1,8 @@
 /**
  * Two builds of the library in one process, on the per-call rows a hot-path change can move:
  * closed breaker, composed pipeline, cooperative timeout, bulkhead and rate limiter (each as
- * `pipeline(policy).execute(target)`), and `tryAcquire()`. Each round times every row of the
+ * `pipeline(policy).execute(target)`), a bulkhead whose calls wait in its queue (FIFO, and CoDel
+ * where the build has the `queue` option), and `tryAcquire()`. Each round times every row of the
  * old build and of the new one in alternating order, in batches of the same size, each loop
  * compiled from a source of its own; the report gives the median ns/op of each build and the
  * median of the per-round differences (new - old), then bytes/op of each build.
@@ -63,6 +64,27 @@ const rows = {
   bulkhead: (bw) => {
     const p = bw.pipeline(bw.bulkhead({ maxConcurrent: 100, maxQueue: 0 }));
     return () => p.execute(target);
+  },
+  // Two calls per op through a bulkhead of one: the second waits in the queue for the first.
+  'bulkhead queued': (bw) => {
+    const p = bw.pipeline(bw.bulkhead({ maxConcurrent: 1, maxQueue: 10 }));
+    return () => {
+      p.execute(target);
+      return p.execute(target);
+    };
+  },
+  // The same with a CoDel queue; a build without the `queue` option runs it FIFO. The interval
+  // is long so that a stall of the machine never makes it refuse the waiting call.
+  'bulkhead codel queued': (bw) => {
+    const codel =
+      'queue' in bw.bulkheadDefaults
+        ? { queue: 'codel', codelTarget: 1_000, codelInterval: 10_000 }
+        : {};
+    const p = bw.pipeline(bw.bulkhead({ maxConcurrent: 1, maxQueue: 10, ...codel }));
+    return () => {
+      p.execute(target);
+      return p.execute(target);
+    };
   },
   'rate limiter pipeline': (bw) => {
     const limiter = new bw.RateLimiter({ limit: 1_000_000, period: 1_000, burst: 2_000_000_000 });

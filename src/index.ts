@@ -51,7 +51,11 @@ export {
 export type { BulkheadRejectedEvent } from './policies/bulkhead/events.js';
 // The policy kinds, and what a kind defined outside the library implements.
 export { bulkheadKind } from './policies/bulkhead/kind.js';
-export { type BulkheadOptions, bulkheadDefaults } from './policies/bulkhead/options.js';
+export {
+  type BulkheadOptions,
+  type BulkheadQueue,
+  bulkheadDefaults,
+} from './policies/bulkhead/options.js';
 export { CircuitBreaker } from './policies/circuit-breaker/CircuitBreaker.js';
 export type { CircuitBreakerConfig, WindowConfig } from './policies/circuit-breaker/config.js';
 export {

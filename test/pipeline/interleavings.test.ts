@@ -363,6 +363,76 @@ describe('bulkhead with a queue', () => {
   });
 });
 
+describe('bulkhead with a lifo or codel queue', () => {
+  it.each(['lifo', 'codel'] as const)(
+    '%s: never exceeds maxConcurrent or maxQueue, every call settles once, nothing is left behind',
+    async (queue) => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.scheduler(),
+          methodArb,
+          fc.integer({ min: 1, max: 3 }),
+          fc.integer({ min: 1, max: 3 }),
+          fc.option(fc.integer({ min: 5, max: 60 }), { nil: undefined }),
+          callsArb(fc.boolean(), 10),
+          ticksArb,
+          async (s, method, max, maxQueue, queueTimeout, specs, ticks) => {
+            const h = new Harness(s);
+            const pool = new Bulkhead({
+              maxConcurrent: max,
+              maxQueue,
+              queueTimeout: queueTimeout ?? Number.POSITIVE_INFINITY,
+              queue,
+              ...(queue === 'codel' ? { codelTarget: 3, codelInterval: 10 } : {}),
+              clock: h.clock,
+            });
+            const p = pipeline(pool);
+            const calls = specs.map((_, i) => new Call(i));
+            const start = (i: number): void => {
+              const call = calls[i]!;
+              const queuedAt = h.clock.now();
+              launch(
+                p,
+                method,
+                call,
+                ({ attempt, signal }) => {
+                  call.attempts.push(attempt);
+                  const waited = h.clock.now() - queuedAt;
+                  h.check(!signal.aborted, `c${i} started after its caller aborted`);
+                  h.check(pool.inFlight <= max, `inFlight ${pool.inFlight} > ${max}`);
+                  if (queue === 'codel') h.check(waited <= 10, `c${i} waited ${waited} ms`);
+                  return h.work(`c${i}`, specs[i]!.fails);
+                },
+                true,
+              );
+              h.check(pool.queueLength <= maxQueue, `queueLength ${pool.queueLength}`);
+            };
+            await h.play(calls, specs, start, ticks);
+            expect(h.peakRunning).toBeLessThanOrEqual(max);
+            expect(pool.inFlight).toBe(0);
+            expect(pool.queueLength).toBe(0);
+            const reasons = ['full', 'queue-timeout', ...(queue === 'codel' ? ['codel'] : [])];
+            calls.forEach((call, i) => {
+              if (call.attempts.length === 0) {
+                if (call.reason === call.abortReason) expect(call.aborted).toBe(true);
+                else {
+                  expect(call.reason).toBeInstanceOf(BulkheadRejectedError);
+                  expect(reasons).toContain((call.reason as BulkheadRejectedError).reason);
+                }
+                return;
+              }
+              expect(call.attempts).toEqual([1]);
+              if (specs[i]!.fails) expect(call.reason).toMatchObject({ message: `failed c${i}` });
+              else expect(call.value).toBe(`value c${i}`);
+            });
+          },
+        ),
+        { numRuns: RUNS },
+      );
+    },
+  );
+});
+
 describe('retry', () => {
   it('settles every call once with its last attempt or its abort reason, never over maxAttempts', async () => {
     await fc.assert(

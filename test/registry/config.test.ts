@@ -243,7 +243,7 @@ describe('ConfigError', () => {
       {
         path: 'bulkheads.q.parallelism',
         message:
-          'is not a known option; known options are `maxConcurrent`, `maxQueue`, `queueTimeout`, `debug`, `metrics`',
+          'is not a known option; known options are `maxConcurrent`, `maxQueue`, `queueTimeout`, `queue`, `codelTarget`, `codelInterval`, `debug`, `metrics`',
       },
       {
         path: 'circuitBreakers.c.window.size',

@@ -180,7 +180,9 @@ describe('snapshot', () => {
           queueLength: 0,
           maxConcurrent: 2,
           admitted: 1,
-          rejectionsByReason: { full: 0, queueTimeout: 0 },
+          rejectionsByReason: { full: 0, queueTimeout: 0, codel: 0 },
+          queue: 'fifo',
+          dropping: false,
         },
       },
       {
@@ -199,7 +201,9 @@ describe('snapshot', () => {
           queueLength: 0,
           maxConcurrent: 10,
           admitted: 0,
-          rejectionsByReason: { full: 0, queueTimeout: 0 },
+          rejectionsByReason: { full: 0, queueTimeout: 0, codel: 0 },
+          queue: 'fifo',
+          dropping: false,
         },
       },
     ]);

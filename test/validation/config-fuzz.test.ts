@@ -1184,7 +1184,7 @@ describe('options validation table', () => {
     );
     expect(e.message).not.toContain('did you mean');
     expect(e.message).toContain(
-      'known options are `maxConcurrent`, `maxQueue`, `queueTimeout`, `name`, `clock`, `debug`',
+      'known options are `maxConcurrent`, `maxQueue`, `queueTimeout`, `queue`, `codelTarget`, `codelInterval`, `name`, `clock`, `debug`',
     );
   });
 

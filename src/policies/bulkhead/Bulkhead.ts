@@ -26,6 +26,7 @@ import { BulkheadRejectedError, type BulkheadRejection } from './errors.js';
 import type { BulkheadRejectedEvent } from './events.js';
 import {
   type BulkheadOptions,
+  type BulkheadQueue,
   type ResolvedBulkheadOptions,
   resolveBulkheadOptions,
 } from './options.js';
@@ -37,8 +38,23 @@ export interface BulkheadStats {
   readonly maxConcurrent: number;
   /** Calls given a permit (at once or from the queue). */
   readonly admitted: number;
-  /** Calls refused: full (no permit and no room in the queue), or queued past `queueTimeout`. */
-  readonly rejectionsByReason: { readonly full: number; readonly queueTimeout: number };
+  /**
+   * Calls refused: full (no permit and no room in the queue), queued past `queueTimeout`, or
+   * waiting past `codelTarget` while the queue stood (`queue: 'codel'`).
+   */
+  readonly rejectionsByReason: {
+    readonly full: number;
+    readonly queueTimeout: number;
+    readonly codel: number;
+  };
+  /** The `queue` option: the order in which waiting calls are admitted. */
+  readonly queue: BulkheadQueue;
+  /**
+   * With `queue: 'codel'`: true while the queue has stood non-empty for `codelInterval` (waiting
+   * calls are then admitted newest first, and those past `codelTarget` refused). Always false
+   * for the other disciplines.
+   */
+  readonly dropping: boolean;
   /**
    * Latency of the calls it admitted since it was built, and of the last minute or so in
    * `recent`, with `metrics: { latency }` on (left out for keyed instances of a registry,
@@ -51,9 +67,11 @@ export interface BulkheadStats {
 export type QueuedExecution = WaitingExecution;
 
 /**
- * Caps the calls in flight at once, optionally with a bounded FIFO queue of waiting calls.
- * Queued calls leave the queue when their signal aborts or their queue timeout passes; all
- * queue timeouts share one timer.
+ * Caps the calls in flight at once, optionally with a bounded queue of waiting calls, served
+ * FIFO, LIFO or by CoDel with adaptive LIFO (the `queue` option). Queued calls leave the queue
+ * when their signal aborts or their queue timeout passes; all queue timeouts share one timer.
+ * CoDel sets no timer of its own: it checks the waiting calls' ages when a call arrives or a
+ * slot frees.
  *
  * @example
  * ```ts
@@ -89,9 +107,16 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
   private nAdmitted = 0;
   private nRejectedFull = 0;
   private nRejectedTimeout = 0;
+  private nRejectedCodel = 0;
   private readonly queue: DeadlineQueue<QueuedExecution>;
+  /** True with `queue: 'codel'`: enqueue and a full queue then check the waiting calls' ages. */
+  private codel: boolean;
+  /** CoDel: when the queue last went from empty to non-empty (valid while `queued > 0`). */
+  private nonEmptySince = 0;
   private fullError: BulkheadRejectedError;
   private timeoutError: BulkheadRejectedError;
+  /** Made when first needed: most bulkheads never refuse for CoDel. */
+  private codelError: BulkheadRejectedError | undefined = undefined;
   /** @internal */ readonly rejected = new Listeners<BulkheadRejectedEvent>();
 
   constructor(options?: number | BulkheadOptions) {
@@ -123,6 +148,8 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
         exec.queueRejected(step, this.error('queue-timeout'));
       },
     );
+    this.codel = o.queue === 'codel';
+    if (this.codel) this.queue.keepArrivals(0);
     if (typeof options === 'object' && options.name !== undefined) {
       noteCodeBuilt('bulkhead', name, this);
     }
@@ -153,12 +180,27 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     admitted: number;
     rejectedFull: number;
     rejectedQueueTimeout: number;
+    rejectedCodel: number;
   }): void {
     sums.inFlight += this.active;
     sums.queueLength += this.queued;
     sums.admitted += this.nAdmitted;
     sums.rejectedFull += this.nRejectedFull;
     sums.rejectedQueueTimeout += this.nRejectedTimeout;
+    sums.rejectedCodel += this.nRejectedCodel;
+  }
+
+  /** The `queue` option in force. */
+  get queueDiscipline(): BulkheadQueue {
+    return this.o.queue;
+  }
+
+  /**
+   * With `queue: 'codel'`, true while the queue has stood non-empty for `codelInterval`
+   * (see {@link BulkheadStats.dropping}); false otherwise.
+   */
+  get dropping(): boolean {
+    return this.codel && this.queued > 0 && this.standing(this.clock.now());
   }
 
   /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
@@ -178,7 +220,13 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
       queueLength: this.queued,
       maxConcurrent: this.o.maxConcurrent,
       admitted: this.nAdmitted,
-      rejectionsByReason: { full: this.nRejectedFull, queueTimeout: this.nRejectedTimeout },
+      rejectionsByReason: {
+        full: this.nRejectedFull,
+        queueTimeout: this.nRejectedTimeout,
+        codel: this.nRejectedCodel,
+      },
+      queue: this.o.queue,
+      dropping: this.dropping,
     };
     return this.latency === undefined || this.latencyShared
       ? stats
@@ -196,6 +244,11 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
    * `maxConcurrent`): an option left out takes its default. `name` and `clock` may be left out
    * (they are kept) but not changed. A bulkhead built without a queue cannot be given one
    * (pipelines built with it never wait on it); a queued one may drop to `maxQueue: 0`.
+   *
+   * The `queue` discipline may change: the next call admitted from the queue is chosen by the
+   * new one. A change to `'codel'` counts the calls already queued as arriving now, and the
+   * queue as non-empty since now (so it can stand `codelInterval` later at the earliest); a
+   * change away from it leaves them their `queueTimeout` deadlines.
    *
    * Throws {@link OptionsError} and changes nothing when an option is invalid.
    */
@@ -233,19 +286,20 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
       this.timeoutError = stackless(
         () => new BulkheadRejectedError(name, 'queue-timeout', o.maxConcurrent),
       );
+      this.codelError = undefined;
     }
     if (this.mayWait && o.queueTimeout !== old.queueTimeout) {
       this.needsQueueTime = o.queueTimeout !== Number.POSITIVE_INFINITY;
       this.queue.setDuration(o.queueTimeout, this.clock.now());
     }
-    while (this.queued > 0 && this.active < o.maxConcurrent) {
-      const exec = this.queue.takeFirstLive();
-      if (exec === undefined) break;
-      this.queued--;
-      this.active++;
-      this.nAdmitted++;
-      exec.queueAdmitted(this.queue.takenTag);
+    const codel = o.queue === 'codel';
+    if (codel && !this.codel) {
+      const now = this.clock.now();
+      this.queue.keepArrivals(now);
+      this.nonEmptySince = now;
     }
+    this.codel = codel;
+    if (this.queued > 0 && this.active < o.maxConcurrent) this.serve();
   }
 
   /** Calls `listener` when the bulkhead refuses a call. */
@@ -254,19 +308,25 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
   }
 
   /** @internal */
-  admit(): number {
+  admit(now: number): number {
     if (this.active < this.o.maxConcurrent) {
       this.active++;
       this.nAdmitted++;
       return 0;
     }
     if (this.queued < this.o.maxQueue) return WAIT;
+    // A standing CoDel queue may hold calls already past their target: they make room.
+    if (this.codel) {
+      this.shed(now === NO_TIME ? this.clock.now() : now);
+      if (this.queued < this.o.maxQueue) return WAIT;
+    }
     this.emitRejected('full');
     return REJECTED;
   }
 
   /** @internal Puts `exec` in the queue at pipeline step `step`; returns its stamp. */
   enqueue(exec: QueuedExecution, step: number, now: number): number {
+    if (this.codel) return this.enqueueCodel(exec, step, now === NO_TIME ? this.clock.now() : now);
     this.queued++;
     return this.queue.add(
       exec,
@@ -275,10 +335,21 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     );
   }
 
+  private enqueueCodel(exec: QueuedExecution, step: number, now: number): number {
+    this.shed(now);
+    if (this.queued === 0) this.nonEmptySince = now;
+    this.queued++;
+    const stamp = this.queue.add(exec, step, now);
+    this.queue.noteArrival(now);
+    return stamp;
+  }
+
   /** @internal A queued execution gave up (its signal aborted). */
   leave(): void {
     this.queued--;
     this.queue.prune();
+    // LIFO leaves dead entries below live ones, out of reach of the head.
+    if (this.queue.size > 2 * this.queued + 16) this.queue.compact();
   }
 
   /** @internal */
@@ -286,15 +357,50 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     // NaN (the call was not timed) fails the comparison.
     if (elapsed >= 0 && this.latency !== undefined) this.latency.record(elapsed);
     this.active--;
+    if (this.queued > 0 && this.active < this.o.maxConcurrent) this.serve();
+  }
+
+  /** Admits waiting calls into the free slots, in the order of the `queue` discipline. */
+  private serve(): void {
+    const q = this.queue;
+    const discipline = this.o.queue;
+    // Adaptive LIFO: newest first while a CoDel queue stands.
+    const lifo = discipline === 'lifo' || (discipline === 'codel' && this.shed(this.clock.now()));
     while (this.queued > 0 && this.active < this.o.maxConcurrent) {
-      const exec = this.queue.takeFirstLive();
+      const exec = lifo ? q.takeLastLive() : q.takeFirstLive();
       if (exec === undefined) break;
       this.queued--;
       this.active++;
       this.nAdmitted++;
-      exec.queueAdmitted(this.queue.takenTag);
+      exec.queueAdmitted(q.takenTag);
     }
   }
+
+  /** True when the (non-empty) queue has not been empty within the last `codelInterval`. */
+  private standing(now: number): boolean {
+    return now - this.nonEmptySince >= this.o.codelInterval;
+  }
+
+  /**
+   * CoDel: when the queue stands, refuses the calls that have waited longer than `codelTarget`
+   * and returns true (the queue is then served newest first); otherwise returns false.
+   */
+  private shed(now: number): boolean {
+    if (this.queued === 0 || !this.standing(now)) return false;
+    this.queue.dropArrivedBefore(
+      now - this.o.codelTarget,
+      (this.refuseStale ??= (exec, _stamp, step) => {
+        this.queued--;
+        this.emitRejected('codel');
+        exec.queueRejected(step, this.error('codel'));
+      }),
+    );
+    return true;
+  }
+
+  /** Made when first needed, as {@link codelError}. */
+  private refuseStale: ((exec: QueuedExecution, stamp: number, step: number) => void) | undefined =
+    undefined;
 
   /**
    * Refuses every queued call (they fail with a {@link UsageError}), cancels the queue timer
@@ -336,12 +442,19 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
 
   private error(reason: BulkheadRejection): BulkheadRejectedError {
     if (this.o.debug) return new BulkheadRejectedError(this.name, reason, this.o.maxConcurrent);
-    return reason === 'full' ? this.fullError : this.timeoutError;
+    return reason === 'full'
+      ? this.fullError
+      : reason === 'queue-timeout'
+        ? this.timeoutError
+        : (this.codelError ??= stackless(
+            () => new BulkheadRejectedError(this.name, 'codel', this.o.maxConcurrent),
+          ));
   }
 
   private emitRejected(reason: BulkheadRejection): void {
     if (reason === 'full') this.nRejectedFull++;
-    else this.nRejectedTimeout++;
+    else if (reason === 'queue-timeout') this.nRejectedTimeout++;
+    else this.nRejectedCodel++;
     if (this.rejected.size !== 0) {
       this.rejected.emit({ reason, inFlight: this.active, queued: this.queued });
     }

@@ -6,6 +6,9 @@ export interface BulkheadConfig {
   readonly maxConcurrent?: number;
   readonly maxQueue?: number;
   readonly queueTimeout?: Duration;
+  readonly queue?: 'fifo' | 'lifo' | 'codel';
+  readonly codelTarget?: Duration;
+  readonly codelInterval?: Duration;
   readonly debug?: boolean;
   /** See {@link MetricsOptions}: `false`, `true`, or `{ latency: true | n }`. */
   readonly metrics?: boolean | MetricsOptions;
@@ -16,6 +19,9 @@ export const bulkheadSchema: ConfigSchema = configSchema([
   ['maxConcurrent', 'value'],
   ['maxQueue', 'value'],
   ['queueTimeout', 'durationOrInfinity'],
+  ['queue', 'value'],
+  ['codelTarget', 'duration'],
+  ['codelInterval', 'duration'],
   ['debug', 'value'],
   ['metrics', 'metrics'],
 ]);

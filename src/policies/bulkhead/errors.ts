@@ -1,10 +1,17 @@
 import { ErrorCode } from '../../errors/codes.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
 
-/** Why a bulkhead refused a call. */
-export type BulkheadRejection = 'full' | 'queue-timeout';
+/**
+ * Why a bulkhead refused a call: no slot and no room in the queue (`'full'`), queued past
+ * `queueTimeout` (`'queue-timeout'`), or queued past `codelTarget` while a CoDel queue stood
+ * (`'codel'`).
+ */
+export type BulkheadRejection = 'full' | 'queue-timeout' | 'codel';
 
-/** The bulkhead was full (and its queue too), or the call waited in the queue too long. */
+/**
+ * The bulkhead was full (and its queue too), or the call waited in the queue too long (past
+ * `queueTimeout`, or past `codelTarget` while a CoDel queue stood).
+ */
 export class BulkheadRejectedError extends PolicyRejectedError {
   static override readonly codes: readonly string[] = [ErrorCode.BulkheadFull];
   readonly reason: BulkheadRejection;
@@ -17,7 +24,9 @@ export class BulkheadRejectedError extends PolicyRejectedError {
       ErrorCode.BulkheadFull,
       reason === 'full'
         ? `Bulkhead "${policyName}" is full (${maxConcurrent} in flight)`
-        : `Bulkhead "${policyName}": the call waited in the queue past its queue timeout`,
+        : reason === 'queue-timeout'
+          ? `Bulkhead "${policyName}": the call waited in the queue past its queue timeout`
+          : `Bulkhead "${policyName}": the queue stood longer than codelInterval and the call waited past codelTarget`,
       'bulkhead',
       policyName,
     );

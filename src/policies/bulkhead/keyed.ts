@@ -23,6 +23,7 @@ export class BulkheadGroup
   ) {
     this.latency = options.metrics.latencyEvery === 0 ? undefined : new LatencyHistogram();
     this.retired.maxConcurrent = options.maxConcurrent;
+    this.retired.codel = options.queue === 'codel';
   }
 
   get metricsEnabled(): boolean {
@@ -49,6 +50,7 @@ export class BulkheadGroup
     bulkhead.addCounts(retired);
     // What it held goes with it: only its counters stay in the name's totals.
     retired.inFlight = 0;
+    retired.codel ||= bulkhead.queueDiscipline === 'codel';
     retired.queueLength = 0;
     retired.maxConcurrent = limit;
   }
@@ -68,6 +70,7 @@ export class BulkheadGroup
   apply(options: ResolvedBulkheadOptions, keep: readonly Bulkhead[]): void {
     this.options = options;
     this.retired.maxConcurrent = options.maxConcurrent;
+    this.retired.codel ||= options.queue === 'codel';
     for (const b of keep) b.applyOptions(options);
   }
 
@@ -78,7 +81,9 @@ export class BulkheadGroup
       queueLength: 0,
       maxConcurrent: this.options.maxConcurrent,
       admitted: 0,
-      rejectionsByReason: { full: 0, queueTimeout: 0 },
+      rejectionsByReason: { full: 0, queueTimeout: 0, codel: 0 },
+      queue: this.options.queue,
+      dropping: false,
     };
     return { stats };
   }

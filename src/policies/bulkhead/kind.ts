@@ -26,15 +26,18 @@ export const bulkheadKind: PolicyKindDescriptor<Bulkhead, ResolvedBulkheadOption
     config: { schema: bulkheadSchema },
     keyed: (name, options) => new BulkheadGroup(name, options),
     metrics: bulkheadMetrics,
-    // Queue timeouts are fired by the bulkhead's timer, outside the waiting call's context.
-    spanEvents: [rejectedSpanEvent('bulkhead', ['queue-timeout'])],
+    // Queue timeouts are fired by the bulkhead's timer, CoDel refusals by another call's
+    // arrival or release: both outside the waiting call's context.
+    spanEvents: [rejectedSpanEvent('bulkhead', ['queue-timeout', 'codel'])],
     dashboard({ stats }) {
       const s = stats as BulkheadStats;
       const r = s.rejectionsByReason;
       return {
         calls: s.admitted,
-        rejected: r.full + r.queueTimeout,
-        detail: `${s.inFlight} / ${s.maxConcurrent} in flight, ${s.queueLength} queued`,
+        rejected: r.full + r.queueTimeout + r.codel,
+        detail:
+          `${s.inFlight} / ${s.maxConcurrent} in flight, ${s.queueLength} queued` +
+          (s.queue === 'fifo' ? '' : ` (${s.queue}${s.dropping ? ', dropping' : ''})`),
       };
     },
   };

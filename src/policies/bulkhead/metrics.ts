@@ -48,7 +48,8 @@ export const bulkheadFamilies = {
 
 /**
  * @internal Counts of one bulkhead series. `maxConcurrent` is not summed: a sum of keys
- * reports the limit of their name.
+ * reports the limit of their name. `codel` is true when one of them has (or had) a CoDel
+ * queue: only those report a `reason="codel"` series.
  */
 export interface BulkheadCounts {
   inFlight: number;
@@ -57,6 +58,8 @@ export interface BulkheadCounts {
   admitted: number;
   rejectedFull: number;
   rejectedQueueTimeout: number;
+  rejectedCodel: number;
+  codel: boolean;
 }
 
 const f = bulkheadFamilies;
@@ -73,10 +76,13 @@ export const bulkheadMetrics: KindMetrics<Bulkhead, BulkheadCounts> = {
     admitted: 0,
     rejectedFull: 0,
     rejectedQueueTimeout: 0,
+    rejectedCodel: 0,
+    codel: false,
   }),
   add(c, b) {
     b.addCounts(c);
     c.maxConcurrent = b.maxConcurrent;
+    if (b.queueDiscipline === 'codel') c.codel = true;
   },
   addCounts(c, other) {
     c.inFlight += other.inFlight;
@@ -84,9 +90,11 @@ export const bulkheadMetrics: KindMetrics<Bulkhead, BulkheadCounts> = {
     c.admitted += other.admitted;
     c.rejectedFull += other.rejectedFull;
     c.rejectedQueueTimeout += other.rejectedQueueTimeout;
+    c.rejectedCodel += other.rejectedCodel;
+    if (other.codel) c.codel = true;
     c.maxConcurrent = other.maxConcurrent;
   },
-  isEmpty: (c) => c.admitted + c.rejectedFull + c.rejectedQueueTimeout === 0,
+  isEmpty: (c) => c.admitted + c.rejectedFull + c.rejectedQueueTimeout + c.rejectedCodel === 0,
   series(sink, name, key, c) {
     const labels = { name, key };
     sink.add(f.inFlight, labels, c.inFlight);
@@ -95,5 +103,8 @@ export const bulkheadMetrics: KindMetrics<Bulkhead, BulkheadCounts> = {
     sink.add(f.admitted, labels, c.admitted);
     sink.add(f.rejections, { name, key, reason: 'full' }, c.rejectedFull);
     sink.add(f.rejections, { name, key, reason: 'queue-timeout' }, c.rejectedQueueTimeout);
+    if (c.codel || c.rejectedCodel > 0) {
+      sink.add(f.rejections, { name, key, reason: 'codel' }, c.rejectedCodel);
+    }
   },
 };

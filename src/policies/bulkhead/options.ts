@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock/Clock.js';
 import { systemClock } from '../../clock/systemClock.js';
+import { OptionsError } from '../../errors/OptionsError.js';
 import type { DurationString } from '../../protocol/kind.js';
 import {
   type MetricsOptions,
@@ -12,8 +13,17 @@ import {
   clockOption,
   duration,
   integer,
+  oneOf,
   string,
 } from '../../validation/validate.js';
+
+/**
+ * The order in which a bulkhead admits its waiting calls: `'fifo'` oldest first, `'lifo'`
+ * newest first, `'codel'` oldest first until the queue stands (CoDel with adaptive LIFO).
+ */
+export type BulkheadQueue = 'fifo' | 'lifo' | 'codel';
+
+const QUEUES: readonly BulkheadQueue[] = ['fifo', 'lifo', 'codel'];
 
 /** Options of {@link Bulkhead}. */
 export interface BulkheadOptions {
@@ -23,6 +33,29 @@ export interface BulkheadOptions {
   readonly maxQueue?: number;
   /** Longest wait in the queue in ms, or Infinity. @default Infinity */
   readonly queueTimeout?: number | DurationString | 'Infinity';
+  /**
+   * Which waiting call a freed slot goes to (needs `maxQueue` >= 1 unless `'fifo'`):
+   * - `'fifo'`: the oldest.
+   * - `'lifo'`: the newest, so in a burst the callers still waiting for an answer are served
+   *   and the oldest wait out their `queueTimeout`.
+   * - `'codel'`: CoDel with adaptive LIFO. While the queue has emptied within the last
+   *   `codelInterval`, the oldest, within `queueTimeout`; once it has stood non-empty for
+   *   `codelInterval`, the newest, and calls that waited longer than `codelTarget` are refused
+   *   (reason `'codel'`) whenever a call arrives or a slot frees. No admitted call then waits
+   *   longer than `codelInterval`.
+   * @default 'fifo'
+   */
+  readonly queue?: BulkheadQueue;
+  /**
+   * With `queue: 'codel'`: the queue time a call is given while the queue stands, in ms
+   * (at least 1, below `codelInterval`). @default 5
+   */
+  readonly codelTarget?: number | DurationString;
+  /**
+   * With `queue: 'codel'`: how long the queue may stay non-empty before it counts as standing,
+   * in ms (at least 2). @default 100
+   */
+  readonly codelInterval?: number | DurationString;
   /** Name used in errors and events. @default "bulkhead" */
   readonly name?: string;
   /** @default the system clock */
@@ -43,6 +76,9 @@ export const bulkheadDefaults = Object.freeze({
   maxConcurrent: 10,
   maxQueue: 0,
   queueTimeout: Number.POSITIVE_INFINITY,
+  queue: 'fifo' as BulkheadQueue,
+  codelTarget: 5,
+  codelInterval: 100,
   name: 'bulkhead',
 });
 
@@ -51,6 +87,9 @@ export interface ResolvedBulkheadOptions {
   maxConcurrent: number;
   maxQueue: number;
   queueTimeout: number;
+  queue: BulkheadQueue;
+  codelTarget: number;
+  codelInterval: number;
   name: string;
   clock: Clock;
   debug: boolean;
@@ -68,14 +107,53 @@ export function resolveBulkheadOptions(
       ? { maxConcurrent: options }
       : checkOptionsObject(
           options,
-          ['maxConcurrent', 'maxQueue', 'queueTimeout', 'name', 'clock', 'debug', 'metrics'],
+          [
+            'maxConcurrent',
+            'maxQueue',
+            'queueTimeout',
+            'queue',
+            'codelTarget',
+            'codelInterval',
+            'name',
+            'clock',
+            'debug',
+            'metrics',
+          ],
           '',
         );
   const d = bulkheadDefaults;
+  const maxQueue = integer(o.maxQueue, 'maxQueue', d.maxQueue, 0, MAX_INT32);
+  const queue = oneOf(o.queue, 'queue', d.queue, QUEUES);
+  if (queue !== 'fifo' && maxQueue === 0) {
+    throw new OptionsError(
+      'queue',
+      queue,
+      '"fifo" while maxQueue is 0 (no call waits, so there is no queue to order); give maxQueue >= 1',
+    );
+  }
+  if (queue !== 'codel') {
+    for (const field of ['codelTarget', 'codelInterval'] as const) {
+      if (o[field] !== undefined) {
+        throw new OptionsError(field, o[field], `not set: it applies only with queue: "codel"`);
+      }
+    }
+  }
+  const codelInterval = duration(o.codelInterval, 'codelInterval', d.codelInterval, 2);
+  const codelTarget = duration(
+    o.codelTarget,
+    'codelTarget',
+    d.codelTarget,
+    1,
+    false,
+    codelInterval - 1,
+  );
   return {
     maxConcurrent: integer(o.maxConcurrent, 'maxConcurrent', d.maxConcurrent, 1, MAX_INT32),
-    maxQueue: integer(o.maxQueue, 'maxQueue', d.maxQueue, 0, MAX_INT32),
+    maxQueue,
     queueTimeout: duration(o.queueTimeout, 'queueTimeout', d.queueTimeout, 1, true),
+    queue,
+    codelTarget,
+    codelInterval,
     name: string(o.name, 'name', d.name),
     clock: clockOption(o.clock, 'clock', systemClock),
     debug: boolean(o.debug, 'debug', false),

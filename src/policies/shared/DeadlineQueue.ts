@@ -32,6 +32,8 @@ export class DeadlineQueue<T> {
   private keepingAlive = false;
   /** The last `unstamped` entries have no deadline yet (coarse mode). */
   private unstamped = 0;
+  /** When each entry was added, kept only after {@link keepArrivals}. */
+  private arrivals: Float64Array | undefined = undefined;
 
   constructor(
     private readonly clock: Clock,
@@ -183,6 +185,99 @@ export class DeadlineQueue<T> {
   }
 
   /**
+   * Removes and returns the newest live entry (dead ones after it are dropped), or undefined.
+   * Its tag is left in {@link takenTag}. Deadlines stay in insertion order, so the timer armed
+   * for the head still serves the rest.
+   */
+  takeLastLive(): T | undefined {
+    const mask = this.targets.length - 1;
+    while (this.count > 0) {
+      const i = (this.head + this.count - 1) & mask;
+      const target = this.targets[i]!;
+      const live = this.isLive(target, this.stamps[i]!, this.tags[i]!);
+      this.targets[i] = undefined;
+      this.count--;
+      // The entries without a deadline are the last ones.
+      if (this.unstamped > 0) this.unstamped--;
+      if (live) {
+        this.takenTag = this.tags[i]!;
+        if (this.count === 0 && this.keepingAlive) this.keepAlive(false);
+        return target;
+      }
+    }
+    if (this.keepingAlive) this.keepAlive(false);
+    return undefined;
+  }
+
+  /**
+   * Starts keeping arrival times: the entries held now count as arrived at `now`; the owner
+   * gives each entry it adds from now on its time with {@link noteArrival} (so `add`, on the
+   * timeout's per-call path, does not pay for it).
+   */
+  keepArrivals(now: number): void {
+    if (this.arrivals === undefined) this.arrivals = new Float64Array(this.targets.length);
+    const mask = this.targets.length - 1;
+    for (let k = 0; k < this.count; k++) this.arrivals[(this.head + k) & mask] = now;
+  }
+
+  /** The entry added last arrived at `now` (not before the arrival of any entry held). */
+  noteArrival(now: number): void {
+    this.arrivals![(this.head + this.count - 1) & (this.targets.length - 1)] = now;
+  }
+
+  /**
+   * Removes the entries added before `cutoff` (they are at the head: arrivals are in insertion
+   * order) and calls `drop` with each live one. Needs {@link keepArrivals}.
+   */
+  dropArrivedBefore(cutoff: number, drop: (target: T, stamp: number, tag: number) => void): void {
+    while (this.count > 0) {
+      // drop may run user code that adds entries (and grows the ring): re-read it each time.
+      const h = this.head;
+      if (this.arrivals![h]! >= cutoff) return;
+      const target = this.targets[h]!;
+      const stamp = this.stamps[h]!;
+      const tag = this.tags[h]!;
+      const live = this.isLive(target, stamp, tag);
+      this.targets[h] = undefined;
+      this.head = (h + 1) & (this.targets.length - 1);
+      this.count--;
+      if (this.unstamped > this.count) this.unstamped = this.count;
+      if (this.count === 0 && this.keepingAlive && !this.coarse) this.keepAlive(false);
+      if (live) drop(target, stamp, tag);
+    }
+  }
+
+  /**
+   * Drops every dead entry, wherever it is, keeping the order of the others. Entries served
+   * from the tail (LIFO) can leave dead ones below live ones that the head never reaches;
+   * the owner calls this when dead entries outnumber live ones, so memory stays bounded.
+   */
+  compact(): void {
+    const mask = this.targets.length - 1;
+    const firstUnstamped = this.count - this.unstamped;
+    let kept = 0;
+    let unstamped = 0;
+    for (let k = 0; k < this.count; k++) {
+      const i = (this.head + k) & mask;
+      if (!this.isLive(this.targets[i]!, this.stamps[i]!, this.tags[i]!)) continue;
+      const j = (this.head + kept) & mask;
+      if (j !== i) {
+        this.targets[j] = this.targets[i];
+        this.stamps[j] = this.stamps[i]!;
+        this.deadlines[j] = this.deadlines[i]!;
+        this.tags[j] = this.tags[i]!;
+        if (this.arrivals !== undefined) this.arrivals[j] = this.arrivals[i]!;
+      }
+      if (k >= firstUnstamped) unstamped++;
+      kept++;
+    }
+    for (let k = kept; k < this.count; k++) this.targets[(this.head + k) & mask] = undefined;
+    this.count = kept;
+    this.unstamped = unstamped;
+    if (kept === 0 && this.keepingAlive && !this.coarse) this.keepAlive(false);
+  }
+
+  /**
    * Changes the wait of the entries added from now on. A shorter wait also shortens the waits
    * already held to end at most `ms` after `now`, so deadlines stay in insertion order and one
    * timer still serves them all; a longer one leaves them as they are.
@@ -266,13 +361,16 @@ export class DeadlineQueue<T> {
     const stamps = new Float64Array(n * 2);
     const deadlines = new Float64Array(n * 2);
     const tags = new Int32Array(n * 2);
+    const arrivals = this.arrivals === undefined ? undefined : new Float64Array(n * 2);
     for (let k = 0; k < this.count; k++) {
       const i = (this.head + k) & (n - 1);
       targets[k] = this.targets[i];
       stamps[k] = this.stamps[i]!;
       deadlines[k] = this.deadlines[i]!;
       tags[k] = this.tags[i]!;
+      if (arrivals !== undefined) arrivals[k] = this.arrivals![i]!;
     }
+    this.arrivals = arrivals;
     this.targets = targets;
     this.stamps = stamps;
     this.deadlines = deadlines;

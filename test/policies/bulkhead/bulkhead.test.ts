@@ -36,6 +36,9 @@ describe('Bulkhead options', () => {
       maxConcurrent: 10,
       maxQueue: 0,
       queueTimeout: Number.POSITIVE_INFINITY,
+      queue: 'fifo',
+      codelTarget: 5,
+      codelInterval: 100,
       name: 'bulkhead',
     });
     const pool = bulkhead();

@@ -239,4 +239,83 @@ describe('DeadlineQueue', () => {
       ['late', 200],
     ]);
   });
+
+  it('takeLastLive() returns live entries newest first, skipping dead ones, and the timer still serves the head', () => {
+    const { clock, queue, expired, add } = setup(100);
+    add('a', 1);
+    clock.advance(10);
+    add('b', 2);
+    const c = add('c', 3);
+    c.stamp = 0;
+    expect(queue.takeLastLive()?.name).toBe('b');
+    expect(queue.takenTag).toBe(2);
+    expect(queue.size).toBe(1);
+    clock.advance(90);
+    expect(expired).toEqual([['a', 1, 100]]);
+    expect(queue.takeLastLive()).toBeUndefined();
+  });
+
+  it('takeLastLive() keeps FIFO deadlines right across wrap-around and growth', () => {
+    const { clock, queue, expired, add } = setup(100);
+    for (let k = 0; k < 12; k++) add(`w${k}`);
+    for (let k = 0; k < 12; k++) queue.takeFirstLive();
+    for (let k = 0; k < 40; k++) {
+      add(`n${k}`);
+      clock.advance(1);
+    }
+    expect(queue.takeLastLive()?.name).toBe('n39');
+    clock.advance(60);
+    expect(expired.map((e) => e[0])).toEqual(['n0']);
+  });
+
+  it('dropArrivedBefore() removes the entries that arrived before the cutoff, handing over the live ones', () => {
+    const { clock, queue, add } = setup(Number.POSITIVE_INFINITY);
+    queue.keepArrivals(clock.now());
+    const arrive = (name: string) => {
+      add(name);
+      queue.noteArrival(clock.now());
+    };
+    arrive('a');
+    clock.advance(5);
+    arrive('b');
+    clock.advance(5);
+    arrive('c');
+    const dropped: string[] = [];
+    queue.dropArrivedBefore(5, (w) => dropped.push(w.name));
+    expect(dropped).toEqual(['a']);
+    queue.dropArrivedBefore(10, (w) => dropped.push(w.name));
+    expect(dropped).toEqual(['a', 'b']);
+    expect(queue.size).toBe(1);
+    expect(queue.takeFirstLive()?.name).toBe('c');
+  });
+
+  it('keepArrivals() counts the entries already held as arriving at that time', () => {
+    const { clock, queue, add } = setup(Number.POSITIVE_INFINITY);
+    add('a');
+    clock.advance(50);
+    queue.keepArrivals(clock.now());
+    const dropped: string[] = [];
+    queue.dropArrivedBefore(50, (w) => dropped.push(w.name));
+    expect(dropped).toEqual([]);
+    queue.dropArrivedBefore(51, (w) => dropped.push(w.name));
+    expect(dropped).toEqual(['a']);
+  });
+
+  it('compact() drops dead entries anywhere, keeping the order and deadlines of the live ones', () => {
+    const { clock, queue, expired, add } = setup(100);
+    const ws = Array.from({ length: 20 }, (_, k) => {
+      const w = add(`w${k}`);
+      clock.advance(1);
+      return w;
+    });
+    for (const [k, w] of ws.entries()) if (k % 3 !== 0) w.stamp = 0;
+    queue.compact();
+    expect(queue.size).toBe(7);
+    clock.advance(100);
+    expect(expired.map((e) => [e[0], e[2]])).toEqual(
+      [0, 3, 6, 9, 12, 15, 18]
+        .map((k) => [`w${k}`, 100 + k])
+        .filter(([, t]) => (t as number) <= 120),
+    );
+  });
 });
