@@ -83,6 +83,7 @@ export {
   bulkhead,
   circuitBreaker,
   fallback,
+  loadShedder,
   rateLimiter,
   retry,
   timeout,
@@ -97,6 +98,12 @@ export {
   type RegistryInstanceSnapshot,
   type RegistryTransition,
 } from './policies/kinds.js';
+export type { LoadShedderConfig } from './policies/load-shedder/config.js';
+export { isLoadShedError, LoadShedError } from './policies/load-shedder/errors.js';
+export type { LoadShedEvent } from './policies/load-shedder/events.js';
+export { loadShedderKind } from './policies/load-shedder/kind.js';
+export { LoadShedder, type LoadShedderStats } from './policies/load-shedder/LoadShedder.js';
+export { type LoadShedderOptions, loadShedderDefaults } from './policies/load-shedder/options.js';
 export { PipelineBuilder } from './policies/PipelineBuilder.js';
 export type { RateLimiterConfig } from './policies/rate-limiter/config.js';
 export { isRateLimitedError, RateLimitedError } from './policies/rate-limiter/errors.js';
@@ -152,6 +159,7 @@ export {
   timeoutDefaults,
 } from './policies/timeout/options.js';
 export { Timeout, type TimeoutStats } from './policies/timeout/Timeout.js';
+export type { Criticality } from './protocol/criticality.js';
 export {
   type AnyPolicyKind,
   type ConfigField,
