@@ -223,7 +223,7 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
       if (r < rate) rate = r;
       if (rate <= 0) return 0;
     }
-    return rate < o.maxRefusalRate ? rate : o.maxRefusalRate;
+    return Math.min(rate, o.maxRefusalRate);
   }
 
   /**
