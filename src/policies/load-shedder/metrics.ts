@@ -26,7 +26,7 @@ export const loadShedderFamilies = {
     help: 'The share of calls a load shedder refuses now.',
     labels: ['name', 'key'],
     unit: '1',
-    otel: { name: 'breakwater.load_shedder.refusal_rate', kind: 'gauge' },
+    otel: { name: 'breakwater.load_shedder.refusal_rate', kind: 'upDownCounter' },
   },
 } as const satisfies Record<string, MetricFamilyDescriptor>;
 
