@@ -162,18 +162,22 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
     this.shed.clear();
   }
 
-  /** @internal Counts the call as a request, then lets it through (its level) or refuses it. */
+  /** @internal Lets the call through (its level) or refuses it, and counts it as a request. */
   admit(now: number, level = DEFAULT_LEVEL): number {
     const w = this.window;
     const t =
       now !== NO_TIME ? now : this.coarse === undefined ? this.clock.now() : this.coarse.now();
     if (t >= w.nextBucketAt) w.advance(t);
-    w.request(level);
+    // Judged on the requests before it, then counted (refused or not).
     const rate = this.refusalRate();
     if (rate !== 0) {
       const p = this.levelProbability(rate, level);
-      if (p >= 1 || (p > 0 && this.o.random() < p)) return this.refuse(level, p, rate);
+      if (p >= 1 || (p > 0 && this.o.random() < p)) {
+        w.request(level);
+        return this.refuse(level, p, rate);
+      }
     }
+    w.request(level);
     this.nAdmitted++;
     return level;
   }

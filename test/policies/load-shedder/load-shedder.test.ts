@@ -50,24 +50,25 @@ describe('LoadShedder options', () => {
 });
 
 describe('LoadShedder decisions', () => {
-  it('refuses with the SRE formula over the window: (requests - k × accepts) / (requests + 1)', async () => {
+  it('refuses with the SRE formula over the requests before the call: (requests - k × accepts) / (requests + 1)', async () => {
     const clock = new ManualClock();
-    // A random source that always says "refuse if the probability is above 0.5".
+    // A random source that refuses a call whose probability is above 0.5.
     const s = loadShedder({ minRequests: 0, random: () => 0.5, clock });
     const p = pipeline(s);
-    await p.tryExecute(ok); // 1 request, 1 accept
+    await p.tryExecute(ok); // judged on nothing: 0
     expect(s.stats()).toMatchObject({ requests: 1, accepts: 1, refusalRate: 0 });
-    await p.tryExecute(fail); // 2 requests, 1 accept: (2 - 2) / 3 = 0
-    expect(s.refusalProbability()).toBe(0);
-    await p.tryExecute(fail); // (3 - 2) / 4
-    expect(s.stats().refusalRate).toBe(0.25);
-    await p.tryExecute(fail); // the 4th counts itself: (4 - 2) / 5 = 0.4 < 0.5, let through
+    await p.tryExecute(fail); // (1 - 2) / 2 < 0
+    await p.tryExecute(fail); // (2 - 2) / 3 = 0
+    expect(s.refusalProbability()).toBe(0.25); // (3 - 2) / 4
+    await p.tryExecute(fail); // 0.25: let through
     expect(s.stats()).toMatchObject({ requests: 4, accepts: 1, refusalRate: 0.4, admitted: 4 });
-    const fifth = await p.tryExecute(ok); // (5 - 2) / 6 = 0.5: not above 0.5, let through
-    expect(fifth.ok).toBe(true);
-    const sixth = await p.tryExecute(ok); // (6 - 4) / 7 < 0.5
+    await p.tryExecute(fail); // (4 - 2) / 5 = 0.4: let through
+    const sixth = await p.tryExecute(ok); // (5 - 2) / 6 = 0.5: not above 0.5, let through
     expect(sixth.ok).toBe(true);
-    expect(s.stats()).toMatchObject({ requests: 6, accepts: 3 });
+    expect(s.stats()).toMatchObject({ requests: 6, accepts: 2, admitted: 6 });
+    const seventh = await p.tryExecute(fail); // (6 - 4) / 7 < 0.5
+    expect(seventh.ok).toBe(false);
+    expect(s.stats().admitted).toBe(7);
   });
 
   it('refuses a call whose probability is above the random draw, with a LoadShedError', async () => {
@@ -76,8 +77,8 @@ describe('LoadShedder decisions', () => {
     const s = loadShedder({ name: 'api', minRequests: 0, random: () => 0.3, clock });
     s.onShed((e) => events.push(e));
     const p = pipeline(s);
-    await p.tryExecute(fail); // (1 - 0) / 2 = 0.5 > 0.3: refused
-    const r = await p.tryExecute(fail);
+    await p.tryExecute(fail); // judged on nothing: let through
+    const r = await p.tryExecute(fail); // (1 - 0) / 2 = 0.5 > 0.3: refused
     expect(r.ok).toBe(false);
     const error = (r as { error: unknown }).error;
     expect(isLoadShedError(error)).toBe(true);
@@ -86,14 +87,11 @@ describe('LoadShedder decisions', () => {
       code: 'ERR_BREAKWATER_LOAD_SHED',
       policyName: 'api',
       criticality: 'critical',
-    });
-    expect(events).toHaveLength(2);
-    expect(events[0]).toMatchObject({
-      criticality: 'critical',
       probability: 0.5,
-      refusalRate: 0.5,
     });
-    expect(s.stats().refused.critical).toBe(2);
+    expect(events).toEqual([{ criticality: 'critical', probability: 0.5, refusalRate: 0.5 }]);
+    expect(s.stats()).toMatchObject({ admitted: 1, requests: 2 });
+    expect(s.stats().refused.critical).toBe(1);
   });
 
   it('never refuses more than maxRefusalRate of the calls, so some still reach the dependency', async () => {
@@ -115,11 +113,12 @@ describe('LoadShedder decisions', () => {
     const clock = new ManualClock();
     const s = loadShedder({ minRequests: 10, random: () => 0, clock });
     const p = pipeline(s);
-    for (let i = 0; i < 9; i++) expect((await p.tryExecute(fail)).ok).toBe(false);
-    expect(s.stats()).toMatchObject({ admitted: 9, refusalRate: 0 });
-    // The 10th request reaches the floor: (10 - 0) / 11, and a draw of 0 refuses it.
-    const tenth = await p.tryExecute(ok);
-    expect(isLoadShedError((tenth as { error?: unknown }).error)).toBe(true);
+    for (let i = 0; i < 10; i++) expect((await p.tryExecute(fail)).ok).toBe(false);
+    // 10 requests, none accepted: 10 / 11, capped at 0.9.
+    expect(s.stats()).toMatchObject({ admitted: 10, refusalRate: 0.9 });
+    // The 11th call is judged on 10 requests, the floor: (10 - 0) / 11, and a draw of 0 refuses it.
+    const eleventh = await p.tryExecute(ok);
+    expect(isLoadShedError((eleventh as { error?: unknown }).error)).toBe(true);
   });
 
   it('forgets requests once they leave the window', async () => {
