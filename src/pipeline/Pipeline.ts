@@ -1,6 +1,6 @@
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import { brand } from '../protocol/brand.js';
-import { criticalityLevel, DEFAULT_LEVEL } from '../protocol/criticality.js';
+import { type Criticality, criticalityLevel, DEFAULT_LEVEL } from '../protocol/criticality.js';
 import type { ResultTypeOf } from '../protocol/result.js';
 import { type Gate, NO_TIME, Outcome, StepKind } from '../protocol/step.js';
 import { duration } from '../validation/validate.js';
@@ -186,14 +186,18 @@ export class Pipeline<R = unknown> {
    * bulkheads without a queue, rate limiters without `maxWait`, fallbacks), returning its value
    * or throwing, with no promise and no allocation. If `fn` returns a promise anyway, outcomes
    * are recorded when it settles and the promise is returned. Throws {@link UsageError} for a
-   * pipeline that may wait.
+   * pipeline that may wait, and {@link OptionsError} for an unknown `criticality`.
    */
-  executeSync<T extends R>(fn: (context: ExecutionContext) => T): T {
+  executeSync<T extends R>(
+    fn: (context: ExecutionContext) => T,
+    options?: { readonly criticality?: Criticality },
+  ): T {
     if (!this.syncCapable) {
       throw new UsageError(
         'executeSync needs a pipeline whose policies never wait (circuit breakers, bulkheads without a queue, rate limiters without `maxWait`, fallbacks); use execute',
       );
     }
+    const level = options?.criticality === undefined ? DEFAULT_LEVEL : syncLevel(options);
     const steps = this.core.steps;
     const n = steps.length;
     // Nested executeSync calls on one pipeline get their own span of the token array.
@@ -206,7 +210,7 @@ export class Pipeline<R = unknown> {
       for (let i = 0; i < n; i++) {
         const step = steps[i]!;
         if (step.stepKind !== StepKind.Gate) continue;
-        const token = step.admit(NO_TIME, DEFAULT_LEVEL);
+        const token = step.admit(NO_TIME, level);
         if (token < 0)
           return this.unwindSync(i - 1, false, step.rejection(), base, Number.NaN) as T;
         tokens[base + i] = token;
@@ -452,6 +456,21 @@ function isPlain(options: ExecuteOptions | undefined): boolean {
   );
 }
 
+/** The level of `options.criticality`; throws {@link OptionsError} for an unknown one. */
+function syncLevel(options: { readonly criticality?: Criticality }): number {
+  const level = criticalityLevel(options.criticality);
+  if (level < 0) throw criticalityError(options.criticality);
+  return level;
+}
+
+function criticalityError(criticality: unknown): OptionsError {
+  return new OptionsError(
+    'criticality',
+    criticality,
+    "'critical-plus', 'critical', 'sheddable-plus' or 'sheddable'",
+  );
+}
+
 /**
  * Gives `exec` the call's `timeout` (Infinity gives none) and `criticality`; for an invalid
  * one, recycles the record and returns the {@link OptionsError} the call fails with, before
@@ -472,11 +491,7 @@ function applyCallOptions(exec: Execution, options: ExecuteOptions): OptionsErro
     const level = criticalityLevel(criticality);
     if (level < 0) {
       exec.recycle();
-      return new OptionsError(
-        'criticality',
-        criticality,
-        "'critical-plus', 'critical', 'sheddable-plus' or 'sheddable'",
-      );
+      return criticalityError(criticality);
     }
     exec.level = level;
   }

@@ -40,8 +40,11 @@ export interface LoadShedderOptions<T = unknown> {
    */
   readonly maxRefusalRate?: number;
   /**
-   * No refusal while the window holds fewer requests than this (low traffic, a cold start),
-   * in [0, 2^31-1]. @default 20
+   * No refusal while the window holds fewer requests than this, in [0, 2^31-1]: at low traffic
+   * (below 100 a minute, about 1.7 a second, with the default window) a few failures would
+   * make a large share, and shedding would protect nothing; and none at a cold start. The
+   * recent part of the window is judged alone only when it holds as many.
+   * @default 100
    */
   readonly minRequests?: number;
   /**
@@ -68,7 +71,7 @@ export const loadShedderDefaults = Object.freeze({
   k: 2,
   window: 60_000,
   maxRefusalRate: 0.9,
-  minRequests: 20,
+  minRequests: 100,
   name: 'loadShedder',
 });
 

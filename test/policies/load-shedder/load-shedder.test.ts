@@ -22,7 +22,7 @@ describe('LoadShedder options', () => {
       k: 2,
       window: 60_000,
       maxRefusalRate: 0.9,
-      minRequests: 20,
+      minRequests: 100,
       name: 'loadShedder',
     });
   });
