@@ -217,9 +217,10 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
     const w = this.window;
     const o = this.o;
     const requests = w.totalRequests;
-    if (requests < o.minRequests) return 0;
-    let rate = (requests - o.k * w.totalAccepts) / (requests + 1);
-    if (rate <= 0) return 0;
+    // Most calls end here, with no division: enough requests accepted, or too few requests.
+    const excess = requests - o.k * w.totalAccepts;
+    if (excess <= 0 || requests < o.minRequests) return 0;
+    let rate = excess / (requests + 1);
     // Once calls are accepted again, the recent part shows it long before the whole window.
     const recent = w.recentRequests;
     if (recent >= o.minRequests) {
