@@ -101,6 +101,13 @@ export {
 export type { LoadShedderConfig } from './policies/load-shedder/config.js';
 export { isLoadShedError, LoadShedError } from './policies/load-shedder/errors.js';
 export type { LoadShedEvent } from './policies/load-shedder/events.js';
+export {
+  type EventLoopLoadOptions,
+  type EventLoopSample,
+  eventLoopLoad,
+  eventLoopLoadDefaults,
+  type LoadSignal,
+} from './policies/load-shedder/eventLoopLoad.js';
 export { loadShedderKind } from './policies/load-shedder/kind.js';
 export { LoadShedder, type LoadShedderStats } from './policies/load-shedder/LoadShedder.js';
 export { type LoadShedderOptions, loadShedderDefaults } from './policies/load-shedder/options.js';

@@ -114,7 +114,7 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
       },
       requests: this.window.totalRequests,
       accepts: this.window.totalAccepts,
-      refusalRate: this.refusalRate(),
+      refusalRate: this.o.signal === undefined ? this.refusalRate() : this.withSignal(),
     };
   }
 
@@ -124,7 +124,7 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
    */
   refusalProbability(criticality: Criticality = 'critical'): number {
     this.window.advance(this.clock.now());
-    const rate = this.refusalRate();
+    const rate = this.o.signal === undefined ? this.refusalRate() : this.withSignal();
     return rate === 0 ? 0 : this.levelProbability(rate, CRITICALITY_LEVELS.indexOf(criticality));
   }
 
@@ -169,7 +169,7 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
       now !== NO_TIME ? now : this.coarse === undefined ? this.clock.now() : this.coarse.now();
     if (t >= w.nextBucketAt) w.advance(t);
     // Judged on the requests before it, then counted (refused or not).
-    const rate = this.refusalRate();
+    const rate = this.o.signal === undefined ? this.refusalRate() : this.withSignal();
     if (rate !== 0) {
       const p = this.levelProbability(rate, level);
       if (p >= 1 || (p > 0 && this.o.random() < p)) {
@@ -210,6 +210,13 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
   /** @internal The error of the refusal just made. */
   rejection(): LoadShedError {
     return this.lastError;
+  }
+
+  /** The refusal rate when the process's own signal may ask for more than the formula. */
+  private withSignal(): number {
+    const rate = this.refusalRate();
+    const level = this.o.signal!.level();
+    return level > rate ? level : rate;
   }
 
   /** The SRE formula over the window, lowered by the same over its recent part. */

@@ -1,7 +1,7 @@
 import { type ConfigSchema, configSchema, type Duration } from '../../protocol/kind.js';
 import type { MetricsOptions } from '../../telemetry/metrics.js';
 
-/** A load shedder's options as config data (`handle`, `handleResult` and `random` are code only). */
+/** A load shedder's options as config data (`handle`, `handleResult`, `signal` and `random` are code only). */
 export interface LoadShedderConfig {
   readonly k?: number;
   readonly window?: Duration;

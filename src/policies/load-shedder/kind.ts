@@ -25,7 +25,7 @@ export const loadShedderKind: PolicyKindDescriptor<
   reconfigure: checkThenApply,
   dispose: (shedder) => shedder.dispose(),
   view: (shedder) => ({ stats: shedder.stats() }),
-  config: { schema: loadShedderSchema, codeOnly: ['handle', 'handleResult', 'random'] },
+  config: { schema: loadShedderSchema, codeOnly: ['handle', 'handleResult', 'signal', 'random'] },
   metrics: loadShedderMetrics,
   spanEvents: [rejectedSpanEvent('loadShedder')],
   dashboard({ stats }) {

@@ -17,6 +17,7 @@ import {
   numberIn,
   string,
 } from '../../validation/validate.js';
+import type { LoadSignal } from './eventLoopLoad.js';
 
 /** Options of {@link LoadShedder}. */
 export interface LoadShedderOptions<T = unknown> {
@@ -54,6 +55,12 @@ export interface LoadShedderOptions<T = unknown> {
   readonly handle?: (error: unknown) => boolean;
   /** Which successful results mean it did not accept the call (e.g. HTTP 429, 503). @default none */
   readonly handleResult?: (result: T) => boolean;
+  /**
+   * A reason of the process's own to refuse calls, beside the formula: the shedder refuses at
+   * least `signal.level()` of them (lowest criticality first, as always). For inbound work,
+   * `eventLoopLoad()` reads the event loop. The shedder does not dispose it. @default none
+   */
+  readonly signal?: LoadSignal;
   /** Source of randomness in [0, 1), for tests. @default Math.random */
   readonly random?: () => number;
   /** Name used in errors, events and metrics. @default "loadShedder" */
@@ -83,6 +90,7 @@ export interface ResolvedLoadShedderOptions {
   minRequests: number;
   handle: ((error: unknown) => boolean) | undefined;
   handleResult: ((result: unknown) => boolean) | undefined;
+  signal: LoadSignal | undefined;
   random: () => number;
   name: string;
   clock: Clock;
@@ -97,6 +105,7 @@ const KEYS = [
   'minRequests',
   'handle',
   'handleResult',
+  'signal',
   'random',
   'name',
   'clock',
@@ -125,10 +134,23 @@ export function resolveLoadShedderOptions<T>(
     minRequests: integer(o.minRequests, 'minRequests', d.minRequests, 0, 2_147_483_647),
     handle: fn(o.handle, 'handle', undefined),
     handleResult: fn(o.handleResult, 'handleResult', undefined),
+    signal: signalOption(o.signal),
     random: fn(o.random, 'random', Math.random),
     name: string(o.name, 'name', d.name),
     clock: clockOption(o.clock, 'clock', systemClock),
     debug: boolean(o.debug, 'debug', false),
     metrics: resolveMetrics(o.metrics),
   };
+}
+
+function signalOption(value: unknown): LoadSignal | undefined {
+  if (value === undefined) return undefined;
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    typeof (value as Partial<LoadSignal>).level !== 'function'
+  ) {
+    throw new OptionsError('signal', value, 'a LoadSignal (an object with a `level()` method)');
+  }
+  return value as LoadSignal;
 }
