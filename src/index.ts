@@ -87,6 +87,7 @@ export {
   bulkhead,
   circuitBreaker,
   fallback,
+  loadShedder,
   rateLimiter,
   retry,
   timeout,
@@ -101,6 +102,19 @@ export {
   type RegistryInstanceSnapshot,
   type RegistryTransition,
 } from './policies/kinds.js';
+export type { LoadShedderConfig } from './policies/load-shedder/config.js';
+export { isLoadShedError, LoadShedError } from './policies/load-shedder/errors.js';
+export type { LoadShedEvent } from './policies/load-shedder/events.js';
+export {
+  type EventLoopLoadOptions,
+  type EventLoopSample,
+  eventLoopLoad,
+  eventLoopLoadDefaults,
+  type LoadSignal,
+} from './policies/load-shedder/eventLoopLoad.js';
+export { loadShedderKind } from './policies/load-shedder/kind.js';
+export { LoadShedder, type LoadShedderStats } from './policies/load-shedder/LoadShedder.js';
+export { type LoadShedderOptions, loadShedderDefaults } from './policies/load-shedder/options.js';
 export { PipelineBuilder } from './policies/PipelineBuilder.js';
 export type { RateLimiterConfig } from './policies/rate-limiter/config.js';
 export { isRateLimitedError, RateLimitedError } from './policies/rate-limiter/errors.js';
@@ -156,6 +170,7 @@ export {
   timeoutDefaults,
 } from './policies/timeout/options.js';
 export { Timeout, type TimeoutStats } from './policies/timeout/Timeout.js';
+export type { Criticality } from './protocol/criticality.js';
 export {
   type AnyPolicyKind,
   type ConfigField,

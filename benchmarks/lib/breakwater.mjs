@@ -22,6 +22,7 @@ export const {
   bulkhead,
   circuitBreaker,
   isBrokenCircuitError,
+  loadShedder,
   pipeline,
   retry,
   timeout,

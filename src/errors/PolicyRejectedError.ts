@@ -6,6 +6,7 @@ export type PolicyKind =
   | 'circuitBreaker'
   | 'bulkhead'
   | 'rateLimiter'
+  | 'loadShedder'
   | 'timeout'
   | 'retry'
   | 'fallback'

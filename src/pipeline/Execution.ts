@@ -7,6 +7,7 @@ import {
   type RetryingStep,
   type TimedExecution,
 } from '../protocol/around.js';
+import { DEFAULT_LEVEL } from '../protocol/criticality.js';
 import {
   type Gate,
   NO_TIME,
@@ -170,6 +171,8 @@ export class Execution implements TimedExecution, WaitingExecution {
    * `PipelineCore.boundsRetries`), which a retry's delays must not pass either.
    */
   private retryBound = Number.POSITIVE_INFINITY;
+  /** The call's criticality level (see `Gate.admit`). */
+  level = DEFAULT_LEVEL;
   private flags = 0;
   private s0 = 0;
   private s1 = 0;
@@ -228,6 +231,7 @@ export class Execution implements TimedExecution, WaitingExecution {
     this.deadline = Number.POSITIVE_INFINITY;
     this.retryBound = Number.POSITIVE_INFINITY;
     this.callDeadline = undefined;
+    this.level = DEFAULT_LEVEL;
     pool.push(this);
   }
 
@@ -374,7 +378,7 @@ export class Execution implements TimedExecution, WaitingExecution {
       switch (kinds[i]) {
         case StepKind.Gate: {
           const gate = step as Gate;
-          const token = gate.admit(now);
+          const token = gate.admit(now, this.level);
           if (token >= 0) {
             this.set(core.slotOf[i]!, token);
             break;

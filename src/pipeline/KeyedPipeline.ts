@@ -1,5 +1,6 @@
 import { OptionsError } from '../errors/OptionsError.js';
 import { brand, otherCopyNote } from '../protocol/brand.js';
+import type { Criticality } from '../protocol/criticality.js';
 import type { ExecuteOptions, ExecutionContext } from './context.js';
 import { isPolicy } from './core.js';
 import { KeyedStep } from './KeyedStep.js';
@@ -104,9 +105,9 @@ export class KeyedPipeline<R = unknown> {
    */
   executeSync<T extends R>(
     fn: (context: ExecutionContext) => T,
-    options?: { readonly key?: string },
+    options?: { readonly key?: string; readonly criticality?: Criticality },
   ): T {
-    return this.pipelineFor(options?.key).executeSync(fn);
+    return this.pipelineFor(options?.key).executeSync(fn, options);
   }
 
   /**

@@ -1,5 +1,6 @@
-import { type OptionsError, UsageError } from '../errors/OptionsError.js';
+import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import { brand } from '../protocol/brand.js';
+import { type Criticality, criticalityLevel, DEFAULT_LEVEL } from '../protocol/criticality.js';
 import type { ResultTypeOf } from '../protocol/result.js';
 import { type Gate, NO_TIME, Outcome, StepKind } from '../protocol/step.js';
 import { duration } from '../validation/validate.js';
@@ -137,8 +138,8 @@ export class Pipeline<R = unknown> {
     }
     const exec = Execution.obtain(this.core, fn, options?.signal, false);
     if (timed) exec.markTimed();
-    if (options?.timeout !== undefined) {
-      const error = limitCall(exec, options.timeout);
+    if (options !== undefined) {
+      const error = applyCallOptions(exec, options);
       if (error !== undefined) return Promise.reject(error);
     }
     const next = exec.run();
@@ -168,8 +169,8 @@ export class Pipeline<R = unknown> {
     }
     const exec = Execution.obtain(this.core, fn, options?.signal, true);
     if (timed) exec.markTimed();
-    if (options?.timeout !== undefined) {
-      const error = limitCall(exec, options.timeout);
+    if (options !== undefined) {
+      const error = applyCallOptions(exec, options);
       if (error !== undefined) return Promise.resolve(failure(error));
     }
     const next = exec.run();
@@ -185,14 +186,18 @@ export class Pipeline<R = unknown> {
    * bulkheads without a queue, rate limiters without `maxWait`, fallbacks), returning its value
    * or throwing, with no promise and no allocation. If `fn` returns a promise anyway, outcomes
    * are recorded when it settles and the promise is returned. Throws {@link UsageError} for a
-   * pipeline that may wait.
+   * pipeline that may wait, and {@link OptionsError} for an unknown `criticality`.
    */
-  executeSync<T extends R>(fn: (context: ExecutionContext) => T): T {
+  executeSync<T extends R>(
+    fn: (context: ExecutionContext) => T,
+    options?: { readonly criticality?: Criticality },
+  ): T {
     if (!this.syncCapable) {
       throw new UsageError(
         'executeSync needs a pipeline whose policies never wait (circuit breakers, bulkheads without a queue, rate limiters without `maxWait`, fallbacks); use execute',
       );
     }
+    const level = options?.criticality === undefined ? DEFAULT_LEVEL : syncLevel(options);
     const steps = this.core.steps;
     const n = steps.length;
     // Nested executeSync calls on one pipeline get their own span of the token array.
@@ -205,7 +210,7 @@ export class Pipeline<R = unknown> {
       for (let i = 0; i < n; i++) {
         const step = steps[i]!;
         if (step.stepKind !== StepKind.Gate) continue;
-        const token = step.admit(NO_TIME);
+        const token = step.admit(NO_TIME, level);
         if (token < 0)
           return this.unwindSync(i - 1, false, step.rejection(), base, Number.NaN) as T;
         tokens[base + i] = token;
@@ -274,7 +279,7 @@ export class Pipeline<R = unknown> {
     const tokens = this.tokens;
     for (let i = 0; i < gates.length; i++) {
       const gate = gates[i]!;
-      const token = gate.admit(NO_TIME);
+      const token = gate.admit(NO_TIME, DEFAULT_LEVEL);
       if (token < 0) {
         for (let j = i - 1; j >= 0; j--) gates[j]!.release(tokens[j]!, Outcome.Ignored, Number.NaN);
         return tryMode ? this.rejectedResult(i) : Promise.reject(gate.rejection());
@@ -295,7 +300,7 @@ export class Pipeline<R = unknown> {
     gate: Gate,
     fn: (context: ExecutionContext) => unknown,
   ): Promise<unknown> {
-    const token = gate.admit(NO_TIME);
+    const token = gate.admit(NO_TIME, DEFAULT_LEVEL);
     if (token < 0) return Promise.reject(gate.rejection());
     let h = this.handlers;
     if (h === undefined || h.token !== token) {
@@ -324,7 +329,7 @@ export class Pipeline<R = unknown> {
   ): Promise<unknown> {
     const clock = this.core.clock;
     const started = clock.now();
-    const token = gate.admit(started);
+    const token = gate.admit(started, DEFAULT_LEVEL);
     if (token < 0) return Promise.reject(gate.rejection());
     const end = (ok: boolean, value: unknown): void => {
       const outcome = ok ? gate.classifyResult(value) : gate.classifyError(value);
@@ -441,22 +446,54 @@ export function pipeline(...policies: (Policy | KeyedStep)[]): Pipeline | KeyedP
 
 brand(Pipeline, 'Pipeline');
 
-/** True for options that ask nothing of the executor: no signal, no deadline. */
+/** True for options that ask nothing of the executor: no signal, deadline or criticality. */
 function isPlain(options: ExecuteOptions | undefined): boolean {
-  return options === undefined || (options.signal === undefined && options.timeout === undefined);
+  return (
+    options === undefined ||
+    (options.signal === undefined &&
+      options.timeout === undefined &&
+      options.criticality === undefined)
+  );
+}
+
+/** The level of `options.criticality`; throws {@link OptionsError} for an unknown one. */
+function syncLevel(options: { readonly criticality?: Criticality }): number {
+  const level = criticalityLevel(options.criticality);
+  if (level < 0) throw criticalityError(options.criticality);
+  return level;
+}
+
+function criticalityError(criticality: unknown): OptionsError {
+  return new OptionsError(
+    'criticality',
+    criticality,
+    "'critical-plus', 'critical', 'sheddable-plus' or 'sheddable'",
+  );
 }
 
 /**
- * Gives `exec` the call's `timeout` (Infinity gives none); for an invalid one, recycles the
- * record and returns the {@link OptionsError} the call fails with, before anything runs.
+ * Gives `exec` the call's `timeout` (Infinity gives none) and `criticality`; for an invalid
+ * one, recycles the record and returns the {@link OptionsError} the call fails with, before
+ * anything runs.
  */
-function limitCall(exec: Execution, timeout: unknown): OptionsError | undefined {
-  let ms: number;
-  try {
-    ms = duration(timeout, 'timeout', Number.POSITIVE_INFINITY, 0, true);
-  } catch (error) {
-    exec.recycle();
-    return error as OptionsError;
+function applyCallOptions(exec: Execution, options: ExecuteOptions): OptionsError | undefined {
+  const { timeout, criticality } = options;
+  let ms = Number.POSITIVE_INFINITY;
+  if (timeout !== undefined) {
+    try {
+      ms = duration(timeout, 'timeout', ms, 0, true);
+    } catch (error) {
+      exec.recycle();
+      return error as OptionsError;
+    }
+  }
+  if (criticality !== undefined) {
+    const level = criticalityLevel(criticality);
+    if (level < 0) {
+      exec.recycle();
+      return criticalityError(criticality);
+    }
+    exec.level = level;
   }
   if (ms !== Number.POSITIVE_INFINITY) exec.limit(ms);
   return undefined;

@@ -1,3 +1,4 @@
+import type { Criticality } from '../protocol/criticality.js';
 import type { ExecuteOptions, ExecutionContext } from './context.js';
 import { Pipeline, type Policy } from './Pipeline.js';
 import type { ExecutionResult } from './result.js';
@@ -46,7 +47,10 @@ export abstract class RunsAlone {
    * Runs a synchronous `fn` through this policy alone, returning its value or throwing; for
    * policies that never wait (see `Pipeline.executeSync`).
    */
-  executeSync<T>(fn: (context: ExecutionContext) => T): T {
-    return aloneOf(this).executeSync(fn);
+  executeSync<T>(
+    fn: (context: ExecutionContext) => T,
+    options?: { readonly criticality?: Criticality },
+  ): T {
+    return aloneOf(this).executeSync(fn, options);
   }
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/Clock.js';
+import type { Criticality } from '../protocol/criticality.js';
 import type { DurationString } from '../protocol/kind.js';
 
 /** What the function run by a pipeline receives. */
@@ -51,6 +52,12 @@ export interface ExecuteOptions {
    * @default Infinity
    */
   readonly timeout?: number | DurationString | 'Infinity';
+  /**
+   * How much the call matters when load must be shed: a load shedder refuses `sheddable` calls
+   * first and `critical-plus` ones last (see `Criticality`). Other policies ignore it.
+   * @default "critical"
+   */
+  readonly criticality?: Criticality;
 }
 
 /**

@@ -5,6 +5,8 @@ import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
 import type { CircuitBreakerOptions } from './circuit-breaker/options.js';
 import { Fallback } from './fallback/Fallback.js';
 import type { FallbackOptions } from './fallback/options.js';
+import { LoadShedder } from './load-shedder/LoadShedder.js';
+import type { LoadShedderOptions } from './load-shedder/options.js';
 import type { RateLimiterOptions } from './rate-limiter/options.js';
 import { RateLimiter } from './rate-limiter/RateLimiter.js';
 import type { RetryOptions } from './retry/options.js';
@@ -51,4 +53,13 @@ export function fallback<T, R = unknown>(options: FallbackOptions<T, R>): Fallba
 /** A new {@link RateLimiter}. @example `rateLimiter({ limit: 100, period: 1_000, burst: 20 })` */
 export function rateLimiter(options: RateLimiterOptions): RateLimiter {
   return new RateLimiter(options);
+}
+
+/**
+ * A new {@link LoadShedder} (client-side adaptive throttling), typed by the result of the calls
+ * it guards when `T` is given or inferred from an annotated `handleResult`.
+ * @example `loadShedder({ k: 2, handleResult: (r: Response) => r.status === 503 })`
+ */
+export function loadShedder<T = unknown>(options?: LoadShedderOptions<T>): LoadShedder<T> {
+  return new LoadShedder(options);
 }

@@ -9,6 +9,9 @@ import type { StateChangeEvent } from './circuit-breaker/events.js';
 import { circuitBreakerKind } from './circuit-breaker/kind.js';
 import type { CircuitState } from './circuit-breaker/state.js';
 import type { CircuitBreakerStats } from './circuit-breaker/stats.js';
+import type { LoadShedderConfig } from './load-shedder/config.js';
+import { loadShedderKind } from './load-shedder/kind.js';
+import type { LoadShedderStats } from './load-shedder/LoadShedder.js';
 import type { RateLimiterConfig } from './rate-limiter/config.js';
 import { rateLimiterKind } from './rate-limiter/kind.js';
 import type { RateLimiterStats } from './rate-limiter/stats.js';
@@ -34,6 +37,7 @@ export const POLICY_KINDS: readonly AnyPolicyKind[] = [
   timeoutKind,
   bulkheadKind,
   rateLimiterKind,
+  loadShedderKind,
 ];
 
 /** Names of the channels breakwater publishes to. */
@@ -44,8 +48,8 @@ export const diagnosticsChannels = {
    */
   stateChange: STATE_CHANGE_CHANNEL,
   /**
-   * A breaker, bulkhead or rate limiter refused a call: `{ kind: 'circuitBreaker' | 'bulkhead'
-   * | 'rateLimiter', name, reason, error }`.
+   * A breaker, bulkhead, rate limiter or load shedder refused a call: `{ kind: 'circuitBreaker'
+   * | 'bulkhead' | 'rateLimiter' | 'loadShedder', name, reason, error }`.
    */
   rejected: REJECTED_CHANNEL,
   /** A retry policy is about to wait and try again: `{ name, attempt, delay, error }`. */
@@ -86,6 +90,7 @@ export interface PolicyKindConfigs {
   readonly timeout: KindConfigTypes<'timeouts', TimeoutConfig, Partial<TimeoutConfig>>;
   readonly bulkhead: KindConfigTypes<'bulkheads', BulkheadConfig>;
   readonly rateLimiter: KindConfigTypes<'rateLimiters', RateLimiterConfig>;
+  readonly loadShedder: KindConfigTypes<'loadShedders', LoadShedderConfig>;
 }
 
 interface InstanceEntry {
@@ -109,7 +114,8 @@ export type RegistryInstanceSnapshot =
   | (InstanceEntry & { readonly kind: 'bulkhead'; readonly stats: BulkheadStats })
   | (InstanceEntry & { readonly kind: 'rateLimiter'; readonly stats: RateLimiterStats })
   | (InstanceEntry & { readonly kind: 'retry'; readonly stats: RetryStats })
-  | (InstanceEntry & { readonly kind: 'timeout'; readonly stats: TimeoutStats });
+  | (InstanceEntry & { readonly kind: 'timeout'; readonly stats: TimeoutStats })
+  | (InstanceEntry & { readonly kind: 'loadShedder'; readonly stats: LoadShedderStats });
 
 /**
  * A state change of one of a registry's instances, as plain data: a breaker's (the fields of

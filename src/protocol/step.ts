@@ -86,9 +86,10 @@ export interface Gate {
   needs(): StepNeeds;
   /**
    * Admits (a token >= 0), refuses ({@link REJECTED}) or asks to wait ({@link WAIT}).
-   * `now` is the pipeline's clock reading, or {@link NO_TIME}.
+   * `now` is the pipeline's clock reading, or {@link NO_TIME}; `level` is the call's
+   * criticality, 0 (`sheddable`) to 3 (`critical-plus`), 2 (`critical`) unless it gave one.
    */
-  admit(now: number): number;
+  admit(now: number, level: number): number;
   /**
    * Returns the permit taken by `admit` with how the call ended; `elapsed` is NaN when the
    * pipeline did not time the call; `detail` is the error or value, for events.

@@ -41,6 +41,17 @@ export const SCENARIO_SERIES: readonly [string, Record<string, string>, number][
   ['breakwater_retry_retries_total', { name: 'pay-retry', key: '' }, 2],
   ['breakwater_retry_gave_up_total', { name: 'pay-retry', key: '' }, 1],
   ['breakwater_timeout_timeouts_total', { name: 'report', key: '' }, 1],
+  ['breakwater_load_shedder_admitted_total', { name: 'api-shed', key: '' }, 1],
+  ...(['sheddable', 'sheddable-plus', 'critical', 'critical-plus'] as const).map(
+    (criticality) =>
+      [
+        'breakwater_load_shedder_refused_total',
+        { name: 'api-shed', key: '', criticality },
+        criticality === 'critical' ? 1 : 0,
+      ] as [string, Record<string, string>, number],
+  ),
+  // Two requests in the window, none accepted: (2 - 2 × 0) / (2 + 1).
+  ['breakwater_load_shedder_refusal_rate', { name: 'api-shed', key: '' }, 2 / 3],
 ];
 
 /** Default bucket bounds of `breakwater_call_duration_seconds`. */

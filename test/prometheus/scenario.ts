@@ -2,6 +2,7 @@ import { afterEach } from 'vitest';
 import {
   bulkhead,
   circuitBreaker,
+  loadShedder,
   pipeline,
   Registry,
   rateLimiter,
@@ -45,6 +46,8 @@ export function useScenario(): () => Promise<Scenario> {
  * - rate limiter `search` (2 per second): 2 admitted, 1 refused.
  * - retry `pay-retry` (3 attempts): one call failing every time: 2 retries, 1 give-up.
  * - timeout `report` (100 ms): one call timed out.
+ * - load shedder `api-shed` (no low-traffic floor, random 0.4): one call let through that
+ *   fails, then one refused (judged at (1 - 0) / 2 = 0.5; refusal rate 2/3 after it).
  */
 export async function runScenario(): Promise<Scenario> {
   const clock = new ManualClock();
@@ -79,6 +82,8 @@ export async function runScenario(): Promise<Scenario> {
     }),
   );
   registry.register('report', timeout({ name: 'report', timeout: 100, clock }));
+  const shed = loadShedder({ name: 'api-shed', minRequests: 0, random: () => 0.4, clock });
+  registry.register('api-shed', shed);
 
   const p = pipeline(breaker);
   const took = (ms: number, fail: boolean) => () => {
@@ -115,6 +120,10 @@ export async function runScenario(): Promise<Scenario> {
   });
   await clock.runAll();
   await r;
+
+  const sp = pipeline(shed);
+  await sp.tryExecute(() => Promise.reject(new Error('overloaded')));
+  if ((await sp.tryExecute(() => 'shed')).ok) throw new Error('The shedder should have refused');
 
   return {
     clock,

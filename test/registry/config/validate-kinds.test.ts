@@ -237,6 +237,7 @@ describe('config data of the library kinds', () => {
       timeout: 'timeouts',
       bulkhead: 'bulkheads',
       rateLimiter: 'rateLimiters',
+      loadShedder: 'loadShedders',
     };
     expect(sections).toEqual(Object.fromEntries(POLICY_KINDS.map((k) => [k.name, k.section])));
     const config: RegistryConfig = {
@@ -383,12 +384,12 @@ describe('config data of a kind defined outside the library', () => {
       {
         path: 'defaults.hedge',
         message:
-          'is not a known policy kind; known policy kinds are `circuitBreaker`, `retry`, `timeout`, `bulkhead`, `rateLimiter`',
+          'is not a known policy kind; known policy kinds are `circuitBreaker`, `retry`, `timeout`, `bulkhead`, `rateLimiter`, `loadShedder`',
       },
       {
         path: 'hedges',
         message:
-          'is not a known key; known keys are `defaults`, `circuitBreakers`, `retries`, `timeouts`, `bulkheads`, `rateLimiters`, `keys`',
+          'is not a known key; known keys are `defaults`, `circuitBreakers`, `retries`, `timeouts`, `bulkheads`, `rateLimiters`, `loadShedders`, `keys`',
       },
     ]);
   });

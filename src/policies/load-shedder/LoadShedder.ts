@@ -1,0 +1,273 @@
+import type { Clock } from '../../clock/Clock.js';
+import { CoarseTime } from '../../clock/CoarseTime.js';
+import { stackless } from '../../errors/BreakwaterError.js';
+import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
+import { RunsAlone } from '../../pipeline/RunsAlone.js';
+import { brand } from '../../protocol/brand.js';
+import { CRITICALITY_LEVELS, type Criticality, DEFAULT_LEVEL } from '../../protocol/criticality.js';
+import type { RESULT_TYPE } from '../../protocol/result.js';
+import {
+  type Gate,
+  NEEDS_NOTHING,
+  NO_TIME,
+  Outcome,
+  REJECTED,
+  StepKind,
+  type StepNeeds,
+} from '../../protocol/step.js';
+import { rejectedChannel } from '../../telemetry/channels.js';
+import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
+import type { ResolvedMetrics } from '../../telemetry/metrics.js';
+import { isCountedError } from '../shared/classify.js';
+import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
+import { LoadShedError } from './errors.js';
+import type { LoadShedEvent } from './events.js';
+import {
+  type LoadShedderOptions,
+  type ResolvedLoadShedderOptions,
+  resolveLoadShedderOptions,
+} from './options.js';
+import { BUCKETS, ThrottleWindow } from './ThrottleWindow.js';
+
+/** Counters of a load shedder since it was built, and its window now. */
+export interface LoadShedderStats {
+  /** Calls it let through. */
+  readonly admitted: number;
+  /** Calls it refused, by criticality. */
+  readonly refused: { readonly [C in Criticality]: number };
+  /** Requests (admitted or refused) in the window now. */
+  readonly requests: number;
+  /** Requests the dependency accepted in the window now. */
+  readonly accepts: number;
+  /** The share of calls it refuses now, in [0, `maxRefusalRate`]. */
+  readonly refusalRate: number;
+}
+
+/**
+ * Client-side adaptive throttling (Google SRE, "Handling Overload"): refuses calls locally,
+ * before they reach a dependency that has been accepting too few of them, with probability
+ * `max(0, (requests - k × accepts) / (requests + 1))` over a sliding window, at most
+ * `maxRefusalRate`, and none below `minRequests`. The refusals fall on the least critical
+ * calls first: `execute(fn, { criticality: 'sheddable' })` is refused before any `critical` call
+ * (the default) is.
+ *
+ * @example
+ * ```ts
+ * const shedder = loadShedder({ handleResult: (r: Response) => r.status === 503 });
+ * const api = pipeline(shedder, timeout(2_000));
+ * await api.execute(({ signal }) => fetch(url, { signal }), { criticality: 'sheddable' });
+ * ```
+ */
+export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
+  /** @internal Type only: the result type `handleResult` sees. Never set. */
+  declare readonly [RESULT_TYPE]?: T;
+  readonly stepKind = StepKind.Gate;
+  readonly needsDuration = false;
+  /** @internal A load shedder keeps no latency histogram. */
+  readonly latencyEvery = 0;
+  readonly mayWait = false;
+  readonly name: string;
+  /** The clock this policy reads. */
+  readonly clock: Clock;
+  /** @internal The metrics settings it was built with. */
+  readonly metrics: ResolvedMetrics;
+  private o: ResolvedLoadShedderOptions;
+  private window: ThrottleWindow;
+  private readonly coarse: CoarseTime | undefined;
+  private nAdmitted = 0;
+  private readonly nRefused = [0, 0, 0, 0];
+  private readonly error: LoadShedError;
+  /** The error of the refusal just made, which `rejection()` hands out. */
+  private lastError: LoadShedError;
+  /** @internal */ readonly shed = new Listeners<LoadShedEvent>();
+
+  constructor(options?: LoadShedderOptions<T>) {
+    super();
+    const o = resolveLoadShedderOptions(options);
+    this.o = o;
+    this.name = o.name;
+    this.clock = o.clock;
+    this.metrics = o.metrics;
+    this.window = new ThrottleWindow(o.window / BUCKETS);
+    this.coarse = o.clock.cheapNow === true ? undefined : CoarseTime.of(o.clock);
+    this.error = stackless(() => new LoadShedError(o.name, 'critical', 0));
+    this.lastError = this.error;
+    if (options?.name !== undefined) noteCodeBuilt('loadShedder', o.name, this);
+  }
+
+  /** @internal What it needs of a pipeline's executor: the slot keeps each call's level. */
+  needs(): StepNeeds {
+    return { ...NEEDS_NOTHING, callSlot: true };
+  }
+
+  /** Counters since it was built, and its window now. */
+  stats(): LoadShedderStats {
+    this.window.advance(this.clock.now());
+    const n = this.nRefused;
+    return {
+      admitted: this.nAdmitted,
+      refused: {
+        'critical-plus': n[3]!,
+        critical: n[2]!,
+        'sheddable-plus': n[1]!,
+        sheddable: n[0]!,
+      },
+      requests: this.window.totalRequests,
+      accepts: this.window.totalAccepts,
+      refusalRate: this.o.signal === undefined ? this.refusalRate() : this.withSignal(),
+    };
+  }
+
+  /**
+   * The probability with which a call of `criticality` would be refused now (without counting
+   * it as a request).
+   */
+  refusalProbability(criticality: Criticality = 'critical'): number {
+    this.window.advance(this.clock.now());
+    const rate = this.o.signal === undefined ? this.refusalRate() : this.withSignal();
+    return rate === 0 ? 0 : this.levelProbability(rate, CRITICALITY_LEVELS.indexOf(criticality));
+  }
+
+  /** Calls `listener` on every refusal. */
+  onShed(listener: (event: LoadShedEvent) => void): Disposer {
+    return this.shed.add(listener);
+  }
+
+  /**
+   * Applies new options as a whole, as for the constructor: an option left out takes its
+   * default. `name` and `clock` may be left out (they are kept) but not changed. A new `window`
+   * starts empty; otherwise the window keeps its counts.
+   *
+   * Throws {@link OptionsError} and changes nothing when an option is invalid.
+   */
+  reconfigure(options?: LoadShedderOptions<T>): void {
+    const o = resolveLoadShedderOptions(withIdentity(options, this.name, this.clock));
+    this.checkOptions(o);
+    this.applyOptions(o);
+  }
+
+  /** @internal Throws {@link OptionsError} when resolved options `o` cannot replace these. */
+  checkOptions(o: ResolvedLoadShedderOptions): void {
+    checkIdentity('load shedder', this.name, this.clock, o.name, o.clock);
+  }
+
+  /** @internal Swaps in options that passed {@link checkOptions}. */
+  applyOptions(o: ResolvedLoadShedderOptions): void {
+    if (o.window !== this.o.window) this.window = new ThrottleWindow(o.window / BUCKETS);
+    this.o = o;
+  }
+
+  /** Removes all listeners. The policy stays usable. */
+  dispose(): void {
+    this.shed.clear();
+  }
+
+  /** @internal Lets the call through (its level) or refuses it, and counts it as a request. */
+  admit(now: number, level = DEFAULT_LEVEL): number {
+    const w = this.window;
+    const t =
+      now !== NO_TIME ? now : this.coarse === undefined ? this.clock.now() : this.coarse.now();
+    if (t >= w.nextBucketAt) w.advance(t);
+    // Judged on the requests before it, then counted (refused or not).
+    const rate = this.o.signal === undefined ? this.refusalRate() : this.withSignal();
+    if (rate !== 0) {
+      const p = this.levelProbability(rate, level);
+      if (p >= 1 || (p > 0 && this.o.random() < p)) {
+        w.request(level);
+        return this.refuse(level, p, rate);
+      }
+    }
+    w.request(level);
+    this.nAdmitted++;
+    return level;
+  }
+
+  /** @internal */
+  release(level: number, outcome: Outcome): void {
+    if (outcome === Outcome.Success) this.window.accept();
+    else if (outcome === Outcome.Ignored) this.window.forget(level);
+  }
+
+  /** @internal */
+  releaseSuccess(level: number, value: unknown): void {
+    if (this.o.handleResult === undefined) this.window.accept();
+    else this.release(level, this.classifyResult(value));
+  }
+
+  /** @internal */
+  classifyError(error: unknown): Outcome {
+    if (!isCountedError(error)) return Outcome.Ignored;
+    const h = this.o.handle;
+    return h === undefined || ask(h, error, true) ? Outcome.Failure : Outcome.Success;
+  }
+
+  /** @internal */
+  classifyResult(value: unknown): Outcome {
+    const h = this.o.handleResult;
+    return h !== undefined && ask(h, value, true) ? Outcome.Failure : Outcome.Success;
+  }
+
+  /** @internal The error of the refusal just made. */
+  rejection(): LoadShedError {
+    return this.lastError;
+  }
+
+  /** The refusal rate when the process's own signal may ask for more than the formula. */
+  private withSignal(): number {
+    const rate = this.refusalRate();
+    const level = this.o.signal!.level();
+    return level > rate ? level : rate;
+  }
+
+  /** The SRE formula over the window, lowered by the same over its recent part. */
+  private refusalRate(): number {
+    const w = this.window;
+    const o = this.o;
+    const requests = w.totalRequests;
+    // Most calls end here, with no division: enough requests accepted, or too few requests.
+    const excess = requests - o.k * w.totalAccepts;
+    if (excess <= 0 || requests < o.minRequests) return 0;
+    let rate = excess / (requests + 1);
+    // Once calls are accepted again, the recent part shows it long before the whole window.
+    const recent = w.recentRequests;
+    if (recent >= o.minRequests) {
+      const r = (recent - o.k * w.recentAccepts) / (recent + 1);
+      if (r < rate) rate = r;
+      if (rate <= 0) return 0;
+    }
+    return Math.min(rate, o.maxRefusalRate);
+  }
+
+  /**
+   * The refusal probability of a call of `level` when a share `rate` of all requests is to be
+   * refused: the refusals fall on the lowest levels first, so a level is refused only once every
+   * level below it is refused entirely (by its requests in the window).
+   */
+  private levelProbability(rate: number, level: number): number {
+    const w = this.window;
+    let mass = rate * w.totalRequests;
+    for (let l = 0; l < level; l++) mass -= w.levelRequests[l]!;
+    if (mass <= 0) return 0;
+    const own = w.levelRequests[level]!;
+    return own <= mass ? 1 : mass / own;
+  }
+
+  private refuse(level: number, probability: number, rate: number): number {
+    this.nRefused[level]!++;
+    const criticality = CRITICALITY_LEVELS[level]!;
+    let error = this.error;
+    if (this.o.debug) error = new LoadShedError(this.name, criticality, probability);
+    else {
+      error.criticality = criticality;
+      error.probability = probability;
+    }
+    this.lastError = error;
+    if (this.shed.size !== 0) this.shed.emit({ criticality, probability, refusalRate: rate });
+    if (rejectedChannel.hasSubscribers) {
+      rejectedChannel.publish({ kind: 'loadShedder', name: this.name, reason: 'load-shed', error });
+    }
+    return REJECTED;
+  }
+}
+
+brand(LoadShedder, 'LoadShedder');

@@ -1,0 +1,140 @@
+import type { Clock, TimerHandle } from '../../clock/Clock.js';
+import { systemClock } from '../../clock/systemClock.js';
+import type { DurationString } from '../../protocol/kind.js';
+import {
+  checkOptionsObject,
+  clockOption,
+  duration,
+  fn,
+  numberIn,
+} from '../../validation/validate.js';
+
+/**
+ * A reason of the process's own to refuse calls, read by a load shedder beside its formula
+ * (`loadShedder({ signal })`): the shedder refuses at least `level()` of the calls.
+ */
+export interface LoadSignal {
+  /** The share of calls to refuse now, in [0, 1). */
+  level(): number;
+  /** Stops whatever it runs (a sampling timer). */
+  dispose(): void;
+}
+
+/** One reading of the event loop: how busy it was and how late it ran. */
+export interface EventLoopSample {
+  /** The share of the time since the last sample the loop spent running code, in [0, 1]. */
+  readonly utilization: number;
+  /** How late the sampling timer fired, in ms: the loop's lag. */
+  readonly lagMs: number;
+}
+
+/** Options of {@link eventLoopLoad}. */
+export interface EventLoopLoadOptions {
+  /** Busier than this (a share of the time, in (0, 1]) is overloaded. @default 0.9 */
+  readonly maxUtilization?: number;
+  /** Later than this, in ms, is overloaded. @default 100 */
+  readonly maxLag?: number | DurationString;
+  /** How often it samples, in ms, in [10, 60000]. @default 500 */
+  readonly interval?: number | DurationString;
+  /** Each sample's step up while overloaded, in (0, 1]. @default 0.1 */
+  readonly step?: number;
+  /** The most it asks to refuse, in [0, 1). @default 0.9 */
+  readonly maxLevel?: number;
+  /**
+   * Where samples come from, for tests. @default the event loop's utilisation since the last
+   * sample (`performance.eventLoopUtilization`) and the sampling timer's lateness
+   */
+  readonly source?: (elapsedMs: number, lateMs: number) => EventLoopSample;
+  /** @default the system clock */
+  readonly clock?: Clock;
+}
+
+/** Defaults of {@link EventLoopLoadOptions}. */
+export const eventLoopLoadDefaults = Object.freeze({
+  maxUtilization: 0.9,
+  maxLag: 100,
+  interval: 500,
+  step: 0.1,
+  maxLevel: 0.9,
+});
+
+type Utilization = { idle: number; active: number; utilization: number };
+type Perf = { eventLoopUtilization?: (a?: Utilization, b?: Utilization) => Utilization };
+
+/** The event loop's utilisation since the last call, and the lateness as measured. */
+function nodeSource(): (elapsedMs: number, lateMs: number) => EventLoopSample {
+  const perf = (globalThis as { performance?: Perf }).performance;
+  const elu = perf?.eventLoopUtilization;
+  let last = elu?.call(perf);
+  return (_elapsed, lateMs) => {
+    if (elu === undefined) return { utilization: 0, lagMs: lateMs };
+    const now = elu.call(perf);
+    const since = elu.call(perf, now, last);
+    last = now;
+    return { utilization: since.utilization, lagMs: lateMs };
+  };
+}
+
+/**
+ * A {@link LoadSignal} from the event loop of this process, for shedding inbound work: every
+ * `interval` it samples how busy the loop was and how late its timer fired; while either is
+ * over its limit, the level rises by `step` a sample (up to `maxLevel`), and once both are
+ * within, it falls by half a step a sample. Its timer runs only while the level is read (it stops after an
+ * interval with no read), never keeps the process alive, and stops on `dispose()`.
+ *
+ * @example
+ * ```ts
+ * const inbound = loadShedder({ signal: eventLoopLoad({ maxUtilization: 0.9, maxLag: 100 }) });
+ * app.use((req, res, next) => inbound.execute(() => next(), { criticality: 'sheddable' }));
+ * ```
+ */
+export function eventLoopLoad(options?: EventLoopLoadOptions): LoadSignal {
+  const o = checkOptionsObject(
+    options,
+    ['maxUtilization', 'maxLag', 'interval', 'step', 'maxLevel', 'source', 'clock'],
+    '',
+  );
+  const d = eventLoopLoadDefaults;
+  const maxUtilization = numberIn(o.maxUtilization, 'maxUtilization', d.maxUtilization, 0, 1, true);
+  const maxLag = duration(o.maxLag, 'maxLag', d.maxLag, 0);
+  const interval = duration(o.interval, 'interval', d.interval, 10, false, 60_000);
+  const step = numberIn(o.step, 'step', d.step, 0, 1, true);
+  const maxLevel = numberIn(o.maxLevel, 'maxLevel', d.maxLevel, 0, 0.999_999);
+  const clock = clockOption<Clock>(o.clock, 'clock', systemClock);
+  const source =
+    fn<(elapsedMs: number, lateMs: number) => EventLoopSample>(o.source, 'source', undefined) ??
+    nodeSource();
+  let level = 0;
+  let read = false;
+  let timer: TimerHandle | undefined;
+  let armedAt = 0;
+  const sample = (): void => {
+    const now = clock.now();
+    const elapsed = now - armedAt;
+    const { utilization, lagMs } = source(elapsed, Math.max(0, elapsed - interval));
+    level =
+      utilization > maxUtilization || lagMs > maxLag
+        ? Math.min(maxLevel, level + step)
+        : Math.max(0, level - step / 2);
+    // Sampling goes on while someone reads the level, or while it is not back to 0.
+    if (read || level > 0) arm(now);
+    else timer = undefined;
+    read = false;
+  };
+  const arm = (now: number): void => {
+    armedAt = now;
+    timer = clock.setTimer(sample, interval, false);
+  };
+  return {
+    level() {
+      read = true;
+      if (timer === undefined) arm(clock.now());
+      return level;
+    },
+    dispose() {
+      if (timer !== undefined) clock.clearTimer(timer);
+      timer = undefined;
+      level = 0;
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { PolicyKindDescriptor } from '../../protocol/kind.js';
+import { checkThenApply } from '../shared/reconfigureWith.js';
+import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
+import { loadShedderSchema } from './config.js';
+import { LoadShedder, type LoadShedderStats } from './LoadShedder.js';
+import { type LoadShedderCounts, loadShedderMetrics } from './metrics.js';
+import {
+  type LoadShedderOptions,
+  type ResolvedLoadShedderOptions,
+  resolveLoadShedderOptions,
+} from './options.js';
+
+/** The load shedder kind: what the registry, config data and exporters know of it. */
+export const loadShedderKind: PolicyKindDescriptor<
+  LoadShedder,
+  ResolvedLoadShedderOptions,
+  LoadShedderCounts
+> = {
+  name: 'loadShedder',
+  label: 'load shedder',
+  section: 'loadShedders',
+  is: (value): value is LoadShedder => value instanceof LoadShedder,
+  create: (options) => new LoadShedder(options as LoadShedderOptions),
+  resolve: (data) => resolveLoadShedderOptions(data as LoadShedderOptions),
+  reconfigure: checkThenApply,
+  dispose: (shedder) => shedder.dispose(),
+  view: (shedder) => ({ stats: shedder.stats() }),
+  config: { schema: loadShedderSchema, codeOnly: ['handle', 'handleResult', 'signal', 'random'] },
+  metrics: loadShedderMetrics,
+  spanEvents: [rejectedSpanEvent('loadShedder')],
+  dashboard({ stats }) {
+    const s = stats as LoadShedderStats;
+    const r = s.refused;
+    return {
+      calls: s.admitted,
+      rejected: r['critical-plus'] + r.critical + r['sheddable-plus'] + r.sheddable,
+      detail: `refusing ${(s.refusalRate * 100).toFixed(1)} %: ${s.accepts} of ${s.requests} recent requests accepted`,
+    };
+  },
+};
