@@ -85,6 +85,7 @@ export {
   fallback,
   rateLimiter,
   retry,
+  retryBudget,
   timeout,
 } from './policies/factories.js';
 export type { FallbackEvent } from './policies/fallback/events.js';
@@ -142,6 +143,15 @@ export {
   serverPushback,
 } from './policies/retry/pushback.js';
 export { Retry, type RetryStats } from './policies/retry/Retry.js';
+export type { RetryBudgetConfig } from './policies/retry-budget/config.js';
+export type { BudgetExhaustedEvent } from './policies/retry-budget/events.js';
+export { retryBudgetKind } from './policies/retry-budget/kind.js';
+export {
+  type RetryBudgetModel,
+  type RetryBudgetOptions,
+  retryBudgetDefaults,
+} from './policies/retry-budget/options.js';
+export { RetryBudget, type RetryBudgetStats } from './policies/retry-budget/RetryBudget.js';
 export type { TimeoutConfig } from './policies/timeout/config.js';
 export { isTimeoutError, TimeoutError } from './policies/timeout/errors.js';
 export type { TimeoutEvent } from './policies/timeout/events.js';

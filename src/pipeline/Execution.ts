@@ -324,6 +324,7 @@ export class Execution implements TimedExecution, WaitingExecution {
           this.set(core.slotOf[i]!, 1);
           this.set(core.timeSlotOf[i]!, now);
           this.attempt = 1;
+          (step as RetryingStep).budget?.callStarted();
           break;
         case StepKind.Timeout:
           this.set(core.slotOf[i]!, (step as DeadlineStep).register(this, i, now));
@@ -426,8 +427,11 @@ export class Execution implements TimedExecution, WaitingExecution {
         }
         case StepKind.Retry: {
           const retry = step as RetryingStep;
-          if (ok && !retry.retriesResult(value)) break;
           const slot = core.slotOf[i]!;
+          if (ok && !retry.retriesResult(value)) {
+            if (retry.budget !== undefined) retry.succeeded(this.get(slot));
+            break;
+          }
           const attempt = this.get(slot);
           const t = now === NO_TIME && retry.needsTime ? core.clock.now() : now;
           const timeSlot = core.timeSlotOf[i]!;
@@ -502,6 +506,7 @@ export class Execution implements TimedExecution, WaitingExecution {
       () => {
         // A deadline or cancellation may have come between the timer and this continuation.
         if (d.cutAt <= step) {
+          retry.abortedWhileWaiting(this.get(this.core.slotOf[step]!) - 1, d.abortReason);
           return this.finishOrChain(this.unwind(step - 1, false, d.abortReason, this.endTime()));
         }
         // Deadlines inside the retry belonged to the last attempt; the next one gets fresh ones.
@@ -658,6 +663,11 @@ export class Execution implements TimedExecution, WaitingExecution {
     const steps = this.core.steps;
     for (let j = step + 1; j < steps.length; j++) {
       if (this.core.kinds[j] === StepKind.Timeout) this.set(this.core.slotOf[j]!, 0);
+      else if (this.core.kinds[j] === StepKind.Retry) {
+        // The call through the retry ends now; its attempt when the work does.
+        const retry = steps[j] as RetryingStep;
+        if (retry.budget !== undefined) retry.callCut();
+      }
     }
     d.seq++;
     this.flags &= ~F_IN_FLIGHT;
@@ -702,6 +712,8 @@ export class Execution implements TimedExecution, WaitingExecution {
       } else if (step.stepKind === StepKind.Timeout) {
         // Its deadline was given up when the attempt was abandoned.
         step.done(0);
+      } else if (step.stepKind === StepKind.Retry && step.budget !== undefined) {
+        step.abandonedEnded(record.slots[core.slotOf[i]!]!);
       }
     }
   }

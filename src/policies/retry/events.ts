@@ -17,8 +17,15 @@ export interface GiveUpEvent<T = unknown> {
   readonly result?: T;
   /**
    * Why: `max-attempts` or `max-duration` ran out; `pushback`: the server said not to retry, or
-   * to wait longer than `maxDelay` (see `retryAfter`); `not-handled`: a failure `handle` does not
+   * to wait longer than `maxDelay` (see `retryAfter`); `budget-exhausted`: the retry budget
+   * (option `budget`) refused the retry; `not-handled`: a failure `handle` does not
    * retry, or a refusal; `aborted`: the caller's signal or an outer deadline cut the call.
    */
-  readonly reason: 'max-attempts' | 'max-duration' | 'pushback' | 'not-handled' | 'aborted';
+  readonly reason:
+    | 'max-attempts'
+    | 'max-duration'
+    | 'pushback'
+    | 'budget-exhausted'
+    | 'not-handled'
+    | 'aborted';
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock/Clock.js';
 import { systemClock } from '../../clock/systemClock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
+import type { AttemptBudget } from '../../protocol/budget.js';
 import type { DurationString } from '../../protocol/kind.js';
 import {
   checkOptionsObject,
@@ -12,6 +13,7 @@ import {
   oneOf,
   string,
 } from '../../validation/validate.js';
+import { RetryBudget } from '../retry-budget/RetryBudget.js';
 import { isCountedError } from '../shared/classify.js';
 import type { RetryExhaustedError } from './errors.js';
 import type { Pushback } from './pushback.js';
@@ -105,6 +107,13 @@ export interface RetryOptions<T = unknown> {
    * @default none
    */
   readonly retryAfter?: (failure: AttemptFailure<T>) => Pushback;
+  /**
+   * The retry budget its retries spend from, shared with other policies (see `retryBudget`):
+   * a retry the budget refuses is not made, and the call ends with the give-up reason
+   * `'budget-exhausted'`. Kept by `reconfigure` when left out; it cannot be changed.
+   * @default none
+   */
+  readonly budget?: RetryBudget;
   /** Name used in events. @default "retry" */
   readonly name?: string;
   /** @default the system clock */
@@ -138,6 +147,7 @@ export interface ResolvedRetryOptions {
   handleResult: ((result: unknown) => boolean) | undefined;
   lastResult: LastResult;
   retryAfter: ((failure: AttemptFailure) => Pushback) | undefined;
+  budget: AttemptBudget | undefined;
   name: string;
   clock: Clock;
 }
@@ -155,6 +165,7 @@ const KEYS = [
   'handleResult',
   'lastResult',
   'retryAfter',
+  'budget',
   'name',
   'clock',
 ];
@@ -198,7 +209,13 @@ export function resolveRetryOptions<T>(options: RetryOptions<T> | undefined): Re
     handleResult: fn(o.handleResult, 'handleResult', undefined),
     lastResult: oneOf(o.lastResult, 'lastResult', d.lastResult, ['resolve', 'reject']),
     retryAfter: fn(o.retryAfter, 'retryAfter', undefined),
+    budget: budgetOption(o.budget),
     name: string(o.name, 'name', d.name),
     clock: clockOption(o.clock, 'clock', systemClock),
   };
+}
+
+function budgetOption(value: unknown): AttemptBudget | undefined {
+  if (value === undefined || value instanceof RetryBudget) return value;
+  throw new OptionsError('budget', value, 'a RetryBudget (made by `retryBudget(...)`)');
 }

@@ -234,6 +234,7 @@ describe('config data of the library kinds', () => {
     const sections: { [N in keyof PolicyKindConfigs]: PolicyKindConfigs[N]['section'] } = {
       circuitBreaker: 'circuitBreakers',
       retry: 'retries',
+      retryBudget: 'retryBudgets',
       timeout: 'timeouts',
       bulkhead: 'bulkheads',
       rateLimiter: 'rateLimiters',
