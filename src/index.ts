@@ -165,6 +165,7 @@ export { Timeout, type TimeoutStats } from './policies/timeout/Timeout.js';
 export {
   type AnyPolicyKind,
   type ConfigField,
+  type ConfigReference,
   type ConfigSchema,
   type ConfigVariants,
   configSchema,

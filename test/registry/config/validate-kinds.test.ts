@@ -384,12 +384,12 @@ describe('config data of a kind defined outside the library', () => {
       {
         path: 'defaults.hedge',
         message:
-          'is not a known policy kind; known policy kinds are `circuitBreaker`, `retry`, `timeout`, `bulkhead`, `rateLimiter`',
+          'is not a known policy kind; known policy kinds are `circuitBreaker`, `retry`, `retryBudget`, `timeout`, `bulkhead`, `rateLimiter`',
       },
       {
         path: 'hedges',
         message:
-          'is not a known key; known keys are `defaults`, `circuitBreakers`, `retries`, `timeouts`, `bulkheads`, `rateLimiters`, `keys`',
+          'is not a known key; known keys are `defaults`, `circuitBreakers`, `retries`, `retryBudgets`, `timeouts`, `bulkheads`, `rateLimiters`, `keys`',
       },
     ]);
   });
