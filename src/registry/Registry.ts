@@ -85,8 +85,8 @@ export type RegistryPolicy =
  *
  * - `registry.circuitBreaker('payments')` returns the same breaker every time, built from
  *   `defaults.circuitBreaker` with `circuitBreakers.payments` on top (or the defaults alone for
- *   a name without an entry). Likewise `retry`, `retryBudget`, `timeout`, `bulkhead` and `rateLimiter`; each
- *   kind has its own names.
+ *   a name without an entry). Likewise `retry`, `retryBudget`, `timeout`, `bulkhead` and
+ *   `rateLimiter`; each kind has its own names.
  * - `registry.keyedCircuitBreaker('api', host)` gives each key its own breaker, built from the
  *   config of name `api` on first use. Each keyed name keeps at most `keys.maxKeys` keys: the
  *   least recently used is evicted to make room, a key unused for `keys.idleTimeout` is dropped,

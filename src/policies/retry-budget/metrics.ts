@@ -26,7 +26,7 @@ export const retryBudgetFamilies = {
     help: 'What a retry budget has left: extra attempts it would grant now, or its tokens (model tokens).',
     labels: ['name', 'key'],
     unit: '1',
-    otel: { name: 'breakwater.retry_budget.balance', kind: 'gauge' },
+    otel: { name: 'breakwater.retry_budget.balance', kind: 'upDownCounter' },
   },
 } as const satisfies Record<string, MetricFamilyDescriptor>;
 

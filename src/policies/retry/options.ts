@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock/Clock.js';
 import { systemClock } from '../../clock/systemClock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
+import { isBranded, otherCopyNote } from '../../protocol/brand.js';
 import type { AttemptBudget } from '../../protocol/budget.js';
 import type { DurationString } from '../../protocol/kind.js';
 import {
@@ -13,7 +14,6 @@ import {
   oneOf,
   string,
 } from '../../validation/validate.js';
-import { RetryBudget } from '../retry-budget/RetryBudget.js';
 import { isCountedError } from '../shared/classify.js';
 import type { RetryExhaustedError } from './errors.js';
 import type { Pushback } from './pushback.js';
@@ -108,12 +108,13 @@ export interface RetryOptions<T = unknown> {
    */
   readonly retryAfter?: (failure: AttemptFailure<T>) => Pushback;
   /**
-   * The retry budget its retries spend from, shared with other policies (see `retryBudget`):
-   * a retry the budget refuses is not made, and the call ends with the give-up reason
-   * `'budget-exhausted'`. Kept by `reconfigure` when left out; it cannot be changed.
+   * The retry budget its retries spend from, shared with other policies: a `RetryBudget` made
+   * by `retryBudget(...)`, the only kind accepted. A retry the budget refuses is not made, and
+   * the call ends with the give-up reason `'budget-exhausted'`. Kept by `reconfigure` when left
+   * out; it cannot be changed.
    * @default none
    */
-  readonly budget?: RetryBudget;
+  readonly budget?: AttemptBudget;
   /** Name used in events. @default "retry" */
   readonly name?: string;
   /** @default the system clock */
@@ -216,6 +217,10 @@ export function resolveRetryOptions<T>(options: RetryOptions<T> | undefined): Re
 }
 
 function budgetOption(value: unknown): AttemptBudget | undefined {
-  if (value === undefined || value instanceof RetryBudget) return value;
-  throw new OptionsError('budget', value, 'a RetryBudget (made by `retryBudget(...)`)');
+  if (value === undefined || isBranded(value, 'RetryBudget')) return value as AttemptBudget;
+  throw new OptionsError(
+    'budget',
+    value,
+    `a RetryBudget (made by \`retryBudget(...)\`)${otherCopyNote(value)}`,
+  );
 }
