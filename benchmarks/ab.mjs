@@ -1,6 +1,7 @@
 /**
  * Two builds of the library in one process, on the per-call rows a hot-path change can move:
- * closed breaker, composed pipeline, cooperative timeout, bulkhead and rate limiter (each as
+ * closed breaker, composed pipeline, retry (alone and with a retry budget: a build without
+ * budgets runs the retry alone), cooperative timeout, bulkhead and rate limiter (each as
  * `pipeline(policy).execute(target)`), and `tryAcquire()`. Each round times every row of the
  * old build and of the new one in alternating order, in batches of the same size, each loop
  * compiled from a source of its own; the report gives the median ns/op of each build and the
@@ -50,6 +51,21 @@ const rows = {
       bw.timeout({ timeout: 1000, strategy: 'cooperative' }),
       bw.bulkhead({ maxConcurrent: 100, maxQueue: 0 }),
     );
+    return () => p.execute(target);
+  },
+  retry: (bw) => {
+    const p = bw.pipeline(
+      bw.retry({ maxAttempts: 4, backoff: 'exponential', delay: 100, multiplier: 2 }),
+    );
+    return () => p.execute(target);
+  },
+  // A build without retry budgets runs the retry alone: new - old is then what the budget adds.
+  'retry budget': (bw) => {
+    const options = { maxAttempts: 4, backoff: 'exponential', delay: 100, multiplier: 2 };
+    if (bw.retryBudget !== undefined) {
+      options.budget = bw.retryBudget({ window: 10_000, ratio: 0.2, minRetriesPerSecond: 10 });
+    }
+    const p = bw.pipeline(bw.retry(options));
     return () => p.execute(target);
   },
   'timeout cooperative': (bw) => {

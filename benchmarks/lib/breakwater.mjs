@@ -24,6 +24,7 @@ export const {
   isBrokenCircuitError,
   pipeline,
   retry,
+  retryBudget,
   timeout,
 } = lib;
 

@@ -27,6 +27,7 @@ const UNIT = {
   overheadNs: 'ns',
   nsPerOp: 'ns',
   versusNs: 'ns',
+  versusBytes: 'B',
   overheadBytes: 'B',
   bytesPerOp: 'B',
   heapGrowthPct: '%',
