@@ -427,11 +427,11 @@ export class Execution implements TimedExecution, WaitingExecution {
         }
         case StepKind.Retry: {
           const retry = step as RetryingStep;
-          const slot = core.slotOf[i]!;
           if (ok && !retry.retriesResult(value)) {
-            if (retry.budget !== undefined) retry.succeeded(this.get(slot));
+            if (retry.budget !== undefined) retry.succeeded(this.get(core.slotOf[i]!));
             break;
           }
+          const slot = core.slotOf[i]!;
           const attempt = this.get(slot);
           const t = now === NO_TIME && retry.needsTime ? core.clock.now() : now;
           const timeSlot = core.timeSlotOf[i]!;

@@ -84,6 +84,8 @@ export class RetryBudget implements AttemptBudget {
   private readonly started: Float64Array;
   private readonly spent: Float64Array;
   private epoch: number;
+  /** The bucket of `epoch`: `epoch % BUCKETS`. */
+  private cur: number;
   private bucketEnd: number;
   private totalStarted = 0;
   private totalSpent = 0;
@@ -109,6 +111,7 @@ export class RetryBudget implements AttemptBudget {
     this.spent = new Float64Array(window ? BUCKETS : 0);
     const now = window ? o.clock.now() : 0;
     this.epoch = Math.floor(now / this.bucketMs);
+    this.cur = this.epoch % BUCKETS;
     this.bucketEnd = (this.epoch + 1) * this.bucketMs;
     this.reserve = this.reserveCap();
     this.reserveAt = now;
@@ -127,7 +130,7 @@ export class RetryBudget implements AttemptBudget {
     if (this.code === WINDOW) {
       const now = this.time.now();
       if (now >= this.bucketEnd) this.slide(now);
-      this.started[this.epoch % BUCKETS]!++;
+      this.started[this.cur]!++;
       this.totalStarted++;
     }
   }
@@ -265,7 +268,7 @@ export class RetryBudget implements AttemptBudget {
     const now = this.time.now();
     if (now >= this.bucketEnd) this.slide(now);
     if (this.totalSpent + 1 <= this.o.ratio * this.totalStarted + EPSILON) {
-      this.spent[this.epoch % BUCKETS]!++;
+      this.spent[this.cur]!++;
       this.totalSpent++;
       return true;
     }
@@ -295,6 +298,7 @@ export class RetryBudget implements AttemptBudget {
       }
     }
     this.epoch = epoch;
+    this.cur = epoch % BUCKETS;
     this.bucketEnd = (epoch + 1) * this.bucketMs;
   }
 
