@@ -127,12 +127,7 @@ export class RetryBudget implements AttemptBudget {
   callStarted(): void {
     this.nCalls++;
     this.nActive++;
-    if (this.code === WINDOW) {
-      const now = this.time.now();
-      if (now >= this.bucketEnd) this.slide(now);
-      this.started[this.cur]!++;
-      this.totalStarted++;
-    }
+    if (this.code === WINDOW) this.deposit();
   }
 
   /** @internal */
@@ -263,6 +258,14 @@ export class RetryBudget implements AttemptBudget {
   }
 
   // ---- internals -----------------------------------------------------------------------------
+
+  /** Window: a call started, counted in the bucket of now. */
+  private deposit(): void {
+    const now = this.time.now();
+    if (now >= this.bucketEnd) this.slide(now);
+    this.started[this.cur]!++;
+    this.totalStarted++;
+  }
 
   private spendWindow(): boolean {
     const now = this.time.now();
