@@ -29,8 +29,9 @@ export const retryBudgetKind: PolicyKindDescriptor<
   dashboard({ stats }) {
     const s = stats as RetryBudgetStats;
     return {
-      calls: s.allowed,
+      calls: s.calls,
       rejected: s.refused,
+      trend: s.allowed,
       trendLabel: 'extra attempts allowed per second',
       detail: `${s.model}: balance ${s.balance}, ${s.inFlight} extra in flight, ${s.allowed} allowed, ${s.refused} refused`,
     };
