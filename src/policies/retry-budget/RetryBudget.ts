@@ -1,5 +1,4 @@
-import type { Clock } from '../../clock/Clock.js';
-import { CoarseTime } from '../../clock/CoarseTime.js';
+import type { Clock, TimerHandle } from '../../clock/Clock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { brand } from '../../protocol/brand.js';
@@ -52,9 +51,10 @@ const EPSILON = 1e-9;
  * each model decides; the default is Finagle's: retries at most 20 % of the calls of the last
  * 10 s, plus 10 retries per second whatever the traffic.
  *
- * The policies make the calls of {@link AttemptBudget}; each is a few field updates (the
- * window model reads a cached clock reading when a call starts), so a budget adds a few
- * nanoseconds to a call and no allocation.
+ * The policies make the calls of {@link AttemptBudget}; each is a few field updates (a call
+ * that starts or succeeds reads no clock: the window model counts started calls into their
+ * bucket from one timer at each bucket's end, armed only while calls come and never keeping
+ * the process alive), so a budget adds a few nanoseconds to a call and no allocation.
  *
  * @example
  * ```ts
@@ -71,7 +71,6 @@ export class RetryBudget implements AttemptBudget {
   /** @internal */ readonly exhausted = new Listeners<BudgetExhaustedEvent>();
   private o: ResolvedRetryBudgetOptions;
   private readonly code: number;
-  private readonly time: { now(): number };
   private nCalls = 0;
   private nActive = 0;
   private nInFlight = 0;
@@ -89,6 +88,14 @@ export class RetryBudget implements AttemptBudget {
   private bucketEnd: number;
   private totalStarted = 0;
   private totalSpent = 0;
+  /** `nCalls` when the calls started were last counted into a bucket. */
+  private counted = 0;
+  /**
+   * Window: true while no tick is armed. A started call only counts itself (no clock read);
+   * the tick at each bucket's end, or the next `trySpend`, puts the calls into their bucket.
+   */
+  private idle: boolean;
+  private tickTimer: TimerHandle | undefined = undefined;
   /** The reserve, in thousandths of an attempt per second (ms × attempts per second). */
   private reserve = 0;
   private reserveAt: number;
@@ -104,8 +111,8 @@ export class RetryBudget implements AttemptBudget {
     this.clock = o.clock;
     this.model = o.model;
     this.code = MODELS.indexOf(o.model);
-    this.time = o.clock.cheapNow === true ? o.clock : CoarseTime.of(o.clock);
     const window = this.code === WINDOW;
+    this.idle = window;
     this.bucketMs = o.window / BUCKETS;
     this.started = new Float64Array(window ? BUCKETS : 0);
     this.spent = new Float64Array(window ? BUCKETS : 0);
@@ -127,7 +134,7 @@ export class RetryBudget implements AttemptBudget {
   callStarted(): void {
     this.nCalls++;
     this.nActive++;
-    if (this.code === WINDOW) this.deposit();
+    if (this.idle) this.wake();
   }
 
   /** @internal */
@@ -244,7 +251,7 @@ export class RetryBudget implements AttemptBudget {
 
   /** @internal Swaps in options that passed {@link checkOptions}. */
   applyOptions(o: ResolvedRetryBudgetOptions): void {
-    if (this.code === WINDOW) this.refill(this.time.now());
+    if (this.code === WINDOW) this.refill(this.clock.now());
     this.o = o;
     this.reserve = Math.min(this.reserve, this.reserveCap());
     this.maxMilli = Math.round(o.maxTokens * 1000);
@@ -252,24 +259,65 @@ export class RetryBudget implements AttemptBudget {
     this.milli = Math.min(this.milli, this.maxMilli);
   }
 
-  /** Removes every listener. The budget stays usable. */
+  /** Removes every listener and stops its timer. The budget stays usable. */
   dispose(): void {
     this.exhausted.clear();
+    if (this.tickTimer !== undefined) {
+      this.clock.clearTimer(this.tickTimer);
+      this.tickTimer = undefined;
+      this.idle = true;
+    }
   }
 
   // ---- internals -----------------------------------------------------------------------------
 
-  /** Window: a call started, counted in the bucket of now. */
-  private deposit(): void {
-    const now = this.time.now();
+  /**
+   * Window: a call starts after a bucket without any (every earlier call is counted): the
+   * window moves to now, and the tick at the end of this bucket will count this call and the
+   * next ones.
+   */
+  private wake(): void {
+    this.idle = false;
+    const now = this.clock.now();
     if (now >= this.bucketEnd) this.slide(now);
-    this.started[this.cur]!++;
-    this.totalStarted++;
+    this.arm();
+  }
+
+  private arm(): void {
+    this.tickTimer = this.clock.setTimer(
+      this.tick,
+      Math.max(0, this.bucketEnd - this.clock.now()),
+      false,
+    );
+  }
+
+  /** At a bucket's end: counts the calls started in it, and goes on ticking while calls come. */
+  private readonly tick = (): void => {
+    this.tickTimer = undefined;
+    const busy = this.nCalls !== this.counted;
+    this.update(this.clock.now());
+    if (busy) this.arm();
+    else this.idle = true;
+  };
+
+  /**
+   * Counts the calls started since the last count into the bucket of that count (the one they
+   * started in, or an earlier one when the tick could not run in time: then they leave the
+   * window sooner, which errs towards fewer retries), then moves the window to `now`.
+   */
+  private update(now: number): void {
+    const calls = this.nCalls - this.counted;
+    if (calls !== 0) {
+      this.counted = this.nCalls;
+      this.started[this.cur] = this.started[this.cur]! + calls;
+      this.totalStarted += calls;
+    }
+    if (now >= this.bucketEnd) this.slide(now);
   }
 
   private spendWindow(): boolean {
-    const now = this.time.now();
-    if (now >= this.bucketEnd) this.slide(now);
+    const now = this.clock.now();
+    this.update(now);
     if (this.totalSpent + 1 <= this.o.ratio * this.totalStarted + EPSILON) {
       this.spent[this.cur]!++;
       this.totalSpent++;
@@ -331,8 +379,8 @@ export class RetryBudget implements AttemptBudget {
   private balance(): number {
     switch (this.code) {
       case WINDOW: {
-        const now = this.time.now();
-        if (now >= this.bucketEnd) this.slide(now);
+        const now = this.clock.now();
+        this.update(now);
         this.refill(now);
         const share = Math.max(
           0,

@@ -115,6 +115,34 @@ describe('RetryBudget window model', () => {
   });
 });
 
+describe('RetryBudget window model timer', () => {
+  it('keeps one timer, at the end of the bucket, only while calls come, and none once disposed', () => {
+    const clock = new ManualClock();
+    const budget = retryBudget({ clock, window: '1s', ratio: 0.5, minRetriesPerSecond: 0 });
+    expect(clock.pendingTimers).toBe(0);
+    run(budget, clock, ['start 2', 'wait 50']);
+    expect(clock.pendingTimers).toBe(1);
+    run(budget, clock, ['wait 50']); // t = 100: the tick counts the 2 calls into the first bucket
+    expect(clock.pendingTimers).toBe(1); // it ticks once more, after calls came
+    run(budget, clock, ['wait 100']); // no call in the second bucket: no timer left
+    expect(clock.pendingTimers).toBe(0);
+    expect(budget.stats().balance).toBe(1);
+    run(budget, clock, ['wait 850']); // t = 1050: the first bucket left the window
+    expect(budget.stats().balance).toBe(0);
+    run(budget, clock, ['start 4']); // a call after an idle spell starts the timer again
+    expect(clock.pendingTimers).toBe(1);
+    expect(budget.stats().balance).toBe(2);
+    budget.dispose();
+    expect(clock.pendingTimers).toBe(0);
+    expect(run(budget, clock, ['start 2', 'spend 4'])).toEqual([
+      'allowed',
+      'allowed',
+      'allowed',
+      'refused',
+    ]);
+  });
+});
+
 describe('RetryBudget tokens model', () => {
   it('follows gRPC retry throttling: failures cost 1, successes earn tokenRatio, above half only', () => {
     const clock = new ManualClock();
