@@ -162,6 +162,7 @@ export {
   timeoutDefaults,
 } from './policies/timeout/options.js';
 export { Timeout, type TimeoutStats } from './policies/timeout/Timeout.js';
+export type { AttemptBudget } from './protocol/budget.js';
 export {
   type AnyPolicyKind,
   type ConfigField,
