@@ -265,6 +265,8 @@ export class RetryBudget implements AttemptBudget {
     if (this.tickTimer !== undefined) {
       this.clock.clearTimer(this.tickTimer);
       this.tickTimer = undefined;
+      // Idle means every call is counted (see `wake`).
+      this.update(this.clock.now());
       this.idle = true;
     }
   }
