@@ -158,6 +158,28 @@ describe('retry with a budget', () => {
     expect(budget.stats()).toMatchObject({ active: 0, inFlight: 0, allowed: 1 });
   });
 
+  it('spends tokens on failures it retries and earns them on successes, never on failures it does not retry', async () => {
+    const clock = new ManualClock();
+    const budget = retryBudget({ clock, model: 'tokens', maxTokens: 4, tokenRatio: 0.5 });
+    const fatal = new Error('400');
+    const p = pipeline(retry(exact(clock, { budget, handle: (e) => e !== fatal })));
+    await p.tryExecute(() => {
+      throw fatal;
+    });
+    expect(budget.stats().balance).toBe(4);
+    let n = 0;
+    const outcome = track(
+      p.execute(() => {
+        if (++n === 1) throw new Error('503');
+        return 1;
+      }),
+    );
+    await clock.advanceAsync(100);
+    await outcome.done;
+    // 4 - 1 for the retried failure, + 0.5 for the success.
+    expect(budget.stats()).toMatchObject({ balance: 3.5, allowed: 1, active: 0, inFlight: 0 });
+  });
+
   it('refuses a budget that is not a RetryBudget, and a new budget on reconfigure', () => {
     const clock = new ManualClock();
     expect(() => retry({ budget: {} as RetryBudget })).toThrow(OptionsError);
