@@ -1,6 +1,7 @@
 /**
  * Two builds of the library in one process, on the per-call rows a hot-path change can move:
- * closed breaker, composed pipeline, cooperative timeout, bulkhead and rate limiter (each as
+ * closed breaker, composed pipeline, retry (alone and with a retry budget: a build without
+ * budgets runs the retry alone), cooperative timeout, bulkhead and rate limiter (each as
  * `pipeline(policy).execute(target)`), a bulkhead whose calls wait in its queue (FIFO, and CoDel
  * where the build has the `queue` option), and `tryAcquire()`. Each round times every row of the
  * old build and of the new one in alternating order, in batches of the same size, each loop
@@ -54,7 +55,18 @@ const rows = {
     return () => p.execute(target);
   },
   retry: (bw) => {
-    const p = bw.pipeline(bw.retry({ maxAttempts: 4, backoff: 'exponential', delay: 100 }));
+    const p = bw.pipeline(
+      bw.retry({ maxAttempts: 4, backoff: 'exponential', delay: 100, multiplier: 2 }),
+    );
+    return () => p.execute(target);
+  },
+  // A build without retry budgets runs the retry alone: new - old is then what the budget adds.
+  'retry budget': (bw) => {
+    const options = { maxAttempts: 4, backoff: 'exponential', delay: 100, multiplier: 2 };
+    if (bw.retryBudget !== undefined) {
+      options.budget = bw.retryBudget({ window: 10_000, ratio: 0.2, minRetriesPerSecond: 10 });
+    }
+    const p = bw.pipeline(bw.retry(options));
     return () => p.execute(target);
   },
   'timeout cooperative': (bw) => {

@@ -90,6 +90,7 @@ export {
   loadShedder,
   rateLimiter,
   retry,
+  retryBudget,
   timeout,
 } from './policies/factories.js';
 export type { FallbackEvent } from './policies/fallback/events.js';
@@ -104,7 +105,6 @@ export {
 } from './policies/kinds.js';
 export type { LoadShedderConfig } from './policies/load-shedder/config.js';
 export { isLoadShedError, LoadShedError } from './policies/load-shedder/errors.js';
-export type { LoadShedEvent } from './policies/load-shedder/events.js';
 export {
   type EventLoopLoadOptions,
   type EventLoopSample,
@@ -112,6 +112,7 @@ export {
   eventLoopLoadDefaults,
   type LoadSignal,
 } from './policies/load-shedder/eventLoopLoad.js';
+export type { LoadShedEvent } from './policies/load-shedder/events.js';
 export { loadShedderKind } from './policies/load-shedder/kind.js';
 export { LoadShedder, type LoadShedderStats } from './policies/load-shedder/LoadShedder.js';
 export { type LoadShedderOptions, loadShedderDefaults } from './policies/load-shedder/options.js';
@@ -160,6 +161,15 @@ export {
   serverPushback,
 } from './policies/retry/pushback.js';
 export { Retry, type RetryStats } from './policies/retry/Retry.js';
+export type { RetryBudgetConfig } from './policies/retry-budget/config.js';
+export type { BudgetExhaustedEvent } from './policies/retry-budget/events.js';
+export { retryBudgetKind } from './policies/retry-budget/kind.js';
+export {
+  type RetryBudgetModel,
+  type RetryBudgetOptions,
+  retryBudgetDefaults,
+} from './policies/retry-budget/options.js';
+export { RetryBudget, type RetryBudgetStats } from './policies/retry-budget/RetryBudget.js';
 export type { TimeoutConfig } from './policies/timeout/config.js';
 export { isTimeoutError, TimeoutError } from './policies/timeout/errors.js';
 export type { TimeoutEvent } from './policies/timeout/events.js';
@@ -170,10 +180,12 @@ export {
   timeoutDefaults,
 } from './policies/timeout/options.js';
 export { Timeout, type TimeoutStats } from './policies/timeout/Timeout.js';
+export type { AttemptBudget } from './protocol/budget.js';
 export type { Criticality } from './protocol/criticality.js';
 export {
   type AnyPolicyKind,
   type ConfigField,
+  type ConfigReference,
   type ConfigSchema,
   type ConfigVariants,
   configSchema,

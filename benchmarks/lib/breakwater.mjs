@@ -25,6 +25,7 @@ export const {
   loadShedder,
   pipeline,
   retry,
+  retryBudget,
   timeout,
 } = lib;
 

@@ -11,6 +11,7 @@ import {
   pipeline,
   Registry,
   retry,
+  retryBudget,
   timeout,
 } from './breakwater.mjs';
 
@@ -26,6 +27,21 @@ export const breakerPipeline = () =>
 /** 4 attempts in all (3 retries, as cockatiel's `maxAttempts: 3` and p-retry's `retries: 3`). */
 export const retryPipeline = () =>
   pipeline(retry({ maxAttempts: 4, backoff: 'exponential', delay: 100, multiplier: 2 }));
+
+/** True when the measured build has retry budgets. */
+export const hasRetryBudget = retryBudget !== undefined;
+
+/** The retry of {@link retryPipeline} spending from a retry budget of the default model. */
+export const budgetedRetryPipeline = () =>
+  pipeline(
+    retry({
+      maxAttempts: 4,
+      backoff: 'exponential',
+      delay: 100,
+      multiplier: 2,
+      budget: retryBudget({ window: 10_000, ratio: 0.2, minRetriesPerSecond: 10 }),
+    }),
+  );
 
 export const timeoutPipeline = (strategy) => pipeline(timeout({ timeout: 1000, strategy }));
 
@@ -180,6 +196,9 @@ export function breakwaterConfigs() {
     { library: 'breakwater', use: 'circuit breaker', source: src(breakerPipeline) },
     { library: 'breakwater', use: 'open breaker', source: src(openPipeline) },
     { library: 'breakwater', use: 'retry', source: src(retryPipeline) },
+    ...(hasRetryBudget
+      ? [{ library: 'breakwater', use: 'retry with a budget', source: src(budgetedRetryPipeline) }]
+      : []),
     { library: 'breakwater', use: 'timeout', source: src(timeoutPipeline) },
     { library: 'breakwater', use: 'bulkhead', source: src(bulkheadPipeline) },
     { library: 'breakwater', use: 'composed', source: src(composedPipeline) },

@@ -390,6 +390,7 @@ export class Execution implements TimedExecution, WaitingExecution {
           this.set(core.slotOf[i]!, 1);
           this.set(core.timeSlotOf[i]!, now);
           this.attempt = 1;
+          (step as RetryingStep).budget?.callStarted();
           break;
         case StepKind.Timeout: {
           const timeout = step as DeadlineStep;
@@ -505,7 +506,10 @@ export class Execution implements TimedExecution, WaitingExecution {
         }
         case StepKind.Retry: {
           const retry = step as RetryingStep;
-          if (ok && !retry.retriesResult(value)) break;
+          if (ok && !retry.retriesResult(value)) {
+            if (retry.budget !== undefined) retry.succeeded(this.get(core.slotOf[i]!));
+            break;
+          }
           const slot = core.slotOf[i]!;
           const attempt = this.get(slot);
           const deadline = Math.min(this.deadline, this.retryBound);
@@ -584,6 +588,7 @@ export class Execution implements TimedExecution, WaitingExecution {
       () => {
         // A deadline or cancellation may have come between the timer and this continuation.
         if (d.cutAt <= step) {
+          retry.abortedWhileWaiting(this.get(this.core.slotOf[step]!) - 1, d.abortReason);
           return this.finishOrChain(this.unwind(step - 1, false, d.abortReason, this.endTime()));
         }
         // Deadlines inside the retry belonged to the last attempt; the next one gets fresh ones.
@@ -756,6 +761,11 @@ export class Execution implements TimedExecution, WaitingExecution {
     const steps = this.core.steps;
     for (let j = step + 1; j < steps.length; j++) {
       if (this.core.kinds[j] === StepKind.Timeout) this.set(this.core.slotOf[j]!, 0);
+      else if (this.core.kinds[j] === StepKind.Retry) {
+        // The call through the retry ends now; its attempt when the work does.
+        const retry = steps[j] as RetryingStep;
+        if (retry.budget !== undefined) retry.callCut();
+      }
     }
     d.seq++;
     this.flags &= ~F_IN_FLIGHT;
@@ -800,6 +810,8 @@ export class Execution implements TimedExecution, WaitingExecution {
       } else if (step.stepKind === StepKind.Timeout) {
         // Its deadline was given up when the attempt was abandoned.
         step.done(0);
+      } else if (step.stepKind === StepKind.Retry && step.budget !== undefined) {
+        step.abandonedEnded(record.slots[core.slotOf[i]!]!);
       }
     }
   }

@@ -11,6 +11,8 @@ import type { RateLimiterOptions } from './rate-limiter/options.js';
 import { RateLimiter } from './rate-limiter/RateLimiter.js';
 import type { RetryOptions } from './retry/options.js';
 import { Retry } from './retry/Retry.js';
+import type { RetryBudgetOptions } from './retry-budget/options.js';
+import { RetryBudget } from './retry-budget/RetryBudget.js';
 import type { TimeoutOptions } from './timeout/options.js';
 import { Timeout } from './timeout/Timeout.js';
 
@@ -30,6 +32,14 @@ export function circuitBreaker<T = unknown>(options?: CircuitBreakerOptions<T>):
  */
 export function retry<T = unknown>(options?: RetryOptions<T>): Retry<T> {
   return new Retry(options);
+}
+
+/**
+ * A new {@link RetryBudget}, to share among the retry (and hedging) policies that call one
+ * dependency. @example `const budget = retryBudget(); retry({ maxAttempts: 4, budget })`
+ */
+export function retryBudget(options?: RetryBudgetOptions): RetryBudget {
+  return new RetryBudget(options);
 }
 
 /**

@@ -19,6 +19,9 @@ import type { RetryConfig } from './retry/config.js';
 import { RETRY_CHANNEL, RETRY_EVENT } from './retry/diagnostics.js';
 import { retryKind } from './retry/kind.js';
 import type { RetryStats } from './retry/Retry.js';
+import type { RetryBudgetConfig } from './retry-budget/config.js';
+import { retryBudgetKind } from './retry-budget/kind.js';
+import type { RetryBudgetStats } from './retry-budget/RetryBudget.js';
 import { REJECTED_EVENT } from './shared/rejectedEvent.js';
 import type { TimeoutConfig } from './timeout/config.js';
 import { TIMEOUT_CHANNEL } from './timeout/diagnostics.js';
@@ -34,6 +37,7 @@ import type { TimeoutStats } from './timeout/Timeout.js';
 export const POLICY_KINDS: readonly AnyPolicyKind[] = [
   circuitBreakerKind,
   retryKind,
+  retryBudgetKind,
   timeoutKind,
   bulkheadKind,
   rateLimiterKind,
@@ -77,7 +81,8 @@ export const spanEventNames = {
  * {
  *   "defaults": { "circuitBreaker": { "breakDuration": "30s" }, "timeout": { "timeout": "2s" } },
  *   "circuitBreakers": { "payments": { "failureRateThreshold": 0.25, "breakDuration": "1m" } },
- *   "retries": { "payments": { "maxAttempts": 4, "delay": "200ms" } },
+ *   "retries": { "payments": { "maxAttempts": 4, "delay": "200ms", "budget": "payments" } },
+ *   "retryBudgets": { "payments": { "ratio": 0.1 } },
  *   "rateLimiters": { "search": { "limit": 50, "period": "1s", "maxWait": "200ms" } },
  *   "keys": { "maxKeys": 50000, "idleTimeout": "15m" }
  * }
@@ -86,6 +91,7 @@ export const spanEventNames = {
 export interface PolicyKindConfigs {
   readonly circuitBreaker: KindConfigTypes<'circuitBreakers', CircuitBreakerConfig>;
   readonly retry: KindConfigTypes<'retries', RetryConfig>;
+  readonly retryBudget: KindConfigTypes<'retryBudgets', RetryBudgetConfig>;
   /** Defaults may leave the duration to each entry. */
   readonly timeout: KindConfigTypes<'timeouts', TimeoutConfig, Partial<TimeoutConfig>>;
   readonly bulkhead: KindConfigTypes<'bulkheads', BulkheadConfig>;
@@ -114,6 +120,7 @@ export type RegistryInstanceSnapshot =
   | (InstanceEntry & { readonly kind: 'bulkhead'; readonly stats: BulkheadStats })
   | (InstanceEntry & { readonly kind: 'rateLimiter'; readonly stats: RateLimiterStats })
   | (InstanceEntry & { readonly kind: 'retry'; readonly stats: RetryStats })
+  | (InstanceEntry & { readonly kind: 'retryBudget'; readonly stats: RetryBudgetStats })
   | (InstanceEntry & { readonly kind: 'timeout'; readonly stats: TimeoutStats })
   | (InstanceEntry & { readonly kind: 'loadShedder'; readonly stats: LoadShedderStats });
 

@@ -1,3 +1,4 @@
+import type { AttemptBudget } from './budget.js';
 import type { StepKind, StepNeeds } from './step.js';
 
 /**
@@ -22,6 +23,19 @@ export interface RetryingStep {
   readonly needsTime: boolean;
   /** Executions waiting out a delay now. */
   readonly sleeping: Set<SleepingExecution>;
+  /**
+   * The budget its retries spend from, or undefined. With one, the executor reports a call's
+   * start, its success (`succeeded`), and a call cut while an attempt is in flight (`callCut`,
+   * then `abandonedEnded` when that attempt ends); `decide` and `abortedWhileWaiting` report
+   * the rest.
+   */
+  readonly budget: AttemptBudget | undefined;
+  /** With a budget: attempt `attempt` succeeded and the call ends with it. */
+  succeeded(attempt: number): void;
+  /** With a budget: the call ended while an attempt was in flight. */
+  callCut(): void;
+  /** With a budget: the attempt `attempt` in flight when the call was cut really ended. */
+  abandonedEnded(attempt: number): void;
   /** True when a successful result is to be retried. */
   retriesResult(value: unknown): boolean;
   /**

@@ -54,3 +54,16 @@ export function isOwnCopy(value: object): boolean {
     typeof (value as Branded)[CLASS] === 'string' && (value as Branded)[COPY_VERSION] === VERSION
   );
 }
+
+/**
+ * @internal True for an instance of the class this copy of breakwater branded `name`: how a
+ * policy recognises another policy's class without importing its folder.
+ */
+export function isBranded(value: unknown, name: string): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Branded)[CLASS] === name &&
+    (value as Branded)[COPY_VERSION] === VERSION
+  );
+}

@@ -4,8 +4,9 @@ import type { MetricFamilyDescriptor, SeriesSink } from '../telemetry/metricFami
 /**
  * How one key of config data is read: as is, as a duration (`"30s"` or ms), as a duration or
  * `"Infinity"`, as a count or `"Infinity"`, as a `metrics` option (a boolean or an object of
- * its fields), as a nested object of known keys, or as an object whose keys depend on its
- * `kind` field (see {@link ConfigVariants}).
+ * its fields), as a nested object of known keys, as an object whose keys depend on its
+ * `kind` field (see {@link ConfigVariants}), or as the name of an instance of another kind
+ * (see {@link ConfigReference}).
  */
 export type ConfigField =
   | 'value'
@@ -14,7 +15,19 @@ export type ConfigField =
   | 'countOrInfinity'
   | 'metrics'
   | ConfigSchema
-  | ConfigVariants;
+  | ConfigVariants
+  | ConfigReference;
+
+/**
+ * An option whose value in config data is the name of an instance of another kind of the
+ * registry (a retry's `budget: "payments"`, naming an entry of `retryBudgets`, or a name that
+ * takes that kind's defaults). The registry gives the kind's resolver that instance, the one
+ * its named accessor returns, so every policy naming it shares it.
+ */
+export interface ConfigReference {
+  /** The `name` of the kind whose instance the option names (`retryBudget`). */
+  readonly reference: string;
+}
 
 /**
  * The keys an object of config data may have, and how each is read. A `Map`, so lookups by

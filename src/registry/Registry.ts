@@ -12,6 +12,8 @@ import { rateLimiterKind } from '../policies/rate-limiter/kind.js';
 import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { retryKind } from '../policies/retry/kind.js';
 import type { Retry } from '../policies/retry/Retry.js';
+import { retryBudgetKind } from '../policies/retry-budget/kind.js';
+import type { RetryBudget } from '../policies/retry-budget/RetryBudget.js';
 import { timeoutKind } from '../policies/timeout/kind.js';
 import type { Timeout } from '../policies/timeout/Timeout.js';
 import { brand, otherCopyNote } from '../protocol/brand.js';
@@ -31,6 +33,7 @@ import {
   codeBuiltPolicies,
   markHeld,
 } from './codeBuilt.js';
+import { referencesOf } from './config/schema.js';
 import type { RegistryConfig, ValidConfig } from './config/types.js';
 import { optionsFor, validateConfig } from './config/validate.js';
 import type { KindInstances, Named, RegistryInstances } from './instances.js';
@@ -75,15 +78,21 @@ export interface KeyedStepOptions {
 }
 
 /** A policy a registry can hold. */
-export type RegistryPolicy = CircuitBreaker | Retry | Timeout | Bulkhead | RateLimiter;
+export type RegistryPolicy =
+  | CircuitBreaker
+  | Retry
+  | RetryBudget
+  | Timeout
+  | Bulkhead
+  | RateLimiter;
 
 /**
  * Named and keyed policy instances built from config data, shared across a codebase.
  *
  * - `registry.circuitBreaker('payments')` returns the same breaker every time, built from
  *   `defaults.circuitBreaker` with `circuitBreakers.payments` on top (or the defaults alone for
- *   a name without an entry). Likewise `retry`, `timeout`, `bulkhead` and `rateLimiter`; each
- *   kind has its own names.
+ *   a name without an entry). Likewise `retry`, `retryBudget`, `timeout`, `bulkhead` and
+ *   `rateLimiter`; each kind has its own names.
  * - `registry.keyedCircuitBreaker('api', host)` gives each key its own breaker, built from the
  *   config of name `api` on first use. Each keyed name keeps at most `keys.maxKeys` keys: the
  *   least recently used is evicted to make room, a key unused for `keys.idleTimeout` is dropped,
@@ -256,6 +265,14 @@ export class Registry {
   /** The retry policy named `name`: the same instance on every call. */
   retry(name: string): Retry {
     return this.named(this.retries, name) as Retry;
+  }
+
+  /**
+   * The retry budget named `name`: the same instance on every call, shared by the retry
+   * policies whose config names it (`retries.<name>.budget`).
+   */
+  retryBudget(name: string): RetryBudget {
+    return this.get(retryBudgetKind, name);
   }
 
   /**
@@ -479,7 +496,14 @@ export class Registry {
   /** Options for instance `name` of `kind` under `config`, with the name and the clock. */
   private options(config: ValidConfig, kind: AnyPolicyKind, name: string): OptionsData {
     checkName(name);
-    return { ...optionsFor(config, kind, name), name, clock: this.clock };
+    const data: OptionsData = { ...optionsFor(config, kind, name), name, clock: this.clock };
+    // An option naming an instance of another kind gets that instance, shared by all who name it.
+    for (const [key, target] of referencesOf(kind.config.schema)) {
+      const instance = data[key];
+      if (typeof instance === 'string')
+        data[key] = this.named(this.kindInstances(target), instance);
+    }
+    return data;
   }
 
   private keyedGroup(k: KindInstances, name: string) {

@@ -229,6 +229,8 @@ describe('npm run bench -- --quick --json FILE', () => {
       'sync-breaker',
       'decorated-vs-direct',
       'metrics-on',
+      'retry-budget-vs-retry-ns',
+      'retry-budget-vs-retry-bytes',
       'keyed-idle',
       'keyed-churn',
     ]);

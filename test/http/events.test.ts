@@ -119,6 +119,25 @@ describe('GET /events', () => {
     expect(health.instances.every((i: object) => !('row' in i))).toBe(true);
   });
 
+  it("sends a retry budget's row: calls, refusals, grants as its trend, model and balance", async () => {
+    const budget = registry.retryBudget('payments');
+    await start({ interval: 60_000 });
+    const stream = await open();
+    const first = JSON.parse((await stream.next('snapshot', 5000)).data);
+    expect(first.kinds).toMatchObject({ retryBudget: 'retry budget' });
+    const row = first.instances.find(
+      (i: { kind: string; name: string }) => i.kind === 'retryBudget' && i.name === 'payments',
+    ).row;
+    expect(row).toEqual({
+      calls: 0,
+      rejected: 0,
+      trend: 0,
+      trendLabel: 'extra attempts allowed per second',
+      detail: 'window: balance 10, 0 extra in flight, 0 allowed, 0 refused',
+    });
+    expect(budget.stats().balance).toBe(10);
+  });
+
   it('sends the recent transitions in the first snapshot only', async () => {
     await start();
     await fail(registry, 'payments', 2);

@@ -77,4 +77,16 @@ describe('a process using breakwater exits by itself', () => {
     },
     LIMIT_MS + 10_000,
   );
+
+  it(
+    'after calls through retries spending from retry budgets of each model, their timers armed',
+    async () => {
+      const exit = await runFixture('retry-budgets.mjs', ['100']);
+      expect(exit.killed, `still running after ${LIMIT_MS} ms`).toBe(false);
+      expect(exit.stderr).toBe('');
+      expect(exit).toMatchObject({ code: 0, signal: null });
+      expect(JSON.parse(exit.stdout)).toEqual({ calls: 300, active: 0, keepingAlive: [] });
+    },
+    LIMIT_MS + 10_000,
+  );
 });

@@ -40,6 +40,10 @@ export const SCENARIO_SERIES: readonly [string, Record<string, string>, number][
   ['breakwater_rate_limiter_permits_total', { name: 'search', key: '', result: 'rejected' }, 1],
   ['breakwater_retry_retries_total', { name: 'pay-retry', key: '' }, 2],
   ['breakwater_retry_gave_up_total', { name: 'pay-retry', key: '' }, 1],
+  ['breakwater_retry_budget_calls_total', { name: 'pay-budget', key: '' }, 1],
+  ['breakwater_retry_budget_attempts_total', { name: 'pay-budget', key: '', result: 'allowed' }, 2],
+  ['breakwater_retry_budget_attempts_total', { name: 'pay-budget', key: '', result: 'refused' }, 0],
+  ['breakwater_retry_budget_balance', { name: 'pay-budget', key: '' }, 7],
   ['breakwater_timeout_timeouts_total', { name: 'report', key: '' }, 1],
   ['breakwater_load_shedder_admitted_total', { name: 'api-shed', key: '' }, 1],
   ...(['sheddable', 'sheddable-plus', 'critical', 'critical-plus'] as const).map(

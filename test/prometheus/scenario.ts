@@ -7,6 +7,7 @@ import {
   Registry,
   rateLimiter,
   retry,
+  retryBudget,
   timeout,
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
@@ -45,6 +46,8 @@ export function useScenario(): () => Promise<Scenario> {
  *   refused as full, one queued that times out; `finish()` ends the two after 150 ms.
  * - rate limiter `search` (2 per second): 2 admitted, 1 refused.
  * - retry `pay-retry` (3 attempts): one call failing every time: 2 retries, 1 give-up.
+ * - retry budget `pay-budget` (tokens, 10), spent by `pay-retry`: 1 call, 2 retries allowed,
+ *   7 tokens left.
  * - timeout `report` (100 ms): one call timed out.
  * - load shedder `api-shed` (no low-traffic floor, random 0.4): one call let through that
  *   fails, then one refused (judged at (1 - 0) / 2 = 0.5; refusal rate 2/3 after it).
@@ -70,9 +73,12 @@ export async function runScenario(): Promise<Scenario> {
   registry.register('payments', breaker);
   registry.register('db', db);
   registry.register('search', rateLimiter({ name: 'search', limit: 2, period: 1_000, clock }));
+  const budget = retryBudget({ name: 'pay-budget', model: 'tokens', clock });
+  registry.register('pay-budget', budget);
   registry.register(
     'pay-retry',
     retry({
+      budget,
       name: 'pay-retry',
       maxAttempts: 3,
       delay: 10,

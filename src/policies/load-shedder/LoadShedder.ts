@@ -216,7 +216,7 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
   private withSignal(): number {
     const rate = this.refusalRate();
     const level = this.o.signal!.level();
-    return level > rate ? level : rate;
+    return Math.max(level, rate);
   }
 
   /** The SRE formula over the window, lowered by the same over its recent part. */

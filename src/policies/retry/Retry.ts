@@ -4,6 +4,7 @@ import { ask, type Disposer, Listeners, reportCallbackError } from '../../events
 import { RunsAlone } from '../../pipeline/RunsAlone.js';
 import { NO_RETRY, type RetryingStep, type SleepingExecution } from '../../protocol/around.js';
 import { brand } from '../../protocol/brand.js';
+import type { AttemptBudget } from '../../protocol/budget.js';
 import type { RESULT_TYPE } from '../../protocol/result.js';
 import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js';
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
@@ -58,6 +59,8 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
    * when they are built, so it never changes.
    */
   readonly needsTime: boolean;
+  /** @internal The retry budget its retries spend from (option `budget`), fixed when built. */
+  readonly budget: AttemptBudget | undefined;
   /** @internal Executions waiting out a delay of this policy. */
   readonly sleeping = new Set<SleepingExecution>();
   /** @internal */ readonly retried = new Listeners<RetryEvent>();
@@ -73,6 +76,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
     this.name = this.o.name;
     this.clock = this.o.clock;
     this.needsTime = this.o.maxDuration !== Number.POSITIVE_INFINITY;
+    this.budget = this.o.budget;
     if (options?.name !== undefined) noteCodeBuilt('retry', this.name, this);
   }
 
@@ -83,7 +87,8 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
    * `options` replace the current ones as a whole, as for the constructor: an option left out
    * takes its default. `name` and `clock` may be left out (they are kept) but not changed. A
    * finite `maxDuration` cannot be set on a policy built without one (pipelines built with it
-   * do not record when the first attempt started); removing one is fine.
+   * do not record when the first attempt started); removing one is fine. The `budget` is kept
+   * when left out, and cannot be changed.
    *
    * Throws {@link OptionsError} and changes nothing when an option is invalid.
    */
@@ -101,6 +106,13 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
         'maxDuration',
         o.maxDuration,
         'Infinity: a policy built without a maxDuration cannot be given one (pipelines built with it do not record when attempts start); build a new policy',
+      );
+    }
+    if (o.budget !== undefined && o.budget !== this.budget) {
+      throw new OptionsError(
+        'budget',
+        o.budget,
+        `${this.budget === undefined ? 'undefined' : 'the budget it was built with'} (a retry policy's budget cannot change: calls in progress count in it; build a new policy)`,
       );
     }
   }
@@ -173,10 +185,16 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
     timeLeft: number,
   ): number {
     const o = this.o;
+    const budget = this.budget;
+    // The attempt that failed was an extra one the budget granted.
+    if (budget !== undefined && attempt > 1) budget.extraEnded();
     let reason: GiveUpEvent['reason'] | undefined;
     if (aborted) reason = 'aborted';
     else if (isError && !ask(o.handle, detail, false)) reason = 'not-handled';
-    else if (attempt >= o.maxAttempts) reason = 'max-attempts';
+    else {
+      budget?.attemptFailed();
+      if (attempt >= o.maxAttempts) reason = 'max-attempts';
+    }
     let delay = 0;
     if (reason === undefined) {
       delay =
@@ -186,8 +204,11 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
       if (delay === NO_RETRY) reason = 'pushback';
       else if (elapsed + delay >= o.maxDuration) reason = 'max-duration';
       else if (delay >= timeLeft) reason = 'deadline';
+      // Asked last: only a retry that is sure to be made spends from the budget.
+      else if (budget !== undefined && !budget.trySpend()) reason = 'budget-exhausted';
     }
     if (reason !== undefined) {
+      budget?.callEnded();
       this.lastReason = reason;
       // A refusal or an unhandled error on the first attempt was never the policy's to retry,
       // and an abort is the caller's decision: neither is a give-up (see `RetryStats.gaveUp`).
@@ -249,7 +270,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
     const last = this.lastReason;
     const reason = aborted
       ? 'aborted'
-      : last === 'pushback' || last === 'deadline'
+      : last === 'pushback' || last === 'deadline' || last === 'budget-exhausted'
         ? last
         : attempts >= this.o.maxAttempts
           ? 'max-attempts'
@@ -259,7 +280,34 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
 
   /** @internal A wait for the next attempt ended by a deadline or the caller. */
   abortedWhileWaiting(attempts: number, reason: unknown): void {
+    const budget = this.budget;
+    if (budget !== undefined) {
+      // The retry the budget granted will not be made.
+      budget.extraEnded();
+      budget.callEnded();
+    }
     if (this.gaveUp.size !== 0) this.gaveUp.emit({ attempts, error: reason, reason: 'aborted' });
+  }
+
+  /** @internal Attempt `attempt` succeeded (a result it does not retry); only with a budget. */
+  succeeded(attempt: number): void {
+    const budget = this.budget!;
+    budget.attemptSucceeded();
+    if (attempt > 1) budget.extraEnded();
+    budget.callEnded();
+  }
+
+  /**
+   * @internal With a budget: the call ended (an outer deadline, the caller) while an attempt
+   * was in flight; that attempt ends later, in {@link abandonedEnded}.
+   */
+  callCut(): void {
+    this.budget!.callEnded();
+  }
+
+  /** @internal With a budget: attempt `attempt`, abandoned by {@link callCut}, really ended. */
+  abandonedEnded(attempt: number): void {
+    if (attempt > 1) this.budget!.extraEnded();
   }
 }
 

@@ -10,6 +10,11 @@ export interface RetryConfig {
   readonly maxDelay?: Duration;
   readonly multiplier?: number;
   readonly jitter?: JitterKind;
+  /**
+   * The name of the retry budget its retries spend from (an entry of `retryBudgets`, or a name
+   * that takes `defaults.retryBudget`): every retry naming it shares that one budget.
+   */
+  readonly budget?: string;
 }
 
 /** @internal The keys of a retry policy's options in config data. */
@@ -21,4 +26,5 @@ export const retrySchema: ConfigSchema = configSchema([
   ['maxDelay', 'duration'],
   ['multiplier', 'value'],
   ['jitter', 'value'],
+  ['budget', { reference: 'retryBudget' }],
 ]);

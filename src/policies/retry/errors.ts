@@ -2,7 +2,13 @@ import { ErrorCode } from '../../errors/codes.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
 
 /** Why retrying stopped on a result: see `GiveUpEvent.reason`. */
-export type ExhaustedReason = 'max-attempts' | 'max-duration' | 'pushback' | 'deadline' | 'aborted';
+export type ExhaustedReason =
+  | 'max-attempts'
+  | 'max-duration'
+  | 'pushback'
+  | 'deadline'
+  | 'budget-exhausted'
+  | 'aborted';
 
 /**
  * Retrying stopped on a result that `handleResult` retries (an HTTP 503 on the last attempt),
@@ -15,7 +21,10 @@ export class RetryExhaustedError<T = unknown> extends PolicyRejectedError {
   readonly result: T;
   /** Attempts made, the first included. */
   readonly attempts: number;
-  /** Why retrying stopped: attempts or time ran out, the server's pushback, or the call was cut. */
+  /**
+   * Why retrying stopped: attempts or time ran out, the server's pushback, the retry budget
+   * refused the retry, or the call was cut.
+   */
   readonly reason: ExhaustedReason;
 
   /** @internal */

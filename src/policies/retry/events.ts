@@ -19,7 +19,8 @@ export interface GiveUpEvent<T = unknown> {
    * Why: `max-attempts` or `max-duration` ran out; `pushback`: the server said not to retry, or
    * to wait longer than `maxDelay` (see `retryAfter`); `deadline`: the delay would end past the
    * call's deadline (the `timeout` given to `execute`, or a timeout policy outside the retry),
-   * so it gave up at once rather than sleep into it; `not-handled`: a failure `handle` does not
+   * so it gave up at once rather than sleep into it; `budget-exhausted`: the retry budget
+   * (option `budget`) refused the retry; `not-handled`: a failure `handle` does not
    * retry, or a refusal; `aborted`: the caller's signal or an outer deadline cut the call.
    */
   readonly reason:
@@ -27,6 +28,7 @@ export interface GiveUpEvent<T = unknown> {
     | 'max-duration'
     | 'pushback'
     | 'deadline'
+    | 'budget-exhausted'
     | 'not-handled'
     | 'aborted';
 }

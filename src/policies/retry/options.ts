@@ -1,6 +1,8 @@
 import type { Clock } from '../../clock/Clock.js';
 import { systemClock } from '../../clock/systemClock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
+import { isBranded, otherCopyNote } from '../../protocol/brand.js';
+import type { AttemptBudget } from '../../protocol/budget.js';
 import type { DurationString } from '../../protocol/kind.js';
 import {
   checkOptionsObject,
@@ -105,6 +107,14 @@ export interface RetryOptions<T = unknown> {
    * @default none
    */
   readonly retryAfter?: (failure: AttemptFailure<T>) => Pushback;
+  /**
+   * The retry budget its retries spend from, shared with other policies: a `RetryBudget` made
+   * by `retryBudget(...)`, the only kind accepted. A retry the budget refuses is not made, and
+   * the call ends with the give-up reason `'budget-exhausted'`. Kept by `reconfigure` when left
+   * out; it cannot be changed.
+   * @default none
+   */
+  readonly budget?: AttemptBudget;
   /** Name used in events. @default "retry" */
   readonly name?: string;
   /** @default the system clock */
@@ -138,6 +148,7 @@ export interface ResolvedRetryOptions {
   handleResult: ((result: unknown) => boolean) | undefined;
   lastResult: LastResult;
   retryAfter: ((failure: AttemptFailure) => Pushback) | undefined;
+  budget: AttemptBudget | undefined;
   name: string;
   clock: Clock;
 }
@@ -155,6 +166,7 @@ const KEYS = [
   'handleResult',
   'lastResult',
   'retryAfter',
+  'budget',
   'name',
   'clock',
 ];
@@ -198,7 +210,17 @@ export function resolveRetryOptions<T>(options: RetryOptions<T> | undefined): Re
     handleResult: fn(o.handleResult, 'handleResult', undefined),
     lastResult: oneOf(o.lastResult, 'lastResult', d.lastResult, ['resolve', 'reject']),
     retryAfter: fn(o.retryAfter, 'retryAfter', undefined),
+    budget: budgetOption(o.budget),
     name: string(o.name, 'name', d.name),
     clock: clockOption(o.clock, 'clock', systemClock),
   };
+}
+
+function budgetOption(value: unknown): AttemptBudget | undefined {
+  if (value === undefined || isBranded(value, 'RetryBudget')) return value as AttemptBudget;
+  throw new OptionsError(
+    'budget',
+    value,
+    `a RetryBudget (made by \`retryBudget(...)\`)${otherCopyNote(value)}`,
+  );
 }

@@ -101,6 +101,14 @@ export class Reader {
       return this.leaf(raw, field, path);
     }
     if ('variants' in field) return this.variants(raw, field, key, path) ?? INVALID;
+    if ('reference' in field) {
+      if (typeof raw === 'string' && raw.length > 0) return raw;
+      this.issue(
+        path,
+        `expected the name of a \`${field.reference}\` instance (a non-empty string), got ${describeValue(raw)}`,
+      );
+      return INVALID;
+    }
     return this.options(raw, field, path) ?? INVALID;
   }
 
@@ -163,8 +171,10 @@ export function copy(options: OptionsData, schema: ConfigSchema): OptionsData {
     const value = out[key];
     if (!isData(value)) continue;
     const field = schema.get(key);
-    if (field === undefined || typeof field === 'string') out[key] = { ...value };
-    else out[key] = copy(value, 'variants' in field ? field.fields : field);
+    if (field === undefined || typeof field === 'string' || 'reference' in field) {
+      out[key] = { ...value };
+    } else if ('variants' in field) out[key] = copy(value, field.fields);
+    else out[key] = copy(value, field);
   }
   return out;
 }
@@ -189,7 +199,7 @@ function mergeFields(defaults: OptionsData, named: OptionsData, schema: ConfigSc
   for (const [key, field] of schema) {
     const d = defaults[key];
     const n = named[key];
-    if (typeof field === 'string' || !isData(d) || !isData(n)) continue;
+    if (typeof field === 'string' || 'reference' in field || !isData(d) || !isData(n)) continue;
     if (!('variants' in field)) out[key] = mergeFields(d, n, field);
     else if (n.kind === undefined || n.kind === d.kind) out[key] = mergeFields(d, n, field.fields);
   }

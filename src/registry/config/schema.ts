@@ -67,7 +67,16 @@ function durationPaths(schema: ConfigSchema, prefix: string, into: Set<string>):
 
 function durationPath(field: ConfigField, path: string, into: Set<string>): void {
   if (field === 'duration' || field === 'durationOrInfinity') into.add(path);
-  else if (typeof field === 'string') return;
+  else if (typeof field === 'string' || 'reference' in field) return;
   else if ('variants' in field) durationPaths(field.fields, `${path}.`, into);
   else durationPaths(field, `${path}.`, into);
+}
+
+/** @internal The options of `schema` that name an instance of another kind, by option. */
+export function referencesOf(schema: ConfigSchema): ReadonlyMap<string, string> {
+  const out = new Map<string, string>();
+  for (const [key, field] of schema) {
+    if (typeof field === 'object' && 'reference' in field) out.set(key, field.reference);
+  }
+  return out;
 }

@@ -1,10 +1,10 @@
 import { describeValue } from '../../errors/describeValue.js';
-import { OptionsError } from '../../errors/OptionsError.js';
+import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import type { AnyPolicyKind, MissingOptionContext, OptionsData } from '../../protocol/kind.js';
 import { duration as durationOption, integer, STRING_FORM } from '../../validation/validate.js';
 import { ConfigError } from '../ConfigError.js';
 import { copy, isData, mergeOptions, Reader } from './read.js';
-import { configKinds, KEYS, KEYS_DURATIONS } from './schema.js';
+import { configKinds, KEYS, KEYS_DURATIONS, referencesOf } from './schema.js';
 import { keysDefaults, type ValidConfig } from './types.js';
 
 type Resolver = (options: OptionsData) => unknown;
@@ -143,12 +143,28 @@ export function validateConfig(input: unknown, kinds: readonly AnyPolicyKind[]):
   const named = new Map<string, Map<string, OptionsData>>();
   for (const kind of kinds) {
     const { config } = kind;
+    const references = referencesOf(config.schema);
+    // A reference is checked as a name when read; the resolver, which takes the instance, never
+    // sees it here.
+    const unreferenced = (o: OptionsData): OptionsData => {
+      for (const key of references.keys()) delete o[key];
+      return o;
+    };
     const checked: Checked = {
-      resolve: config.check ? (o) => config.check!(o) : (o) => kind.resolve(o),
+      resolve: config.check
+        ? (o) => config.check!(unreferenced(o))
+        : (o) => kind.resolve(unreferenced(o)),
       durations: table.durations.get(kind)!,
       dependsOn: config.dependsOn ?? NONE,
     };
     const defaultsAt = `defaults.${kind.name}`;
+    for (const [key, target] of references) {
+      if (!table.byName.has(target)) {
+        throw new UsageError(
+          `The ${kind.label} option \`${key}\` names instances of the policy kind \`${target}\`, which the registry does not hold`,
+        );
+      }
+    }
     const d = copy(defaultsData.get(kind) ?? {}, config.schema);
     collect(r, checked, d, (option) => ({ path: `${defaultsAt}.${option}` }));
     defaults.set(kind.name, d);

@@ -234,6 +234,7 @@ describe('config data of the library kinds', () => {
     const sections: { [N in keyof PolicyKindConfigs]: PolicyKindConfigs[N]['section'] } = {
       circuitBreaker: 'circuitBreakers',
       retry: 'retries',
+      retryBudget: 'retryBudgets',
       timeout: 'timeouts',
       bulkhead: 'bulkheads',
       rateLimiter: 'rateLimiters',
@@ -384,12 +385,12 @@ describe('config data of a kind defined outside the library', () => {
       {
         path: 'defaults.hedge',
         message:
-          'is not a known policy kind; known policy kinds are `circuitBreaker`, `retry`, `timeout`, `bulkhead`, `rateLimiter`, `loadShedder`',
+          'is not a known policy kind; known policy kinds are `circuitBreaker`, `retry`, `retryBudget`, `timeout`, `bulkhead`, `rateLimiter`, `loadShedder`',
       },
       {
         path: 'hedges',
         message:
-          'is not a known key; known keys are `defaults`, `circuitBreakers`, `retries`, `timeouts`, `bulkheads`, `rateLimiters`, `loadShedders`, `keys`',
+          'is not a known key; known keys are `defaults`, `circuitBreakers`, `retries`, `retryBudgets`, `timeouts`, `bulkheads`, `rateLimiters`, `loadShedders`, `keys`',
       },
     ]);
   });

@@ -1,0 +1,39 @@
+import type { PolicyKindDescriptor } from '../../protocol/kind.js';
+import { checkThenApply } from '../shared/reconfigureWith.js';
+import { mergeRetryBudget, retryBudgetSchema } from './config.js';
+import { type RetryBudgetCounts, retryBudgetMetrics } from './metrics.js';
+import {
+  type ResolvedRetryBudgetOptions,
+  type RetryBudgetOptions,
+  resolveRetryBudgetOptions,
+} from './options.js';
+import { RetryBudget, type RetryBudgetStats } from './RetryBudget.js';
+
+/** The retry budget kind: what the registry, config data and exporters know of it. */
+export const retryBudgetKind: PolicyKindDescriptor<
+  RetryBudget,
+  ResolvedRetryBudgetOptions,
+  RetryBudgetCounts
+> = {
+  name: 'retryBudget',
+  label: 'retry budget',
+  section: 'retryBudgets',
+  is: (value): value is RetryBudget => value instanceof RetryBudget,
+  create: (options) => new RetryBudget(options as RetryBudgetOptions),
+  resolve: (data) => resolveRetryBudgetOptions(data as RetryBudgetOptions),
+  reconfigure: checkThenApply,
+  dispose: (budget) => budget.dispose(),
+  view: (budget) => ({ stats: budget.stats() }),
+  config: { schema: retryBudgetSchema, merge: mergeRetryBudget },
+  metrics: retryBudgetMetrics,
+  dashboard({ stats }) {
+    const s = stats as RetryBudgetStats;
+    return {
+      calls: s.calls,
+      rejected: s.refused,
+      trend: s.allowed,
+      trendLabel: 'extra attempts allowed per second',
+      detail: `${s.model}: balance ${s.balance}, ${s.inFlight} extra in flight, ${s.allowed} allowed, ${s.refused} refused`,
+    };
+  },
+};
