@@ -83,11 +83,24 @@ export {
   bulkhead,
   circuitBreaker,
   fallback,
+  hedge,
   rateLimiter,
   retry,
   timeout,
 } from './policies/factories.js';
 export type { FallbackEvent } from './policies/fallback/events.js';
+export type { HedgeConfig } from './policies/hedge/config.js';
+export type { HedgeEvent, HedgeReason, HedgeRefusedEvent } from './policies/hedge/events.js';
+export { Hedge, type HedgeStats } from './policies/hedge/Hedge.js';
+export { hedgeKind } from './policies/hedge/kind.js';
+export {
+  type HedgeDelay,
+  type HedgeDelayContext,
+  type HedgeOptions,
+  type HedgePercentileDelay,
+  hedgeDefaults,
+  MAX_HEDGES,
+} from './policies/hedge/options.js';
 export { Fallback } from './policies/fallback/Fallback.js';
 export type { Failure as FallbackFailure, FallbackOptions } from './policies/fallback/options.js';
 export {
@@ -152,6 +165,7 @@ export {
   timeoutDefaults,
 } from './policies/timeout/options.js';
 export { Timeout, type TimeoutStats } from './policies/timeout/Timeout.js';
+export type { AttemptBudget } from './protocol/budget.js';
 export {
   type AnyPolicyKind,
   type ConfigField,

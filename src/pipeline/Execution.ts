@@ -2,6 +2,7 @@ import type { Clock, TimerHandle } from '../clock/Clock.js';
 import {
   type DeadlineStep,
   type FallbackStep,
+  type HedgingStep,
   NO_RETRY,
   type RetryingStep,
   type TimedExecution,
@@ -16,11 +17,12 @@ import {
   type WaitingGate,
 } from '../protocol/step.js';
 import { AttemptContext } from './context.js';
+import { HedgeRace } from './HedgeRace.js';
 import type { LatencySampler } from './LatencySampler.js';
 import { failure, isThenable, success } from './result.js';
 
 /** @internal A policy as the executor sees it: any policy a pipeline can hold. */
-export type Step = Gate | RetryingStep | DeadlineStep | FallbackStep;
+export type Step = Gate | RetryingStep | DeadlineStep | FallbackStep | HedgingStep;
 
 /** @internal Marks a step that keeps no per-call number. */
 export const NO_SLOT = -1;
@@ -67,6 +69,13 @@ export interface PipelineCore {
   readonly ownSignal: boolean;
   /** Something can wait or abort, so the caller's signal must be listened to. */
   readonly listensToCaller: boolean;
+  /**
+   * When the last step is a hedge: the pipeline of the steps inside it, which runs each of its
+   * attempts (the steps of this core end at the hedge).
+   */
+  readonly inner: PipelineCore | undefined;
+  /** Races of finished calls through the hedge, ready for the next call. */
+  readonly races: HedgeRace[];
 }
 
 /** @internal Returned by the step functions when the execution finished synchronously. */
@@ -86,6 +95,14 @@ const F_IN_FLIGHT = 8;
 const F_TIMED = 16;
 /** The caller awaits a promise of the execution's own, which it settles (deferred mode). */
 const F_DEFERRED = 32;
+/** One attempt of a hedge's race: its end is reported to the race, not to a caller. */
+const F_CHILD = 64;
+
+/**
+ * What the step walk returns while a hedge's race runs, or a child attempt that settles its
+ * race rather than a promise: nothing awaits it for a value.
+ */
+const RACING: Promise<unknown> = /* @__PURE__ */ Promise.resolve();
 
 /** Records a pipeline keeps for reuse: enough for the calls one pipeline has in flight at once. */
 const POOL_SIZE = 32;
@@ -159,6 +176,12 @@ export class Execution implements TimedExecution, WaitingExecution {
   /** The context of the attempt in flight, until it ends or is abandoned. */
   private context: AttemptContext | undefined = undefined;
   private detour: Detour | undefined = undefined;
+  /** The race of the hedge this call waits on, while it runs. */
+  private race: HedgeRace | undefined = undefined;
+  /** @internal A child attempt: the race it reports to, until it ended. */
+  parent: HedgeRace | undefined = undefined;
+  /** Which attempt of its race a child is (0 for the first, 1 for the first hedge...). */
+  private hedge = 0;
   /** @internal Deferred mode: the settle functions of the promise the caller awaits. */
   outerResolve: ((value: unknown) => void) | undefined = undefined;
   /** @internal */
@@ -241,6 +264,7 @@ export class Execution implements TimedExecution, WaitingExecution {
   /** Makes the promise the caller awaits, which {@link settle} settles. */
   private defer(): Promise<unknown> {
     this.flags |= F_DEFERRED;
+    if ((this.flags & F_CHILD) !== 0) return RACING;
     capturingOuter = this;
     const outer = new Promise(captureOuter);
     capturingOuter = undefined;
@@ -328,6 +352,8 @@ export class Execution implements TimedExecution, WaitingExecution {
         case StepKind.Timeout:
           this.set(core.slotOf[i]!, (step as DeadlineStep).register(this, i, now));
           break;
+        case StepKind.Hedge:
+          return this.runRace(step as HedgingStep, i, now);
       }
     }
     if (core.startedSlot !== NO_SLOT) this.set(core.startedSlot, this.attemptStart(now));
@@ -336,7 +362,12 @@ export class Execution implements TimedExecution, WaitingExecution {
 
   private call(): Next {
     const core = this.core;
-    const context = new AttemptContext(this.attempt, this.core.ownSignal, this.callerSignal);
+    const context = new AttemptContext(
+      this.attempt,
+      this.core.ownSignal,
+      this.callerSignal,
+      this.hedge,
+    );
     const reason = this.detour?.abortReason;
     if (reason !== undefined) context.abort(reason);
     this.context = context;
@@ -610,6 +641,7 @@ export class Execution implements TimedExecution, WaitingExecution {
     const error = policy.rejection();
     this.abortAttempt(error);
     if (d.waitStep > step) this.cancelWait(error);
+    else if (this.race !== undefined) this.cancelRace(error);
     else if (this.abandons(policy.aggressive)) this.abandon(step, error);
   }
 
@@ -622,6 +654,7 @@ export class Execution implements TimedExecution, WaitingExecution {
     d.cutAt = -1;
     this.abortAttempt(reason);
     if (d.waitStep >= 0) this.cancelWait(reason);
+    else if (this.race !== undefined) this.cancelRace(reason);
     else if (this.abandons(this.core.deferred)) this.abandon(-1, reason);
   }
 
@@ -638,7 +671,10 @@ export class Execution implements TimedExecution, WaitingExecution {
   /** A failure that is the caller's own cancellation says nothing about the dependency. */
   private isCallerAbort(error: unknown): boolean {
     const signal = this.callerSignal;
-    return signal?.aborted === true && error === signal.reason;
+    if (signal?.aborted === true && error === signal.reason) return true;
+    // A hedge's attempt given up by its race (see `cancelAttempt`).
+    const d = this.detour;
+    return d !== undefined && d.callerAborted && error === d.abortReason;
   }
 
   private abortAttempt(reason: unknown): void {
@@ -714,7 +750,7 @@ export class Execution implements TimedExecution, WaitingExecution {
    */
   private finishOrChain(next: Next): unknown {
     if (next !== SYNC) return next;
-    if ((this.flags & F_DEFERRED) !== 0) {
+    if ((this.flags & (F_DEFERRED | F_CHILD)) !== 0) {
       this.settle();
       return undefined;
     }
@@ -730,6 +766,10 @@ export class Execution implements TimedExecution, WaitingExecution {
   /** Deferred mode: settles the outer promise once. */
   private settle(): void {
     if ((this.flags & F_DONE) !== 0) return;
+    if ((this.flags & F_CHILD) !== 0) {
+      this.report();
+      return;
+    }
     this.cleanup();
     const ok = (this.flags & F_OK) !== 0;
     if ((this.flags & F_TRY) !== 0)
@@ -768,5 +808,93 @@ export class Execution implements TimedExecution, WaitingExecution {
     return core.startedSlot !== NO_SLOT && this.get(core.startedSlot) !== NO_TIME
       ? core.clock.now()
       : NO_TIME;
+  }
+
+  // ---- hedging: races of attempts ------------------------------------------------------------
+
+  /**
+   * The call reached hedge `step`: its attempts run as executions of the inner pipeline, raced
+   * by a {@link HedgeRace}, which calls {@link raceSettled} with the outcome the call takes.
+   * No promise is made for the wait: the race settles the caller's (deferred) promise itself.
+   */
+  private runRace(step: HedgingStep, h: number, now: number): Next {
+    const core = this.core;
+    if (core.startedSlot !== NO_SLOT) this.set(core.startedSlot, this.attemptStart(now));
+    const race = core.races.length > 0 ? core.races.pop()! : new HedgeRace(core.races);
+    this.race = race;
+    if (!race.begin(this, h, step, core.inner!, this.fn!, this.attempt)) return RACING;
+    // The race settled before any attempt waited (a synchronous function).
+    this.race = undefined;
+    const ok = race.ok;
+    const value = race.value;
+    race.taken();
+    return this.unwind(h - 1, ok, value, this.endTime());
+  }
+
+  /** @internal The race of the hedge at `step` settled: the call goes on outward with it. */
+  raceSettled(step: number, ok: boolean, value: unknown): void {
+    this.race = undefined;
+    this.finishOrChain(this.unwind(step - 1, ok, value, this.endTime()));
+  }
+
+  /** A deadline or the caller ended the call during a race: every attempt is given up. */
+  private cancelRace(reason: unknown): void {
+    const race = this.race!;
+    this.race = undefined;
+    const step = race.step;
+    race.cancel(reason);
+    this.finishOrChain(this.unwind(step - 1, false, reason, this.endTime()));
+  }
+
+  /** @internal Attempt `hedge` of `race`: a record of the inner pipeline `core`. */
+  static child(
+    core: PipelineCore,
+    fn: (context: AttemptContext) => unknown,
+    race: HedgeRace,
+    hedge: number,
+    attempt: number,
+  ): Execution {
+    const exec = core.pool.length > 0 ? core.pool.pop()! : new Execution(core);
+    exec.fn = fn;
+    exec.flags = F_CHILD;
+    exec.parent = race;
+    exec.hedge = hedge;
+    exec.attempt = attempt;
+    return exec;
+  }
+
+  /** @internal Runs a child attempt; its end is reported to its race, perhaps before this returns. */
+  runChild(): void {
+    const core = this.core;
+    if (core.deferred) this.defer();
+    const next = this.enter(0, core.needsStartTime ? core.clock.now() : NO_TIME);
+    if (next === SYNC) this.report();
+  }
+
+  /**
+   * @internal The race gave up on this child attempt (another won, or the call ended): its
+   * signal aborts with `reason` and a wait ends, but an attempt in flight runs on, holding its
+   * permits, until its work ends. A failure with `reason` then counts for no policy inside.
+   */
+  cancelAttempt(reason: unknown): void {
+    if ((this.flags & F_DONE) !== 0) return;
+    const d = this.d;
+    d.callerAborted = true;
+    d.cutAt = -1;
+    this.abortAttempt(reason);
+    if (d.waitStep >= 0) this.cancelWait(reason);
+  }
+
+  /** A child attempt ended: the record goes back to its pool, and its race hears the outcome. */
+  private report(): void {
+    this.flags |= F_DONE;
+    const race = this.parent!;
+    const hedge = this.hedge;
+    const ok = (this.flags & F_OK) !== 0;
+    const value = this.value;
+    const cancelled = this.detour?.callerAborted === true;
+    this.parent = undefined;
+    if (this.detour?.abandoned === undefined || this.detour.abandoned.length === 0) this.recycle();
+    race.ended(hedge, ok, value, cancelled);
   }
 }

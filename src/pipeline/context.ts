@@ -11,6 +11,11 @@ export interface ExecutionContext {
   readonly signal: AbortSignal;
   /** The attempt number, 1 for the first (set by the innermost retry policy). */
   readonly attempt: number;
+  /**
+   * Which attempt of a hedge this is: 0 for the first, 1 for the first hedge, and so on (set
+   * by the innermost hedge policy; 0 outside any hedge).
+   */
+  readonly hedge: number;
 }
 
 /** Options of one execution. */
@@ -33,6 +38,7 @@ export class AttemptContext implements ExecutionContext {
     /** A timeout may abort the attempt, so it has a signal of its own. */
     private readonly own: boolean,
     private readonly callerSignal: AbortSignal | undefined,
+    readonly hedge: number,
   ) {}
 
   get signal(): AbortSignal {
@@ -68,6 +74,7 @@ export class AttemptContext implements ExecutionContext {
  */
 export class SharedContext implements ExecutionContext {
   readonly attempt = 1;
+  readonly hedge = 0;
   get signal(): AbortSignal {
     return new AbortController().signal;
   }

@@ -5,6 +5,8 @@ import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
 import type { CircuitBreakerOptions } from './circuit-breaker/options.js';
 import { Fallback } from './fallback/Fallback.js';
 import type { FallbackOptions } from './fallback/options.js';
+import { Hedge } from './hedge/Hedge.js';
+import type { HedgeOptions } from './hedge/options.js';
 import type { RateLimiterOptions } from './rate-limiter/options.js';
 import { RateLimiter } from './rate-limiter/RateLimiter.js';
 import type { RetryOptions } from './retry/options.js';
@@ -51,4 +53,13 @@ export function fallback<T, R = unknown>(options: FallbackOptions<T, R>): Fallba
 /** A new {@link RateLimiter}. @example `rateLimiter({ limit: 100, period: 1_000, burst: 20 })` */
 export function rateLimiter(options: RateLimiterOptions): RateLimiter {
   return new RateLimiter(options);
+}
+
+/**
+ * A new {@link Hedge}, typed by the result of the calls it hedges when `T` is given or
+ * inferred from an annotated `handleResult`.
+ * @example `pipeline(hedge({ delay: { percentile: 0.95 }, maxHedges: 1 }), timeout(2_000))`
+ */
+export function hedge<T = unknown>(options?: HedgeOptions<T>): Hedge<T> {
+  return new Hedge(options);
 }

@@ -9,6 +9,10 @@ import type { StateChangeEvent } from './circuit-breaker/events.js';
 import { circuitBreakerKind } from './circuit-breaker/kind.js';
 import type { CircuitState } from './circuit-breaker/state.js';
 import type { CircuitBreakerStats } from './circuit-breaker/stats.js';
+import type { HedgeConfig } from './hedge/config.js';
+import { HEDGE_CHANNEL } from './hedge/diagnostics.js';
+import type { HedgeStats } from './hedge/Hedge.js';
+import { hedgeKind } from './hedge/kind.js';
 import type { RateLimiterConfig } from './rate-limiter/config.js';
 import { rateLimiterKind } from './rate-limiter/kind.js';
 import type { RateLimiterStats } from './rate-limiter/stats.js';
@@ -34,6 +38,7 @@ export const POLICY_KINDS: readonly AnyPolicyKind[] = [
   timeoutKind,
   bulkheadKind,
   rateLimiterKind,
+  hedgeKind,
 ];
 
 /** Names of the channels breakwater publishes to. */
@@ -52,6 +57,8 @@ export const diagnosticsChannels = {
   retry: RETRY_CHANNEL,
   /** A timeout policy's deadline passed: `{ name, timeout }`. */
   timeout: TIMEOUT_CHANNEL,
+  /** A hedge policy started a hedge: `{ name, hedge, reason }` (`reason`: `delay` or `failure`). */
+  hedge: HEDGE_CHANNEL,
 } as const;
 
 /** Names of the span events `traceBreakwaterEvents` adds. */
@@ -86,6 +93,7 @@ export interface PolicyKindConfigs {
   readonly timeout: KindConfigTypes<'timeouts', TimeoutConfig, Partial<TimeoutConfig>>;
   readonly bulkhead: KindConfigTypes<'bulkheads', BulkheadConfig>;
   readonly rateLimiter: KindConfigTypes<'rateLimiters', RateLimiterConfig>;
+  readonly hedge: KindConfigTypes<'hedges', HedgeConfig>;
 }
 
 interface InstanceEntry {
@@ -109,7 +117,8 @@ export type RegistryInstanceSnapshot =
   | (InstanceEntry & { readonly kind: 'bulkhead'; readonly stats: BulkheadStats })
   | (InstanceEntry & { readonly kind: 'rateLimiter'; readonly stats: RateLimiterStats })
   | (InstanceEntry & { readonly kind: 'retry'; readonly stats: RetryStats })
-  | (InstanceEntry & { readonly kind: 'timeout'; readonly stats: TimeoutStats });
+  | (InstanceEntry & { readonly kind: 'timeout'; readonly stats: TimeoutStats })
+  | (InstanceEntry & { readonly kind: 'hedge'; readonly stats: HedgeStats });
 
 /**
  * A state change of one of a registry's instances, as plain data: a breaker's (the fields of

@@ -448,7 +448,7 @@ describe('Timeout shared timer', () => {
               abortedAt.push(clock.now());
               order.push(i);
             });
-            return untilAborted({ signal, attempt: 1 });
+            return untilAborted({ signal, attempt: 1, hedge: 0 });
           }),
         ),
       );

@@ -237,6 +237,7 @@ describe('config data of the library kinds', () => {
       timeout: 'timeouts',
       bulkhead: 'bulkheads',
       rateLimiter: 'rateLimiters',
+      hedge: 'hedges',
     };
     expect(sections).toEqual(Object.fromEntries(POLICY_KINDS.map((k) => [k.name, k.section])));
     const config: RegistryConfig = {

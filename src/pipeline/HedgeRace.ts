@@ -1,0 +1,182 @@
+import { type HedgeReason, type HedgeTimerTarget, type HedgingStep, ON_FAILURE } from '../protocol/around.js';
+import type { AttemptContext } from './context.js';
+import { Execution, type PipelineCore } from './Execution.js';
+
+/** Races a pipeline keeps for reuse. */
+const POOL_SIZE = 32;
+
+/**
+ * @internal The attempts of one call through a hedge. The first starts at once; each further
+ * one (a hedge) starts when its delay passes with no result, or at once when an attempt fails
+ * in a way the hedge handles, while the budget grants it. The first acceptable outcome settles
+ * the call: the others are cancelled by a direct call on their executions, and the caller does
+ * not wait for them, but the race stays with its attempts until each really ends (their
+ * permits, the budget's extra attempts), and only then goes back to its pool.
+ *
+ * Attempt `n`'s timer for hedge `n + 1` is armed on the hedge's one queue before attempt `n`
+ * runs (it may end at once); a race waits on at most one entry at a time.
+ */
+export class HedgeRace implements HedgeTimerTarget {
+  /** The hedge's index in the outer pipeline. */
+  step = 0;
+  /** The outcome, when the race settled while it began (read by the outer execution). */
+  ok = false;
+  value: unknown = undefined;
+  private outer: Execution | undefined = undefined;
+  private policy: HedgingStep | undefined = undefined;
+  private core: PipelineCore | undefined = undefined;
+  private fn: ((context: AttemptContext) => unknown) | undefined = undefined;
+  private readonly attempts: (Execution | undefined)[] = [];
+  /** When each attempt started, for hedges that time them. */
+  private times: number[] | undefined = undefined;
+  private started = 0;
+  private running = 0;
+  private maxHedges = 0;
+  private attempt = 1;
+  /** The timer entry the race waits on, or 0. */
+  private stamp = 0;
+  private settled = true;
+  /** True while `begin` runs: an outcome then waits in `ok`/`value` for the outer execution. */
+  private beginning = false;
+
+  constructor(private readonly pool: HedgeRace[]) {}
+
+  /**
+   * Starts the first attempt (and any that start at once) of `outer`'s call at hedge `step`.
+   * Returns true when the race settled already: its outcome is in `ok` and `value`, and the
+   * caller hands the race back with {@link taken}.
+   */
+  begin(
+    outer: Execution,
+    step: number,
+    policy: HedgingStep,
+    core: PipelineCore,
+    fn: (context: AttemptContext) => unknown,
+    attempt: number,
+  ): boolean {
+    this.outer = outer;
+    this.step = step;
+    this.policy = policy;
+    this.core = core;
+    this.fn = fn;
+    this.attempt = attempt;
+    this.started = 0;
+    this.running = 0;
+    this.stamp = 0;
+    this.settled = false;
+    this.maxHedges = policy.maxHedges;
+    if (policy.timesAttempts && this.times === undefined) this.times = [];
+    policy.callStarted();
+    this.beginning = true;
+    this.launch(0);
+    this.beginning = false;
+    return this.settled;
+  }
+
+  /** The outer execution read the outcome of a race that settled in `begin`. */
+  taken(): void {
+    this.value = undefined;
+    this.recycleIfDone();
+  }
+
+  /** Starts attempt `n` unless the race settled, it was started, or the budget refuses it. */
+  private tryStart(n: number, reason: HedgeReason): boolean {
+    if (this.settled || n !== this.started || n > this.maxHedges) return false;
+    if (!this.policy!.tryHedge(n, reason)) return false;
+    this.launch(n);
+    return true;
+  }
+
+  private launch(n: number): void {
+    const policy = this.policy!;
+    if (this.stamp !== 0) {
+      policy.unschedule(this.stamp);
+      this.stamp = 0;
+    }
+    this.started = n + 1;
+    this.running++;
+    const now = this.times === undefined ? Number.NaN : policy.now();
+    let next = ON_FAILURE;
+    if (n < this.maxHedges) {
+      next = policy.delayBefore(n + 1, this.attempt, now);
+      if (next > 0) this.stamp = policy.schedule(this, next);
+    }
+    const exec = Execution.child(this.core!, this.fn!, this, n, this.attempt);
+    this.attempts[n] = exec;
+    if (this.times !== undefined) this.times[n] = now;
+    exec.runChild();
+    if (next === 0) this.tryStart(n + 1, 'delay');
+  }
+
+  /** @internal */
+  hedgeLive(stamp: number): boolean {
+    return !this.settled && this.stamp === stamp;
+  }
+
+  /** @internal */
+  hedgeDue(stamp: number): void {
+    if (this.stamp !== stamp) return;
+    this.stamp = 0;
+    this.tryStart(this.started, 'delay');
+  }
+
+  /** @internal Attempt `n` ended; `cancelled` when the race had given up on it. */
+  ended(n: number, ok: boolean, value: unknown, cancelled: boolean): void {
+    this.attempts[n] = undefined;
+    this.running--;
+    const policy = this.policy!;
+    if (n > 0) policy.extraEnded(n);
+    let failed = false;
+    if (!cancelled) {
+      failed = policy.isHandledFailure(!ok, value);
+      // Only accepted results tell the latency of the dependency (a refusal takes no time).
+      const timed = this.times !== undefined && ok && !failed;
+      policy.attemptEnded(n, !failed, timed ? this.times![n]! : Number.NaN);
+    }
+    if (this.settled) {
+      this.recycleIfDone();
+      return;
+    }
+    // An accepted result, or a failure the hedge does not handle, ends the race; a handled one
+    // starts the next hedge at once, and the last one to fail gives the call its outcome.
+    if (!failed || (!this.tryStart(this.started, 'failure') && this.running === 0)) {
+      this.finish(n, ok, value, policy.lostReason());
+    }
+  }
+
+  /** The call ends (a deadline, the caller's signal) before the race settled. */
+  cancel(reason: unknown): void {
+    if (this.settled) return;
+    this.outer = undefined;
+    this.finish(-1, false, reason, reason);
+  }
+
+  /** Settles the race with attempt `winner`'s outcome; the others' signals abort with `reason`. */
+  private finish(winner: number, ok: boolean, value: unknown, reason: unknown): void {
+    this.settled = true;
+    const policy = this.policy!;
+    if (this.stamp !== 0) {
+      policy.unschedule(this.stamp);
+      this.stamp = 0;
+    }
+    for (let i = 0; i < this.started; i++) this.attempts[i]?.cancelAttempt(reason);
+    policy.callEnded(winner);
+    const outer = this.outer;
+    this.outer = undefined;
+    if (this.beginning) {
+      this.ok = ok;
+      this.value = value;
+      return;
+    }
+    const step = this.step;
+    this.recycleIfDone();
+    outer?.raceSettled(step, ok, value);
+  }
+
+  private recycleIfDone(): void {
+    if (!this.settled || this.running !== 0 || this.beginning || this.fn === undefined) return;
+    this.fn = undefined;
+    this.value = undefined;
+    if (this.pool.length < POOL_SIZE) this.pool.push(this);
+  }
+}
