@@ -41,6 +41,10 @@ export const SCENARIO_SERIES: readonly [string, Record<string, string>, number][
   ['breakwater_retry_retries_total', { name: 'pay-retry', key: '' }, 2],
   ['breakwater_retry_gave_up_total', { name: 'pay-retry', key: '' }, 1],
   ['breakwater_timeout_timeouts_total', { name: 'report', key: '' }, 1],
+  ['breakwater_hedge_calls_total', { name: 'fetch-hedge', key: '' }, 1],
+  ['breakwater_hedge_hedges_total', { name: 'fetch-hedge', key: '' }, 1],
+  ['breakwater_hedge_won_total', { name: 'fetch-hedge', key: '' }, 1],
+  ['breakwater_hedge_refused_total', { name: 'fetch-hedge', key: '' }, 0],
 ];
 
 /** Default bucket bounds of `breakwater_call_duration_seconds`. */

@@ -2,6 +2,7 @@ import { afterEach } from 'vitest';
 import {
   bulkhead,
   circuitBreaker,
+  hedge,
   pipeline,
   Registry,
   rateLimiter,
@@ -45,6 +46,8 @@ export function useScenario(): () => Promise<Scenario> {
  * - rate limiter `search` (2 per second): 2 admitted, 1 refused.
  * - retry `pay-retry` (3 attempts): one call failing every time: 2 retries, 1 give-up.
  * - timeout `report` (100 ms): one call timed out.
+ * - hedge `fetch-hedge` (delay 10 ms): one call whose first attempt answers after 30 ms and
+ *   whose hedge, started at 10 ms, after 5 ms: 1 call, 1 hedge, won by the hedge.
  */
 export async function runScenario(): Promise<Scenario> {
   const clock = new ManualClock();
@@ -79,6 +82,8 @@ export async function runScenario(): Promise<Scenario> {
     }),
   );
   registry.register('report', timeout({ name: 'report', timeout: 100, clock }));
+  const fetchHedge = hedge({ name: 'fetch-hedge', delay: 10, clock });
+  registry.register('fetch-hedge', fetchHedge);
 
   const p = pipeline(breaker);
   const took = (ms: number, fail: boolean) => () => {
@@ -115,6 +120,13 @@ export async function runScenario(): Promise<Scenario> {
   });
   await clock.runAll();
   await r;
+
+  const hedged = pipeline(fetchHedge).tryExecute(
+    ({ hedge: n }) =>
+      new Promise<string>((resolve) => clock.setTimer(() => resolve('ok'), n === 0 ? 30 : 5)),
+  );
+  await clock.runAll();
+  await hedged;
 
   return {
     clock,
