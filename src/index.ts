@@ -89,6 +89,8 @@ export {
   timeout,
 } from './policies/factories.js';
 export type { FallbackEvent } from './policies/fallback/events.js';
+export { Fallback } from './policies/fallback/Fallback.js';
+export type { Failure as FallbackFailure, FallbackOptions } from './policies/fallback/options.js';
 export type { HedgeConfig } from './policies/hedge/config.js';
 export type { HedgeEvent, HedgeReason, HedgeRefusedEvent } from './policies/hedge/events.js';
 export { Hedge, type HedgeStats } from './policies/hedge/Hedge.js';
@@ -101,8 +103,6 @@ export {
   hedgeDefaults,
   MAX_HEDGES,
 } from './policies/hedge/options.js';
-export { Fallback } from './policies/fallback/Fallback.js';
-export type { Failure as FallbackFailure, FallbackOptions } from './policies/fallback/options.js';
 export {
   diagnosticsChannels,
   POLICY_KINDS,

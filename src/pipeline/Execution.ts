@@ -674,7 +674,7 @@ export class Execution implements TimedExecution, WaitingExecution {
     if (signal?.aborted === true && error === signal.reason) return true;
     // A hedge's attempt given up by its race (see `cancelAttempt`).
     const d = this.detour;
-    return d !== undefined && d.callerAborted && error === d.abortReason;
+    return d?.callerAborted === true && error === d.abortReason;
   }
 
   private abortAttempt(reason: unknown): void {

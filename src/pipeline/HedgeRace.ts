@@ -1,4 +1,4 @@
-import { type HedgeReason, type HedgeTimerTarget, type HedgingStep, ON_FAILURE } from '../protocol/around.js';
+import type { HedgeReason, HedgeTimerTarget, HedgingStep } from '../protocol/around.js';
 import type { AttemptContext } from './context.js';
 import { Execution, type PipelineCore } from './Execution.js';
 
@@ -13,8 +13,8 @@ const POOL_SIZE = 32;
  * not wait for them, but the race stays with its attempts until each really ends (their
  * permits, the budget's extra attempts), and only then goes back to its pool.
  *
- * Attempt `n`'s timer for hedge `n + 1` is armed on the hedge's one queue before attempt `n`
- * runs (it may end at once); a race waits on at most one entry at a time.
+ * Attempt `n`'s timer for hedge `n + 1` is armed on the hedge's one queue right after attempt
+ * `n` starts; a race waits on at most one entry at a time.
  */
 export class HedgeRace implements HedgeTimerTarget {
   /** The hedge's index in the outer pipeline. */
@@ -96,16 +96,16 @@ export class HedgeRace implements HedgeTimerTarget {
     this.started = n + 1;
     this.running++;
     const now = this.times === undefined ? Number.NaN : policy.now();
-    let next = ON_FAILURE;
-    if (n < this.maxHedges) {
-      next = policy.delayBefore(n + 1, this.attempt, now);
-      if (next > 0) this.stamp = policy.schedule(this, next);
-    }
     const exec = Execution.child(this.core!, this.fn!, this, n, this.attempt);
     this.attempts[n] = exec;
     if (this.times !== undefined) this.times[n] = now;
     exec.runChild();
-    if (next === 0) this.tryStart(n + 1, 'delay');
+    // The attempt may have ended already, and started the next one. Its timer comes after it,
+    // so an answer due when the delay ends is heard first.
+    if (this.settled || this.started !== n + 1 || n >= this.maxHedges) return;
+    const next = policy.delayBefore(n + 1, this.attempt, now);
+    if (next > 0) this.stamp = policy.schedule(this, next);
+    else if (next === 0) this.tryStart(n + 1, 'delay');
   }
 
   /** @internal */

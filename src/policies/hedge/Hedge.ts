@@ -288,4 +288,3 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
 }
 
 brand(Hedge, 'Hedge');
-

@@ -1,4 +1,8 @@
-import { HISTOGRAM_BUCKETS, LatencyHistogram, bucketBounds } from '../../telemetry/LatencyHistogram.js';
+import {
+  bucketBounds,
+  HISTOGRAM_BUCKETS,
+  LatencyHistogram,
+} from '../../telemetry/LatencyHistogram.js';
 
 /** Durations recorded between two readings of the percentile. */
 const REFRESH_EVERY = 16;
@@ -48,8 +52,10 @@ export class LatencyWindow {
     if (Number.isNaN(this.since)) this.since = now;
     const age = now - this.since;
     if (age < this.half) return;
+    // The current half becomes the previous one (dropped too when it is a window old).
     const old = this.previous;
-    this.previous = age >= 2 * this.half ? (clear(this.current), this.current) : this.current;
+    if (age >= 2 * this.half) clear(this.current);
+    this.previous = this.current;
     clear(old);
     this.current = old;
     this.since = now;

@@ -161,7 +161,8 @@ function resolveDelay(value: unknown): ResolvedDelay {
       throw new OptionsError('delay.percentile', undefined, 'a number in (0, 1)');
     }
     const percentile = numberIn(p.percentile, 'delay.percentile', 0, 0, 1, true);
-    if (percentile >= 1) throw new OptionsError('delay.percentile', percentile, 'a number in (0, 1)');
+    if (percentile >= 1)
+      throw new OptionsError('delay.percentile', percentile, 'a number in (0, 1)');
     return {
       kind: 'percentile',
       percentile,

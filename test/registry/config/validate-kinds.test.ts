@@ -308,7 +308,11 @@ describe('config data of a kind defined outside the library', () => {
         backup: {},
         defaults: {
           backups: {},
-          backup: { budget: { perod: '1s' }, delay: 'soon', trigger: { kind: 'fixed', after: 120 } },
+          backup: {
+            budget: { perod: '1s' },
+            delay: 'soon',
+            trigger: { kind: 'fixed', after: 120 },
+          },
         },
         backups: {
           a: {
