@@ -58,7 +58,7 @@ export class LatencyWindow {
     this.previous = this.current;
     clear(old);
     this.current = old;
-    this.since = now;
+    this.since += this.half * Math.floor(age / this.half);
     this.refresh();
   }
 
