@@ -16,7 +16,7 @@ import {
   type WaitingExecution,
   type WaitingGate,
 } from '../protocol/step.js';
-import { AttemptContext } from './context.js';
+import { AttemptContext, HedgeAttemptContext } from './context.js';
 import { HedgeRace } from './HedgeRace.js';
 import type { LatencySampler } from './LatencySampler.js';
 import { failure, isThenable, success } from './result.js';
@@ -362,12 +362,10 @@ export class Execution implements TimedExecution, WaitingExecution {
 
   private call(): Next {
     const core = this.core;
-    const context = new AttemptContext(
-      this.attempt,
-      this.core.ownSignal,
-      this.callerSignal,
-      this.hedge,
-    );
+    const context =
+      this.hedge === 0
+        ? new AttemptContext(this.attempt, core.ownSignal, this.callerSignal)
+        : new HedgeAttemptContext(this.attempt, core.ownSignal, this.callerSignal, this.hedge);
     const reason = this.detour?.abortReason;
     if (reason !== undefined) context.abort(reason);
     this.context = context;

@@ -1,6 +1,7 @@
 import type { HedgeReason, HedgeTimerTarget, HedgingStep } from '../protocol/around.js';
-import type { AttemptContext } from './context.js';
+import { AttemptContext, HedgeAttemptContext } from './context.js';
 import { Execution, type PipelineCore } from './Execution.js';
+import { isThenable } from './result.js';
 
 /** Races a pipeline keeps for reuse. */
 const POOL_SIZE = 32;
@@ -27,6 +28,17 @@ export class HedgeRace implements HedgeTimerTarget {
   private core: PipelineCore | undefined = undefined;
   private fn: ((context: AttemptContext) => unknown) | undefined = undefined;
   private readonly attempts: (Execution | undefined)[] = [];
+  /**
+   * No step inside the hedge: each attempt is a call of the function with its own context,
+   * whose end comes to handlers of the race made once per attempt number, without an
+   * execution record.
+   */
+  private direct = false;
+  private readonly contexts: (AttemptContext | undefined)[] = [];
+  private readonly onOk: ((value: unknown) => void)[] = [];
+  private readonly onErr: ((error: unknown) => void)[] = [];
+  /** Bit n: the race gave up on direct attempt n. */
+  private cancelled = 0;
   /** When each attempt started, for hedges that time them. */
   private times: number[] | undefined = undefined;
   private started = 0;
@@ -64,6 +76,8 @@ export class HedgeRace implements HedgeTimerTarget {
     this.running = 0;
     this.stamp = 0;
     this.settled = false;
+    this.cancelled = 0;
+    this.direct = core.steps.length === 0;
     this.maxHedges = policy.maxHedges;
     if (policy.timesAttempts && this.times === undefined) this.times = [];
     policy.callStarted();
@@ -96,16 +110,53 @@ export class HedgeRace implements HedgeTimerTarget {
     this.started = n + 1;
     this.running++;
     const now = this.times === undefined ? Number.NaN : policy.now();
-    const exec = Execution.child(this.core!, this.fn!, this, n, this.attempt);
-    this.attempts[n] = exec;
     if (this.times !== undefined) this.times[n] = now;
-    exec.runChild();
+    if (this.direct) this.call(n);
+    else {
+      const exec = Execution.child(this.core!, this.fn!, this, n, this.attempt);
+      this.attempts[n] = exec;
+      exec.runChild();
+    }
     // The attempt may have ended already, and started the next one. Its timer comes after it,
     // so an answer due when the delay ends is heard first.
     if (this.settled || this.started !== n + 1 || n >= this.maxHedges) return;
     const next = policy.delayBefore(n + 1, this.attempt, now);
     if (next > 0) this.stamp = policy.schedule(this, next);
     else if (next === 0) this.tryStart(n + 1, 'delay');
+  }
+
+  /** Runs direct attempt `n`: the function, with a signal of its own. */
+  private call(n: number): void {
+    const context =
+      n === 0
+        ? new AttemptContext(this.attempt, true, undefined)
+        : new HedgeAttemptContext(this.attempt, true, undefined, n);
+    this.contexts[n] = context;
+    let result: unknown;
+    let thenable: boolean;
+    try {
+      result = this.fn!(context);
+      thenable = isThenable(result);
+    } catch (error) {
+      this.directEnded(n, false, error);
+      return;
+    }
+    if (!thenable) {
+      this.directEnded(n, true, result);
+      return;
+    }
+    let ok = this.onOk[n];
+    let err = this.onErr[n];
+    if (ok === undefined || err === undefined) {
+      ok = this.onOk[n] = (value) => this.directEnded(n, true, value);
+      err = this.onErr[n] = (error) => this.directEnded(n, false, error);
+    }
+    Promise.resolve(result).then(ok, err);
+  }
+
+  private directEnded(n: number, ok: boolean, value: unknown): void {
+    this.contexts[n] = undefined;
+    this.ended(n, ok, value, (this.cancelled & (1 << n)) !== 0);
   }
 
   /** @internal */
@@ -159,7 +210,16 @@ export class HedgeRace implements HedgeTimerTarget {
       policy.unschedule(this.stamp);
       this.stamp = 0;
     }
-    for (let i = 0; i < this.started; i++) this.attempts[i]?.cancelAttempt(reason);
+    for (let i = 0; i < this.started; i++) {
+      if (this.direct) {
+        const context = this.contexts[i];
+        if (context === undefined) continue;
+        this.cancelled |= 1 << i;
+        context.abort(reason);
+      } else {
+        this.attempts[i]?.cancelAttempt(reason);
+      }
+    }
     policy.callEnded(winner);
     const outer = this.outer;
     this.outer = undefined;

@@ -38,8 +38,12 @@ export class AttemptContext implements ExecutionContext {
     /** A timeout may abort the attempt, so it has a signal of its own. */
     private readonly own: boolean,
     private readonly callerSignal: AbortSignal | undefined,
-    readonly hedge: number,
   ) {}
+
+  /** 0: only a hedge's later attempts are told apart ({@link HedgeAttemptContext}). */
+  get hedge(): number {
+    return 0;
+  }
 
   get signal(): AbortSignal {
     if (!this.own && this.callerSignal !== undefined) return this.callerSignal;
@@ -64,6 +68,25 @@ export class AttemptContext implements ExecutionContext {
     if (this.reason !== undefined) return;
     this.reason = reason;
     this.controller?.abort(reason);
+  }
+}
+
+/**
+ * @internal The context of a hedge's attempt after the first: a subclass, so the contexts of
+ * every other attempt keep their smaller shape.
+ */
+export class HedgeAttemptContext extends AttemptContext {
+  constructor(
+    attempt: number,
+    own: boolean,
+    callerSignal: AbortSignal | undefined,
+    private readonly n: number,
+  ) {
+    super(attempt, own, callerSignal);
+  }
+
+  override get hedge(): number {
+    return this.n;
   }
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type AttemptBudget,
   bulkhead,
+  circuitBreaker,
   collectMetrics,
   diagnosticsChannels,
   type ExecutionContext,
@@ -10,6 +11,7 @@ import {
   hedge,
   hedgeKind,
   OptionsError,
+  type Policy,
   pipeline,
   Registry,
   retry,
@@ -53,404 +55,464 @@ function recordHedges(h: ReturnType<typeof hedge>) {
   };
 }
 
-describe('Hedge with a fixed delay', () => {
-  it('starts a second attempt after the delay and settles with the first answer', async () => {
-    const clock = new ManualClock();
-    const h = hedge({ clock, delay: 100 });
-    const work = byHand();
-    const call = track(pipeline(h).execute(work.fn(clock)), clock);
-    await clock.advanceAsync(99);
-    expect(work.starts).toEqual([0]);
-    await clock.advanceAsync(1);
-    expect(work.starts).toEqual([0, 100]);
-    work.answers[1]!.resolve('second');
-    await call.done;
-    expect(call).toMatchObject({ ok: true, value: 'second', at: 100 });
-    expect(h.stats()).toEqual({ calls: 1, hedges: 1, won: 1, refused: 0 });
-    work.answers[0]!.resolve('first, too late');
-  });
+describe.each(['alone', 'with a step inside it'])('Hedge %s', (mode) => {
+  /**
+   * `policies` as a pipeline; with a step inside the hedge, its attempts run as executions of
+   * the inner pipeline rather than as direct calls.
+   */
+  const through = (...policies: Policy[]) =>
+    mode === 'alone'
+      ? pipeline(...policies)
+      : pipeline(
+          ...policies,
+          circuitBreaker({ window: { kind: 'consecutive', threshold: 1_000 } }),
+        );
 
-  it('starts no hedge when the first attempt answers before the delay, and holds no timer entry after', async () => {
-    const clock = new ManualClock();
-    const h = hedge({ clock, delay: '100ms' });
-    const work = byHand();
-    const call = track(pipeline(h).execute(work.fn(clock)));
-    await clock.advanceAsync(60);
-    work.answers[0]!.resolve('first');
-    await call.done;
-    expect(call.value).toBe('first');
-    await clock.advanceAsync(100);
-    expect(work.starts).toEqual([0]);
-    expect(h.stats()).toEqual({ calls: 1, hedges: 0, won: 0, refused: 0 });
-    expect(h.pending).toBe(0);
-  });
-
-  it('aborts the losers’ signals as soon as the winner answers, with an AbortError', async () => {
-    const clock = new ManualClock();
-    const h = hedge({ clock, delay: 10, maxHedges: 2 });
-    const work = byHand();
-    const call = track(pipeline(h).execute(work.fn(clock)));
-    await clock.advanceAsync(20);
-    expect(work.starts).toEqual([0, 10, 20]);
-    work.answers[1]!.resolve('second');
-    await call.done;
-    expect(work.signals[1]!.aborted).toBe(false);
-    for (const n of [0, 2]) {
-      expect(work.signals[n]!.aborted).toBe(true);
-      expect(work.signals[n]!.reason).toMatchObject({ name: 'AbortError' });
-    }
-    work.answers[0]!.reject(work.signals[0]!.reason);
-    work.answers[2]!.reject(work.signals[2]!.reason);
-  });
-
-  it('starts at most maxHedges hedges, each a delay after the one before', async () => {
-    const clock = new ManualClock();
-    const h = hedge({ clock, delay: 10, maxHedges: 3 });
-    const { events, listen } = recordHedges(h);
-    listen(clock);
-    const work = byHand();
-    const call = track(pipeline(h).execute(work.fn(clock)));
-    await clock.advanceAsync(100);
-    expect(work.starts).toEqual([0, 10, 20, 30]);
-    expect(events).toEqual([
-      { hedge: 1, reason: 'delay', at: 10 },
-      { hedge: 2, reason: 'delay', at: 20 },
-      { hedge: 3, reason: 'delay', at: 30 },
-    ]);
-    work.answers[0]!.resolve('first');
-    await call.done;
-    expect(call.value).toBe('first');
-    expect(h.stats()).toEqual({ calls: 1, hedges: 3, won: 0, refused: 0 });
-  });
-
-  it('refuses more than 10 hedges', () => {
-    expect(() => hedge({ maxHedges: 10 })).not.toThrow();
-    expect(errorOf(OptionsError, () => hedge({ maxHedges: 11 })).message).toContain('maxHedges');
-  });
-});
-
-describe('Hedge delay modes', () => {
-  it('delay 0 starts every attempt at once', async () => {
-    const clock = new ManualClock();
-    const h = hedge({ clock, delay: 0, maxHedges: 2 });
-    const work = byHand();
-    const call = track(pipeline(h).execute(work.fn(clock)));
-    expect(work.starts).toEqual([0, 0, 0]);
-    work.answers[2]!.resolve('third');
-    await call.done;
-    expect(call.value).toBe('third');
-    expect(h.stats()).toEqual({ calls: 1, hedges: 2, won: 1, refused: 0 });
-    expect(clock.pendingTimers).toBe(0);
-  });
-
-  it("'on-failure' starts the next attempt only when the one before fails", async () => {
-    const clock = new ManualClock();
-    const h = hedge({ clock, delay: 'on-failure', maxHedges: 2 });
-    const { events, listen } = recordHedges(h);
-    listen(clock);
-    const work = byHand();
-    const call = track(pipeline(h).execute(work.fn(clock)));
-    await clock.advanceAsync(10_000);
-    expect(work.starts).toEqual([0]);
-    expect(clock.pendingTimers).toBe(0);
-    work.answers[0]!.reject(new Error('down'));
-    await clock.advanceAsync(5);
-    expect(work.starts).toEqual([0, 10_000]);
-    work.answers[1]!.resolve('second');
-    await call.done;
-    expect(call.value).toBe('second');
-    expect(events).toEqual([{ hedge: 1, reason: 'failure', at: 10_000 }]);
-  });
-
-  it('a delay function is asked for each hedge, with its number and the attempt', async () => {
-    const clock = new ManualClock();
-    const asked: unknown[] = [];
-    const h = hedge({
-      clock,
-      maxHedges: 3,
-      delay: (context) => {
-        asked.push(context);
-        return context.hedge === 3 ? -1 : context.hedge * 100;
-      },
+  describe('Hedge with a fixed delay', () => {
+    it('starts a second attempt after the delay and settles with the first answer', async () => {
+      const clock = new ManualClock();
+      const h = hedge({ clock, delay: 100 });
+      const work = byHand();
+      const call = track(through(h).execute(work.fn(clock)), clock);
+      await clock.advanceAsync(99);
+      expect(work.starts).toEqual([0]);
+      await clock.advanceAsync(1);
+      expect(work.starts).toEqual([0, 100]);
+      work.answers[1]!.resolve('second');
+      await call.done;
+      expect(call).toMatchObject({ ok: true, value: 'second', at: 100 });
+      expect(h.stats()).toEqual({ calls: 1, hedges: 1, won: 1, refused: 0 });
+      work.answers[0]!.resolve('first, too late');
     });
-    const work = byHand();
-    const call = track(pipeline(h).execute(work.fn(clock)));
-    await clock.advanceAsync(1_000);
-    expect(work.starts).toEqual([0, 100, 300]);
-    expect(asked).toEqual([
-      { hedge: 1, attempt: 1 },
-      { hedge: 2, attempt: 1 },
-      { hedge: 3, attempt: 1 },
-    ]);
-    work.answers[1]!.resolve('second');
-    await call.done;
-    expect(call.value).toBe('second');
-  });
 
-  it('a percentile delay starts no hedge before minSamples durations, then hedges at the percentile', async () => {
-    const clock = new ManualClock();
-    const h = hedge({ clock, delay: { percentile: 0.9, minSamples: 20 } });
-    const p = pipeline(h);
-    const answerIn = (ms: number) => () =>
-      new Promise<string>((resolve) => clock.setTimer(() => resolve(`${ms}`), ms));
-    // 19 durations: 18 of 20 ms, 1 of 80 ms; a call of 200 ms is not hedged.
-    for (let i = 0; i < 18; i++) {
-      const c = p.execute(answerIn(20));
+    it('starts no hedge when the first attempt answers before the delay, and holds no timer entry after', async () => {
+      const clock = new ManualClock();
+      const h = hedge({ clock, delay: '100ms' });
+      const work = byHand();
+      const call = track(through(h).execute(work.fn(clock)));
+      await clock.advanceAsync(60);
+      work.answers[0]!.resolve('first');
+      await call.done;
+      expect(call.value).toBe('first');
+      await clock.advanceAsync(100);
+      expect(work.starts).toEqual([0]);
+      expect(h.stats()).toEqual({ calls: 1, hedges: 0, won: 0, refused: 0 });
+      expect(h.pending).toBe(0);
+    });
+
+    it('aborts the losers’ signals as soon as the winner answers, with an AbortError', async () => {
+      const clock = new ManualClock();
+      const h = hedge({ clock, delay: 10, maxHedges: 2 });
+      const work = byHand();
+      const call = track(through(h).execute(work.fn(clock)));
       await clock.advanceAsync(20);
-      await c;
-    }
-    const slow = p.execute(answerIn(80));
-    await clock.advanceAsync(80);
-    await slow;
-    const unhedged = p.execute(answerIn(200));
-    await clock.advanceAsync(200);
-    expect(await unhedged).toBe('200');
-    expect(h.stats().hedges).toBe(0);
-    // The 20th duration (200 ms) is in: the 90th percentile of 18 × 20, 80 and 200 is 20 ms.
-    const work = byHand();
-    const call = track(p.execute(work.fn(clock)));
-    const started = clock.now();
-    await clock.advanceAsync(19);
-    expect(work.starts).toEqual([started]);
-    await clock.advanceAsync(1);
-    expect(work.starts).toEqual([started, started + 20]);
-    work.answers[1]!.resolve('hedged');
-    await call.done;
-    expect(call.value).toBe('hedged');
+      expect(work.starts).toEqual([0, 10, 20]);
+      work.answers[1]!.resolve('second');
+      await call.done;
+      expect(work.signals[1]!.aborted).toBe(false);
+      for (const n of [0, 2]) {
+        expect(work.signals[n]!.aborted).toBe(true);
+        expect(work.signals[n]!.reason).toMatchObject({ name: 'AbortError' });
+      }
+      work.answers[0]!.reject(work.signals[0]!.reason);
+      work.answers[2]!.reject(work.signals[2]!.reason);
+    });
+
+    it('starts at most maxHedges hedges, each a delay after the one before', async () => {
+      const clock = new ManualClock();
+      const h = hedge({ clock, delay: 10, maxHedges: 3 });
+      const { events, listen } = recordHedges(h);
+      listen(clock);
+      const work = byHand();
+      const call = track(through(h).execute(work.fn(clock)));
+      await clock.advanceAsync(100);
+      expect(work.starts).toEqual([0, 10, 20, 30]);
+      expect(events).toEqual([
+        { hedge: 1, reason: 'delay', at: 10 },
+        { hedge: 2, reason: 'delay', at: 20 },
+        { hedge: 3, reason: 'delay', at: 30 },
+      ]);
+      work.answers[0]!.resolve('first');
+      await call.done;
+      expect(call.value).toBe('first');
+      expect(h.stats()).toEqual({ calls: 1, hedges: 3, won: 0, refused: 0 });
+    });
+
+    it('refuses more than 10 hedges', () => {
+      expect(() => hedge({ maxHedges: 10 })).not.toThrow();
+      expect(errorOf(OptionsError, () => hedge({ maxHedges: 11 })).message).toContain('maxHedges');
+    });
   });
 
-  it('a percentile delay forgets durations older than its window', async () => {
-    const clock = new ManualClock();
-    const h = hedge({ clock, delay: { percentile: 0.5, minSamples: 5, window: 1_000 } });
-    const p = pipeline(h);
-    const answerIn = (ms: number) => () =>
-      new Promise<string>((resolve) => clock.setTimer(() => resolve(`${ms}`), ms));
-    for (let i = 0; i < 5; i++) {
-      const c = p.execute(answerIn(50));
-      await clock.advanceAsync(50);
+  describe('Hedge delay modes', () => {
+    it('delay 0 starts every attempt at once', async () => {
+      const clock = new ManualClock();
+      const h = hedge({ clock, delay: 0, maxHedges: 2 });
+      const work = byHand();
+      const call = track(through(h).execute(work.fn(clock)));
+      expect(work.starts).toEqual([0, 0, 0]);
+      work.answers[2]!.resolve('third');
+      await call.done;
+      expect(call.value).toBe('third');
+      expect(h.stats()).toEqual({ calls: 1, hedges: 2, won: 1, refused: 0 });
+      expect(clock.pendingTimers).toBe(0);
+    });
+
+    it("'on-failure' starts the next attempt only when the one before fails", async () => {
+      const clock = new ManualClock();
+      const h = hedge({ clock, delay: 'on-failure', maxHedges: 2 });
+      const { events, listen } = recordHedges(h);
+      listen(clock);
+      const work = byHand();
+      const call = track(through(h).execute(work.fn(clock)));
+      await clock.advanceAsync(10_000);
+      expect(work.starts).toEqual([0]);
+      expect(clock.pendingTimers).toBe(0);
+      work.answers[0]!.reject(new Error('down'));
+      await clock.advanceAsync(5);
+      expect(work.starts).toEqual([0, 10_000]);
+      work.answers[1]!.resolve('second');
+      await call.done;
+      expect(call.value).toBe('second');
+      expect(events).toEqual([{ hedge: 1, reason: 'failure', at: 10_000 }]);
+    });
+
+    it('a delay function is asked for each hedge, with its number and the attempt', async () => {
+      const clock = new ManualClock();
+      const asked: unknown[] = [];
+      const h = hedge({
+        clock,
+        maxHedges: 3,
+        delay: (context) => {
+          asked.push(context);
+          return context.hedge === 3 ? -1 : context.hedge * 100;
+        },
+      });
+      const work = byHand();
+      const call = track(through(h).execute(work.fn(clock)));
+      await clock.advanceAsync(1_000);
+      expect(work.starts).toEqual([0, 100, 300]);
+      expect(asked).toEqual([
+        { hedge: 1, attempt: 1 },
+        { hedge: 2, attempt: 1 },
+        { hedge: 3, attempt: 1 },
+      ]);
+      work.answers[1]!.resolve('second');
+      await call.done;
+      expect(call.value).toBe('second');
+    });
+
+    it('a percentile delay starts no hedge before minSamples durations, then hedges at the percentile', async () => {
+      const clock = new ManualClock();
+      const h = hedge({ clock, delay: { percentile: 0.9, minSamples: 20 } });
+      const p = through(h);
+      const answerIn = (ms: number) => () =>
+        new Promise<string>((resolve) => clock.setTimer(() => resolve(`${ms}`), ms));
+      // 19 durations: 18 of 20 ms, 1 of 80 ms; a call of 200 ms is not hedged.
+      for (let i = 0; i < 18; i++) {
+        const c = p.execute(answerIn(20));
+        await clock.advanceAsync(20);
+        await c;
+      }
+      const slow = p.execute(answerIn(80));
+      await clock.advanceAsync(80);
+      await slow;
+      const unhedged = p.execute(answerIn(200));
+      await clock.advanceAsync(200);
+      expect(await unhedged).toBe('200');
+      expect(h.stats().hedges).toBe(0);
+      // The 20th duration (200 ms) is in: the 90th percentile of 18 × 20, 80 and 200 is 20 ms.
+      const work = byHand();
+      const call = track(p.execute(work.fn(clock)));
+      const started = clock.now();
+      await clock.advanceAsync(19);
+      expect(work.starts).toEqual([started]);
+      await clock.advanceAsync(1);
+      expect(work.starts).toEqual([started, started + 20]);
+      work.answers[1]!.resolve('hedged');
+      await call.done;
+      expect(call.value).toBe('hedged');
+    });
+
+    it('a percentile delay forgets durations older than its window', async () => {
+      const clock = new ManualClock();
+      const h = hedge({ clock, delay: { percentile: 0.5, minSamples: 5, window: 1_000 } });
+      const p = through(h);
+      const answerIn = (ms: number) => () =>
+        new Promise<string>((resolve) => clock.setTimer(() => resolve(`${ms}`), ms));
+      for (let i = 0; i < 5; i++) {
+        const c = p.execute(answerIn(50));
+        await clock.advanceAsync(50);
+        await c;
+      }
+      await clock.advanceAsync(2_000);
+      // The window holds nothing now: no hedge however long the call takes.
+      const c = p.execute(answerIn(500));
+      await clock.advanceAsync(500);
       await c;
-    }
-    await clock.advanceAsync(2_000);
-    // The window holds nothing now: no hedge however long the call takes.
-    const c = p.execute(answerIn(500));
-    await clock.advanceAsync(500);
-    await c;
-    expect(h.stats().hedges).toBe(0);
+      expect(h.stats().hedges).toBe(0);
+    });
+  });
+
+  describe('Hedge outcomes', () => {
+    it('a failure handle accepts starts the next hedge at once; the call takes an answer after it', async () => {
+      const clock = new ManualClock();
+      const h = hedge({ clock, delay: 100 });
+      const { events, listen } = recordHedges(h);
+      listen(clock);
+      const work = byHand();
+      const call = track(through(h).execute(work.fn(clock)));
+      await clock.advanceAsync(30);
+      work.answers[0]!.reject(new Error('503'));
+      await clock.advanceAsync(0);
+      expect(work.starts).toEqual([0, 30]);
+      expect(events).toEqual([{ hedge: 1, reason: 'failure', at: 30 }]);
+      work.answers[1]!.resolve('ok');
+      await call.done;
+      expect(call.value).toBe('ok');
+    });
+
+    it('a failure handle turns down ends every attempt: the call fails with it at once', async () => {
+      const clock = new ManualClock();
+      const h = hedge({
+        clock,
+        delay: 10,
+        maxHedges: 2,
+        handle: (e) => (e as Error).message !== 'fatal',
+      });
+      const work = byHand();
+      const call = track(through(h).execute(work.fn(clock)));
+      await clock.advanceAsync(10);
+      const fatal = new Error('fatal');
+      work.answers[1]!.reject(fatal);
+      await call.done;
+      expect(call.error).toBe(fatal);
+      expect(work.signals[0]!.aborted).toBe(true);
+      await clock.advanceAsync(100);
+      expect(work.starts).toEqual([0, 10]);
+      work.answers[0]!.reject(work.signals[0]!.reason);
+    });
+
+    it('a result handleResult rejects starts the next hedge at once; the first result it accepts wins', async () => {
+      const clock = new ManualClock();
+      const h = hedge<{ status: number }>({
+        clock,
+        delay: 'on-failure',
+        maxHedges: 2,
+        handleResult: (r) => r.status >= 500,
+      });
+      const work = byHand<{ status: number }>();
+      const call = track(through(h).execute(work.fn(clock)));
+      work.answers[0]!.resolve({ status: 503 });
+      await clock.advanceAsync(0);
+      work.answers[1]!.resolve({ status: 200 });
+      await call.done;
+      expect(call.value).toEqual({ status: 200 });
+      expect(work.starts.length).toBe(2);
+    });
+
+    it('when every attempt failed, the call ends with the last failure', async () => {
+      const clock = new ManualClock();
+      const h = hedge({ clock, delay: 10, maxHedges: 2 });
+      const work = byHand();
+      const call = track(through(h).execute(work.fn(clock)));
+      await clock.advanceAsync(20);
+      work.answers[2]!.reject(new Error('third'));
+      work.answers[0]!.reject(new Error('first'));
+      await clock.advanceAsync(0);
+      expect(call.settled).toBe(false);
+      work.answers[1]!.reject(new Error('second'));
+      await call.done;
+      expect((call.error as Error).message).toBe('second');
+    });
+
+    it('a refusal by a policy inside the hedge is not handled: it ends the call', async () => {
+      const clock = new ManualClock();
+      const inner = bulkhead({ maxConcurrent: 1 });
+      const h = hedge({ clock, delay: 10 });
+      const work = byHand();
+      const call = track(pipeline(h, inner).execute(work.fn(clock)));
+      await clock.advanceAsync(10);
+      await call.done;
+      expect(call.error).toMatchObject({ name: 'BulkheadRejectedError' });
+      expect(work.signals[0]!.aborted).toBe(true);
+      work.answers[0]!.reject(work.signals[0]!.reason);
+    });
+
+    it('runs a synchronous function once and settles with its value', async () => {
+      const clock = new ManualClock();
+      const h = hedge({ clock, delay: 10 });
+      let calls = 0;
+      expect(
+        await through(h).execute(() => {
+          calls++;
+          return 42;
+        }),
+      ).toBe(42);
+      expect(calls).toBe(1);
+      expect(h.pending).toBe(0);
+      await expect(
+        through(h).execute(() => {
+          throw new UsageError('refused');
+        }),
+      ).rejects.toThrow('refused');
+    });
+
+    it('tells each attempt which it is, and the attempt of an outer retry', async () => {
+      const clock = new ManualClock();
+      const seen: [number, number][] = [];
+      const p = pipeline(
+        retry({ clock, maxAttempts: 2, delay: 5, backoff: 'constant', jitter: 'none' }),
+        hedge({ clock, delay: 'on-failure' }),
+      );
+      const call = track(
+        p.execute(({ attempt, hedge: n }) => {
+          seen.push([attempt, n]);
+          throw new Error('down');
+        }),
+      );
+      await clock.runAll();
+      await call.done;
+      expect(seen).toEqual([
+        [1, 0],
+        [1, 1],
+        [2, 0],
+        [2, 1],
+      ]);
+    });
+
+    it('refuses executeSync', () => {
+      expect(() => pipeline(hedge()).executeSync(() => 1)).toThrow(UsageError);
+    });
+  });
+
+  describe('Hedge losers and cancellation', () => {
+    it('does not wait for a loser that ignores its signal; the loser keeps its bulkhead permit until it ends, and its late rejection is observed', async () => {
+      const clock = new ManualClock();
+      const inner = bulkhead({ maxConcurrent: 5 });
+      const h = hedge({ clock, delay: 10 });
+      const p = pipeline(h, inner);
+      const call = track(
+        p.execute(
+          ({ hedge: n }) =>
+            new Promise<string>((resolve, reject) =>
+              n === 0
+                ? clock.setTimer(() => reject(new Error('late')), 1_000)
+                : clock.setTimer(() => resolve('hedge'), 5),
+            ),
+        ),
+        clock,
+      );
+      await clock.advanceAsync(15);
+      await call.done;
+      expect(call).toMatchObject({ ok: true, value: 'hedge', at: 15 });
+      expect(inner.stats().inFlight).toBe(1);
+      await clock.advanceAsync(1_000);
+      expect(inner.stats().inFlight).toBe(0);
+      expect(clock.pendingTimers).toBe(0);
+    });
+
+    it('an outer timeout during the race aborts every attempt and settles the call at once', async () => {
+      const clock = new ManualClock();
+      const t = timeout({ timeout: 50, clock });
+      const h = hedge({ clock, delay: 20, maxHedges: 2 });
+      const work = byHand();
+      const call = track(through(t, h).execute(work.fn(clock)), clock);
+      await clock.advanceAsync(50);
+      await call.done;
+      expect(call.at).toBe(50);
+      expect(call.error).toBeInstanceOf(TimeoutError);
+      expect(work.starts).toEqual([0, 20, 40]);
+      for (const s of work.signals) expect(s.reason).toBe(call.error);
+      expect(h.pending).toBe(0);
+      for (const a of work.answers) a.reject(new Error('aborted'));
+    });
+
+    it('the caller’s abort during the race aborts every attempt and rejects with its reason at once', async () => {
+      const clock = new ManualClock();
+      const h = hedge({ clock, delay: 20 });
+      const work = byHand();
+      const controller = new AbortController();
+      const call = track(through(h).execute(work.fn(clock), { signal: controller.signal }), clock);
+      await clock.advanceAsync(25);
+      const reason = new Error('user left');
+      controller.abort(reason);
+      await call.done;
+      expect(call).toMatchObject({ ok: false, error: reason, at: 25 });
+      expect(work.signals.map((s) => s.reason)).toEqual([reason, reason]);
+      await clock.advanceAsync(100);
+      expect(work.starts).toEqual([0, 20]);
+      for (const a of work.answers) a.resolve('too late');
+    });
+
+    it('dispose clears the pending hedge timers: the call goes on with the attempts already running', async () => {
+      const clock = new ManualClock();
+      const h = hedge({ clock, delay: { percentile: 0.5, minSamples: 1 } });
+      const p = through(h);
+      const first = p.execute(
+        () => new Promise<string>((resolve) => clock.setTimer(() => resolve('x'), 10)),
+      );
+      await clock.advanceAsync(10);
+      await first;
+      const work = byHand();
+      const call = track(p.execute(work.fn(clock)));
+      expect(h.pending).toBe(1);
+      expect(clock.pendingTimers).toBe(1);
+      h.dispose();
+      expect(h.pending).toBe(0);
+      expect(clock.pendingTimers).toBe(0);
+      await clock.advanceAsync(100);
+      expect(work.starts.length).toBe(1);
+      work.answers[0]!.resolve('first');
+      await call.done;
+      expect(call.value).toBe('first');
+    });
   });
 });
 
-describe('Hedge outcomes', () => {
-  it('a failure handle accepts starts the next hedge at once; the call takes an answer after it', async () => {
+describe('Hedge with steps inside it', () => {
+  it('a loser waiting out a retry delay inside the hedge stops waiting when another attempt wins', async () => {
     const clock = new ManualClock();
-    const h = hedge({ clock, delay: 100 });
-    const { events, listen } = recordHedges(h);
-    listen(clock);
-    const work = byHand();
-    const call = track(pipeline(h).execute(work.fn(clock)));
-    await clock.advanceAsync(30);
-    work.answers[0]!.reject(new Error('503'));
-    await clock.advanceAsync(0);
-    expect(work.starts).toEqual([0, 30]);
-    expect(events).toEqual([{ hedge: 1, reason: 'failure', at: 30 }]);
-    work.answers[1]!.resolve('ok');
-    await call.done;
-    expect(call.value).toBe('ok');
-  });
-
-  it('a failure handle turns down ends every attempt: the call fails with it at once', async () => {
-    const clock = new ManualClock();
-    const h = hedge({
+    const inner = retry({
       clock,
-      delay: 10,
-      maxHedges: 2,
-      handle: (e) => (e as Error).message !== 'fatal',
+      maxAttempts: 5,
+      delay: 1_000,
+      backoff: 'constant',
+      jitter: 'none',
     });
-    const work = byHand();
-    const call = track(pipeline(h).execute(work.fn(clock)));
-    await clock.advanceAsync(10);
-    const fatal = new Error('fatal');
-    work.answers[1]!.reject(fatal);
-    await call.done;
-    expect(call.error).toBe(fatal);
-    expect(work.signals[0]!.aborted).toBe(true);
-    await clock.advanceAsync(100);
-    expect(work.starts).toEqual([0, 10]);
-    work.answers[0]!.reject(work.signals[0]!.reason);
-  });
-
-  it('a result handleResult rejects starts the next hedge at once; the first result it accepts wins', async () => {
-    const clock = new ManualClock();
-    const h = hedge<{ status: number }>({
-      clock,
-      delay: 'on-failure',
-      maxHedges: 2,
-      handleResult: (r) => r.status >= 500,
-    });
-    const work = byHand<{ status: number }>();
-    const call = track(pipeline(h).execute(work.fn(clock)));
-    work.answers[0]!.resolve({ status: 503 });
-    await clock.advanceAsync(0);
-    work.answers[1]!.resolve({ status: 200 });
-    await call.done;
-    expect(call.value).toEqual({ status: 200 });
-    expect(work.starts.length).toBe(2);
-  });
-
-  it('when every attempt failed, the call ends with the last failure', async () => {
-    const clock = new ManualClock();
-    const h = hedge({ clock, delay: 10, maxHedges: 2 });
-    const work = byHand();
-    const call = track(pipeline(h).execute(work.fn(clock)));
-    await clock.advanceAsync(20);
-    work.answers[2]!.reject(new Error('third'));
-    work.answers[0]!.reject(new Error('first'));
-    await clock.advanceAsync(0);
-    expect(call.settled).toBe(false);
-    work.answers[1]!.reject(new Error('second'));
-    await call.done;
-    expect((call.error as Error).message).toBe('second');
-  });
-
-  it('a refusal by a policy inside the hedge is not handled: it ends the call', async () => {
-    const clock = new ManualClock();
-    const inner = bulkhead({ maxConcurrent: 1 });
-    const h = hedge({ clock, delay: 10 });
-    const work = byHand();
-    const call = track(pipeline(h, inner).execute(work.fn(clock)));
-    await clock.advanceAsync(10);
-    await call.done;
-    expect(call.error).toMatchObject({ name: 'BulkheadRejectedError' });
-    expect(work.signals[0]!.aborted).toBe(true);
-    work.answers[0]!.reject(work.signals[0]!.reason);
-  });
-
-  it('runs a synchronous function once and settles with its value', async () => {
-    const clock = new ManualClock();
+    const reasons: string[] = [];
+    inner.onGiveUp((e) => reasons.push(e.reason));
     const h = hedge({ clock, delay: 10 });
     let calls = 0;
-    expect(
-      await pipeline(h).execute(() => {
+    const call = track(
+      pipeline(h, inner).execute(({ hedge: n }) => {
         calls++;
-        return 42;
+        if (n === 0) throw new Error('down');
+        return 'hedge';
       }),
-    ).toBe(42);
-    expect(calls).toBe(1);
-    expect(h.pending).toBe(0);
-    await expect(
-      pipeline(h).execute(() => {
-        throw new UsageError('refused');
-      }),
-    ).rejects.toThrow('refused');
-  });
-
-  it('tells each attempt which it is, and the attempt of an outer retry', async () => {
-    const clock = new ManualClock();
-    const seen: [number, number][] = [];
-    const p = pipeline(
-      retry({ clock, maxAttempts: 2, delay: 5, backoff: 'constant', jitter: 'none' }),
-      hedge({ clock, delay: 'on-failure' }),
-    );
-    const call = track(
-      p.execute(({ attempt, hedge: n }) => {
-        seen.push([attempt, n]);
-        throw new Error('down');
-      }),
-    );
-    await clock.runAll();
-    await call.done;
-    expect(seen).toEqual([
-      [1, 0],
-      [1, 1],
-      [2, 0],
-      [2, 1],
-    ]);
-  });
-
-  it('refuses executeSync', () => {
-    expect(() => pipeline(hedge()).executeSync(() => 1)).toThrow(UsageError);
-  });
-});
-
-describe('Hedge losers and cancellation', () => {
-  it('does not wait for a loser that ignores its signal; the loser keeps its bulkhead permit until it ends, and its late rejection is observed', async () => {
-    const clock = new ManualClock();
-    const inner = bulkhead({ maxConcurrent: 5 });
-    const h = hedge({ clock, delay: 10 });
-    const p = pipeline(h, inner);
-    const call = track(
-      p.execute(
-        ({ hedge: n }) =>
-          new Promise<string>((resolve, reject) =>
-            n === 0
-              ? clock.setTimer(() => reject(new Error('late')), 1_000)
-              : clock.setTimer(() => resolve('hedge'), 5),
-          ),
-      ),
       clock,
     );
-    await clock.advanceAsync(15);
-    await call.done;
-    expect(call).toMatchObject({ ok: true, value: 'hedge', at: 15 });
-    expect(inner.stats().inFlight).toBe(1);
-    await clock.advanceAsync(1_000);
-    expect(inner.stats().inFlight).toBe(0);
-    expect(clock.pendingTimers).toBe(0);
-  });
-
-  it('an outer timeout during the race aborts every attempt and settles the call at once', async () => {
-    const clock = new ManualClock();
-    const t = timeout({ timeout: 50, clock });
-    const h = hedge({ clock, delay: 20, maxHedges: 2 });
-    const work = byHand();
-    const call = track(pipeline(t, h).execute(work.fn(clock)), clock);
-    await clock.advanceAsync(50);
-    await call.done;
-    expect(call.at).toBe(50);
-    expect(call.error).toBeInstanceOf(TimeoutError);
-    expect(work.starts).toEqual([0, 20, 40]);
-    for (const s of work.signals) expect(s.reason).toBe(call.error);
-    expect(h.pending).toBe(0);
-    for (const a of work.answers) a.reject(new Error('aborted'));
-  });
-
-  it('the caller’s abort during the race aborts every attempt and rejects with its reason at once', async () => {
-    const clock = new ManualClock();
-    const h = hedge({ clock, delay: 20 });
-    const work = byHand();
-    const controller = new AbortController();
-    const call = track(pipeline(h).execute(work.fn(clock), { signal: controller.signal }), clock);
-    await clock.advanceAsync(25);
-    const reason = new Error('user left');
-    controller.abort(reason);
-    await call.done;
-    expect(call).toMatchObject({ ok: false, error: reason, at: 25 });
-    expect(work.signals.map((s) => s.reason)).toEqual([reason, reason]);
-    await clock.advanceAsync(100);
-    expect(work.starts).toEqual([0, 20]);
-    for (const a of work.answers) a.resolve('too late');
-  });
-
-  it('dispose clears the pending hedge timers: the call goes on with the attempts already running', async () => {
-    const clock = new ManualClock();
-    const h = hedge({ clock, delay: { percentile: 0.5, minSamples: 1 } });
-    const p = pipeline(h);
-    const first = p.execute(
-      () => new Promise<string>((resolve) => clock.setTimer(() => resolve('x'), 10)),
-    );
     await clock.advanceAsync(10);
-    await first;
-    const work = byHand();
-    const call = track(p.execute(work.fn(clock)));
-    expect(h.pending).toBe(1);
-    expect(clock.pendingTimers).toBe(1);
-    h.dispose();
-    expect(h.pending).toBe(0);
-    expect(clock.pendingTimers).toBe(0);
-    await clock.advanceAsync(100);
-    expect(work.starts.length).toBe(1);
-    work.answers[0]!.resolve('first');
     await call.done;
-    expect(call.value).toBe('first');
+    expect(call).toMatchObject({ ok: true, value: 'hedge', at: 10 });
+    expect(calls).toBe(2);
+    expect(inner.stats().waiting).toBe(0);
+    expect(reasons).toEqual(['aborted']);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('an aggressive timeout inside the hedge times each attempt; its failure starts the next at once', async () => {
+    const clock = new ManualClock();
+    const h = hedge({ clock, delay: 'on-failure', maxHedges: 2 });
+    const t = timeout({ timeout: 30, strategy: 'aggressive', clock });
+    const work = byHand();
+    const call = track(pipeline(h, t).execute(work.fn(clock)), clock);
+    await clock.advanceAsync(30);
+    expect(work.starts).toEqual([0, 30]);
+    work.answers[1]!.resolve('second');
+    await call.done;
+    expect(call).toMatchObject({ ok: true, value: 'second', at: 30 });
+    work.answers[0]!.resolve('abandoned');
   });
 });
 
