@@ -1,6 +1,6 @@
 /**
  * Two builds of the library in one process, on the per-call rows a hot-path change can move:
- * closed breaker, composed pipeline, cooperative timeout, bulkhead and rate limiter (each as
+ * closed breaker, composed pipeline, cooperative timeout, bulkhead, rate limiter and hedge (each as
  * `pipeline(policy).execute(target)`), and `tryAcquire()`. Each round times every row of the
  * old build and of the new one in alternating order, in batches of the same size, each loop
  * compiled from a source of its own; the report gives the median ns/op of each build and the
@@ -63,6 +63,11 @@ const rows = {
   'rate limiter pipeline': (bw) => {
     const limiter = new bw.RateLimiter({ limit: 1_000_000, period: 1_000, burst: 2_000_000_000 });
     const p = bw.pipeline(limiter);
+    return () => p.execute(target);
+  },
+  // Builds from before hedging have no `hedge`: leave the row out with --filter.
+  'hedge, first attempt wins': (bw) => {
+    const p = bw.pipeline(bw.hedge({ maxHedges: 1, delay: 2000 }));
     return () => p.execute(target);
   },
   'tryAcquire() (sync)': (bw) => {
