@@ -16,8 +16,8 @@ import {
   type WaitingExecution,
   type WaitingGate,
 } from '../protocol/step.js';
-import { AttemptContext, HedgeAttemptContext } from './context.js';
-import { HedgeRace } from './HedgeRace.js';
+import { AttemptContext } from './context.js';
+import type { HedgeRace } from './HedgeRace.js';
 import type { LatencySampler } from './LatencySampler.js';
 import { failure, isThenable, success } from './result.js';
 
@@ -80,29 +80,32 @@ export interface PipelineCore {
 
 /** @internal Returned by the step functions when the execution finished synchronously. */
 export const SYNC: unique symbol = Symbol('sync') as never;
-type Next = typeof SYNC | Promise<unknown>;
+/** @internal */
+export type Next = typeof SYNC | Promise<unknown>;
 
 /** A timeout slot holding this has seen its deadline pass. */
 const PASSED = -2;
 /** `cutAt` when nothing was cut: a small integer, so the field never holds a boxed double. */
 const UNCUT = 0x3fffffff;
 
-const F_OK = 1;
-const F_DONE = 2;
+/** @internal */
+export const F_OK = 1;
+/** @internal */
+export const F_DONE = 2;
 const F_TRY = 4;
 const F_IN_FLIGHT = 8;
 /** The pipeline already picked this call to be timed (see {@link LatencySampler}). */
 const F_TIMED = 16;
 /** The caller awaits a promise of the execution's own, which it settles (deferred mode). */
 const F_DEFERRED = 32;
-/** One attempt of a hedge's race: its end is reported to the race, not to a caller. */
-const F_CHILD = 64;
+/** @internal One attempt of a hedge's race: its end is reported to the race, not to a caller. */
+export const F_CHILD = 64;
 
 /**
- * What the step walk returns while a hedge's race runs, or a child attempt that settles its
+ * @internal What the step walk returns while a hedge's race runs, or a child attempt that settles its
  * race rather than a promise: nothing awaits it for a value.
  */
-const RACING: Promise<unknown> = /* @__PURE__ */ Promise.resolve();
+export const RACING: Promise<unknown> = /* @__PURE__ */ Promise.resolve();
 
 /** Records a pipeline keeps for reuse: enough for the calls one pipeline has in flight at once. */
 const POOL_SIZE = 32;
@@ -115,10 +118,10 @@ interface Abandoned {
 }
 
 /**
- * State only the slower paths need (waits, deadlines, cancellation, abandoned attempts). Kept
- * out of {@link Execution} so the record every call allocates stays small.
+ * @internal State only the slower paths need (waits, deadlines, cancellation, abandoned
+ * attempts). Kept out of {@link Execution} so the record every call allocates stays small.
  */
-class Detour {
+export class Detour {
   waitResolve: (() => void) | undefined = undefined;
   waitReject: ((reason: unknown) => void) | undefined = undefined;
   waitTimer: TimerHandle | undefined = undefined;
@@ -165,23 +168,23 @@ function captureOuter(resolve: (value: unknown) => void, reject: (reason: unknow
 export class Execution implements TimedExecution, WaitingExecution {
   attempt = 1;
   value: unknown = undefined;
-  private flags = 0;
+  /** @internal */ flags = 0;
   private s0 = 0;
   private s1 = 0;
   private s2 = 0;
   private s3 = 0;
   private readonly more: number[] | undefined;
-  private fn: ((context: AttemptContext) => unknown) | undefined = undefined;
+  /** @internal */ fn: ((context: AttemptContext) => unknown) | undefined = undefined;
   private callerSignal: AbortSignal | undefined = undefined;
   /** The context of the attempt in flight, until it ends or is abandoned. */
   private context: AttemptContext | undefined = undefined;
-  private detour: Detour | undefined = undefined;
+  /** @internal */ detour: Detour | undefined = undefined;
   /** The race of the hedge this call waits on, while it runs. */
-  private race: HedgeRace | undefined = undefined;
+  /** @internal */ race: HedgeRace | undefined = undefined;
   /** @internal A child attempt: the race it reports to, until it ended. */
   parent: HedgeRace | undefined = undefined;
-  /** Which attempt of its race a child is (0 for the first, 1 for the first hedge...). */
-  private hedge = 0;
+  /** @internal Which attempt of its race a child is (0 for the first, 1 for the first hedge...). */
+  hedge = 0;
   /** @internal Deferred mode: the settle functions of the promise the caller awaits. */
   outerResolve: ((value: unknown) => void) | undefined = undefined;
   /** @internal */
@@ -190,7 +193,7 @@ export class Execution implements TimedExecution, WaitingExecution {
   private readonly onOk = (value: unknown): unknown => this.resume(0, true, value);
   private readonly onErr = (error: unknown): unknown => this.resume(0, false, error);
 
-  private constructor(private readonly core: PipelineCore) {
+  private constructor(/** @internal */ readonly core: PipelineCore) {
     this.more = core.slotCount > 4 ? new Array(core.slotCount - 4).fill(0) : undefined;
   }
 
@@ -261,8 +264,8 @@ export class Execution implements TimedExecution, WaitingExecution {
     return outer;
   }
 
-  /** Makes the promise the caller awaits, which {@link settle} settles. */
-  private defer(): Promise<unknown> {
+  /** @internal Makes the promise the caller awaits, which {@link settle} settles. */
+  defer(): Promise<unknown> {
     this.flags |= F_DEFERRED;
     if ((this.flags & F_CHILD) !== 0) return RACING;
     capturingOuter = this;
@@ -288,7 +291,8 @@ export class Execution implements TimedExecution, WaitingExecution {
     }
   }
 
-  private set(k: number, v: number): void {
+  /** @internal */
+  set(k: number, v: number): void {
     switch (k) {
       case 0:
         this.s0 = v;
@@ -313,8 +317,8 @@ export class Execution implements TimedExecution, WaitingExecution {
     return out;
   }
 
-  /** The side record, made on first need. */
-  private get d(): Detour {
+  /** @internal The side record, made on first need. */
+  get d(): Detour {
     let d = this.detour;
     if (d === undefined) {
       d = new Detour();
@@ -325,7 +329,8 @@ export class Execution implements TimedExecution, WaitingExecution {
 
   // ---- the way in ----------------------------------------------------------------------------
 
-  private enter(from: number, now: number): Next {
+  /** @internal */
+  enter(from: number, now: number): Next {
     const core = this.core;
     const steps = core.steps;
     const kinds = core.kinds;
@@ -352,8 +357,11 @@ export class Execution implements TimedExecution, WaitingExecution {
         case StepKind.Timeout:
           this.set(core.slotOf[i]!, (step as DeadlineStep).register(this, i, now));
           break;
-        case StepKind.Hedge:
-          return this.runRace(step as HedgingStep, i, now);
+        case StepKind.Hedge: {
+          // The race's code comes with the hedge policy: a program without one carries none.
+          const race = (core.races.pop() ?? (step as HedgingStep).newRace(core.races)) as HedgeRace;
+          return race.begin(this, i, step as HedgingStep, now);
+        }
       }
     }
     if (core.startedSlot !== NO_SLOT) this.set(core.startedSlot, this.attemptStart(now));
@@ -365,7 +373,7 @@ export class Execution implements TimedExecution, WaitingExecution {
     const context =
       this.hedge === 0
         ? new AttemptContext(this.attempt, core.ownSignal, this.callerSignal)
-        : new HedgeAttemptContext(this.attempt, core.ownSignal, this.callerSignal, this.hedge);
+        : this.parent!.contextOf(this.attempt, this.hedge);
     const reason = this.detour?.abortReason;
     if (reason !== undefined) context.abort(reason);
     this.context = context;
@@ -416,7 +424,8 @@ export class Execution implements TimedExecution, WaitingExecution {
 
   // ---- the way out ---------------------------------------------------------------------------
 
-  private unwind(from: number, ok: boolean, value: unknown, now: number): Next {
+  /** @internal */
+  unwind(from: number, ok: boolean, value: unknown, now: number): Next {
     const core = this.core;
     const steps = core.steps;
     const started = core.startedSlot === NO_SLOT ? NO_TIME : this.get(core.startedSlot);
@@ -578,7 +587,8 @@ export class Execution implements TimedExecution, WaitingExecution {
     return d.waitResolve!;
   }
 
-  private cancelWait(reason: unknown): void {
+  /** @internal */
+  cancelWait(reason: unknown): void {
     const d = this.d;
     const step = d.waitStep;
     const s = this.core.steps[step]!;
@@ -639,7 +649,7 @@ export class Execution implements TimedExecution, WaitingExecution {
     const error = policy.rejection();
     this.abortAttempt(error);
     if (d.waitStep > step) this.cancelWait(error);
-    else if (this.race !== undefined) this.cancelRace(error);
+    else if (this.race !== undefined) this.race.cancel(error);
     else if (this.abandons(policy.aggressive)) this.abandon(step, error);
   }
 
@@ -652,7 +662,7 @@ export class Execution implements TimedExecution, WaitingExecution {
     d.cutAt = -1;
     this.abortAttempt(reason);
     if (d.waitStep >= 0) this.cancelWait(reason);
-    else if (this.race !== undefined) this.cancelRace(reason);
+    else if (this.race !== undefined) this.race.cancel(reason);
     else if (this.abandons(this.core.deferred)) this.abandon(-1, reason);
   }
 
@@ -675,7 +685,8 @@ export class Execution implements TimedExecution, WaitingExecution {
     return d?.callerAborted === true && error === d.abortReason;
   }
 
-  private abortAttempt(reason: unknown): void {
+  /** @internal */
+  abortAttempt(reason: unknown): void {
     this.d.abortReason = reason;
     this.context?.abort(reason);
   }
@@ -746,7 +757,8 @@ export class Execution implements TimedExecution, WaitingExecution {
    * In a promise handler: turns a finished step walk into the handler's return value (the
    * result, or a throw), or passes a pending one on to be adopted.
    */
-  private finishOrChain(next: Next): unknown {
+  /** @internal */
+  finishOrChain(next: Next): unknown {
     if (next !== SYNC) return next;
     if ((this.flags & (F_DEFERRED | F_CHILD)) !== 0) {
       this.settle();
@@ -765,7 +777,7 @@ export class Execution implements TimedExecution, WaitingExecution {
   private settle(): void {
     if ((this.flags & F_DONE) !== 0) return;
     if ((this.flags & F_CHILD) !== 0) {
-      this.report();
+      this.parent!.childEnded(this);
       return;
     }
     this.cleanup();
@@ -790,7 +802,8 @@ export class Execution implements TimedExecution, WaitingExecution {
   }
 
   /** When this attempt is timed, its start time (`now` if read already), else NO_TIME. */
-  private attemptStart(now: number): number {
+  /** @internal */
+  attemptStart(now: number): number {
     const core = this.core;
     if (!core.needsEndTime) {
       if ((this.flags & F_TIMED) !== 0) this.flags &= ~F_TIMED;
@@ -800,99 +813,12 @@ export class Execution implements TimedExecution, WaitingExecution {
     return now;
   }
 
-  private endTime(): number {
+  /** @internal */
+  endTime(): number {
     const core = this.core;
     if (core.needsEndTime) return core.clock.now();
     return core.startedSlot !== NO_SLOT && this.get(core.startedSlot) !== NO_TIME
       ? core.clock.now()
       : NO_TIME;
-  }
-
-  // ---- hedging: races of attempts ------------------------------------------------------------
-
-  /**
-   * The call reached hedge `step`: its attempts run as executions of the inner pipeline, raced
-   * by a {@link HedgeRace}, which calls {@link raceSettled} with the outcome the call takes.
-   * No promise is made for the wait: the race settles the caller's (deferred) promise itself.
-   */
-  private runRace(step: HedgingStep, h: number, now: number): Next {
-    const core = this.core;
-    if (core.startedSlot !== NO_SLOT) this.set(core.startedSlot, this.attemptStart(now));
-    const race = core.races.length > 0 ? core.races.pop()! : new HedgeRace(core.races);
-    this.race = race;
-    if (!race.begin(this, h, step, core.inner!, this.fn!, this.attempt)) return RACING;
-    // The race settled before any attempt waited (a synchronous function).
-    this.race = undefined;
-    const ok = race.ok;
-    const value = race.value;
-    race.taken();
-    return this.unwind(h - 1, ok, value, this.endTime());
-  }
-
-  /** @internal The race of the hedge at `step` settled: the call goes on outward with it. */
-  raceSettled(step: number, ok: boolean, value: unknown): void {
-    this.race = undefined;
-    this.finishOrChain(this.unwind(step - 1, ok, value, this.endTime()));
-  }
-
-  /** A deadline or the caller ended the call during a race: every attempt is given up. */
-  private cancelRace(reason: unknown): void {
-    const race = this.race!;
-    this.race = undefined;
-    const step = race.step;
-    race.cancel(reason);
-    this.finishOrChain(this.unwind(step - 1, false, reason, this.endTime()));
-  }
-
-  /** @internal Attempt `hedge` of `race`: a record of the inner pipeline `core`. */
-  static child(
-    core: PipelineCore,
-    fn: (context: AttemptContext) => unknown,
-    race: HedgeRace,
-    hedge: number,
-    attempt: number,
-  ): Execution {
-    const exec = core.pool.length > 0 ? core.pool.pop()! : new Execution(core);
-    exec.fn = fn;
-    exec.flags = F_CHILD;
-    exec.parent = race;
-    exec.hedge = hedge;
-    exec.attempt = attempt;
-    return exec;
-  }
-
-  /** @internal Runs a child attempt; its end is reported to its race, perhaps before this returns. */
-  runChild(): void {
-    const core = this.core;
-    if (core.deferred) this.defer();
-    const next = this.enter(0, core.needsStartTime ? core.clock.now() : NO_TIME);
-    if (next === SYNC) this.report();
-  }
-
-  /**
-   * @internal The race gave up on this child attempt (another won, or the call ended): its
-   * signal aborts with `reason` and a wait ends, but an attempt in flight runs on, holding its
-   * permits, until its work ends. A failure with `reason` then counts for no policy inside.
-   */
-  cancelAttempt(reason: unknown): void {
-    if ((this.flags & F_DONE) !== 0) return;
-    const d = this.d;
-    d.callerAborted = true;
-    d.cutAt = -1;
-    this.abortAttempt(reason);
-    if (d.waitStep >= 0) this.cancelWait(reason);
-  }
-
-  /** A child attempt ended: the record goes back to its pool, and its race hears the outcome. */
-  private report(): void {
-    this.flags |= F_DONE;
-    const race = this.parent!;
-    const hedge = this.hedge;
-    const ok = (this.flags & F_OK) !== 0;
-    const value = this.value;
-    const cancelled = this.detour?.callerAborted === true;
-    this.parent = undefined;
-    if (this.detour?.abandoned === undefined || this.detour.abandoned.length === 0) this.recycle();
-    race.ended(hedge, ok, value, cancelled);
   }
 }

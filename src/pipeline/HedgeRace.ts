@@ -1,7 +1,37 @@
 import type { HedgeReason, HedgeTimerTarget, HedgingStep } from '../protocol/around.js';
-import { AttemptContext, HedgeAttemptContext } from './context.js';
-import { Execution, type PipelineCore } from './Execution.js';
+import { NO_TIME } from '../protocol/step.js';
+import { AttemptContext } from './context.js';
+import {
+  Execution,
+  F_CHILD,
+  F_DONE,
+  F_OK,
+  type Next,
+  NO_SLOT,
+  type PipelineCore,
+  RACING,
+  SYNC,
+} from './Execution.js';
 import { isThenable } from './result.js';
+
+/**
+ * @internal The context of a hedge's attempt after the first: a subclass, so the contexts of
+ * every other attempt keep their smaller shape.
+ */
+export class HedgeAttemptContext extends AttemptContext {
+  constructor(
+    attempt: number,
+    own: boolean,
+    callerSignal: AbortSignal | undefined,
+    private readonly n: number,
+  ) {
+    super(attempt, own, callerSignal);
+  }
+
+  override get hedge(): number {
+    return this.n;
+  }
+}
 
 /** Races a pipeline keeps for reuse. */
 const POOL_SIZE = 32;
@@ -20,9 +50,9 @@ const POOL_SIZE = 32;
 export class HedgeRace implements HedgeTimerTarget {
   /** The hedge's index in the outer pipeline. */
   step = 0;
-  /** The outcome, when the race settled while it began (read by the outer execution). */
-  ok = false;
-  value: unknown = undefined;
+  /** The outcome, when the race settled while it began. */
+  private ok = false;
+  private value: unknown = undefined;
   private outer: Execution | undefined = undefined;
   private policy: HedgingStep | undefined = undefined;
   private core: PipelineCore | undefined = undefined;
@@ -54,43 +84,41 @@ export class HedgeRace implements HedgeTimerTarget {
   constructor(private readonly pool: HedgeRace[]) {}
 
   /**
-   * Starts the first attempt (and any that start at once) of `outer`'s call at hedge `step`.
-   * Returns true when the race settled already: its outcome is in `ok` and `value`, and the
-   * caller hands the race back with {@link taken}.
+   * `outer`'s call reached hedge `step`: starts the first attempt (and any that start at once)
+   * and returns what the outer step walk returns. No promise is made for the wait: the call's
+   * promise is deferred, and the race settles it through the outer execution, which goes on
+   * outward from the step before the hedge with the race's outcome.
    */
-  begin(
-    outer: Execution,
-    step: number,
-    policy: HedgingStep,
-    core: PipelineCore,
-    fn: (context: AttemptContext) => unknown,
-    attempt: number,
-  ): boolean {
+  begin(outer: Execution, step: number, policy: HedgingStep, now: number): Next {
+    const core = outer.core;
+    if (core.startedSlot !== NO_SLOT) outer.set(core.startedSlot, outer.attemptStart(now));
+    outer.race = this;
     this.outer = outer;
     this.step = step;
     this.policy = policy;
-    this.core = core;
-    this.fn = fn;
-    this.attempt = attempt;
+    this.core = core.inner!;
+    this.fn = outer.fn;
+    this.attempt = outer.attempt;
     this.started = 0;
     this.running = 0;
     this.stamp = 0;
     this.settled = false;
     this.cancelled = 0;
-    this.direct = core.steps.length === 0;
+    this.direct = this.core.steps.length === 0;
     this.maxHedges = policy.maxHedges;
     if (policy.timesAttempts && this.times === undefined) this.times = [];
     policy.callStarted();
     this.beginning = true;
     this.launch(0);
     this.beginning = false;
-    return this.settled;
-  }
-
-  /** The outer execution read the outcome of a race that settled in `begin`. */
-  taken(): void {
+    if (!this.settled) return RACING;
+    // The race settled before any attempt waited (a synchronous function).
+    outer.race = undefined;
+    const ok = this.ok;
+    const value = this.value;
     this.value = undefined;
     this.recycleIfDone();
+    return outer.unwind(step - 1, ok, value, outer.endTime());
   }
 
   /** Starts attempt `n` unless the race settled, it was started, or the budget refuses it. */
@@ -112,17 +140,58 @@ export class HedgeRace implements HedgeTimerTarget {
     const now = this.times === undefined ? Number.NaN : policy.now();
     if (this.times !== undefined) this.times[n] = now;
     if (this.direct) this.call(n);
-    else {
-      const exec = Execution.child(this.core!, this.fn!, this, n, this.attempt);
-      this.attempts[n] = exec;
-      exec.runChild();
-    }
+    else this.runChild(n);
     // The attempt may have ended already, and started the next one. Its timer comes after it,
     // so an answer due when the delay ends is heard first.
     if (this.settled || this.started !== n + 1 || n >= this.maxHedges) return;
     const next = policy.delayBefore(n + 1, this.attempt, now);
     if (next > 0) this.stamp = policy.schedule(this, next);
     else if (next === 0) this.tryStart(n + 1, 'delay');
+  }
+
+  /**
+   * Runs attempt `n` as an execution of the inner pipeline (a pooled record) that reports its
+   * end to this race ({@link childEnded}), perhaps before this returns.
+   */
+  private runChild(n: number): void {
+    const core = this.core!;
+    const exec = Execution.obtain(core, this.fn!, undefined, false);
+    exec.flags = F_CHILD;
+    exec.parent = this;
+    exec.hedge = n;
+    exec.attempt = this.attempt;
+    this.attempts[n] = exec;
+    if (core.deferred) exec.defer();
+    if (exec.enter(0, core.needsStartTime ? core.clock.now() : NO_TIME) === SYNC) {
+      this.childEnded(exec);
+    }
+  }
+
+  /** @internal A child attempt ended: its record goes back to its pool, then the race goes on. */
+  childEnded(exec: Execution): void {
+    exec.flags |= F_DONE;
+    const n = exec.hedge;
+    const ok = (exec.flags & F_OK) !== 0;
+    const value = exec.value;
+    const d = exec.detour;
+    exec.parent = undefined;
+    // A record with an abandoned attempt (an aggressive timeout inside) still hears from it.
+    if (d?.abandoned === undefined || d.abandoned.length === 0) exec.recycle();
+    this.ended(n, ok, value, d?.callerAborted === true);
+  }
+
+  /**
+   * Gives up on child attempt `exec` (another won, or the call ended): its signal aborts with
+   * `reason` and a wait ends, but an attempt in flight runs on, holding its permits, until its
+   * work ends; a failure with `reason` then counts for no policy inside (see `isCallerAbort`).
+   */
+  private cancelChild(exec: Execution, reason: unknown): void {
+    if ((exec.flags & F_DONE) !== 0) return;
+    const d = exec.d;
+    d.callerAborted = true;
+    d.cutAt = -1;
+    exec.abortAttempt(reason);
+    if (d.waitStep >= 0) exec.cancelWait(reason);
   }
 
   /** Runs direct attempt `n`: the function, with a signal of its own. */
@@ -157,6 +226,11 @@ export class HedgeRace implements HedgeTimerTarget {
   private directEnded(n: number, ok: boolean, value: unknown): void {
     this.contexts[n] = undefined;
     this.ended(n, ok, value, (this.cancelled & (1 << n)) !== 0);
+  }
+
+  /** @internal The context of attempt `n` (a hedge) of a child execution. */
+  contextOf(attempt: number, n: number): AttemptContext {
+    return new HedgeAttemptContext(attempt, true, undefined, n);
   }
 
   /** @internal */
@@ -195,11 +269,17 @@ export class HedgeRace implements HedgeTimerTarget {
     }
   }
 
-  /** The call ends (a deadline, the caller's signal) before the race settled. */
+  /**
+   * @internal A deadline or the caller's signal ends the call during the race: every attempt
+   * is given up, and the call fails with `reason` at once.
+   */
   cancel(reason: unknown): void {
-    if (this.settled) return;
+    const outer = this.outer!;
+    outer.race = undefined;
     this.outer = undefined;
+    const step = this.step;
     this.finish(-1, false, reason, reason);
+    outer.finishOrChain(outer.unwind(step - 1, false, reason, outer.endTime()));
   }
 
   /** Settles the race with attempt `winner`'s outcome; the others' signals abort with `reason`. */
@@ -217,7 +297,8 @@ export class HedgeRace implements HedgeTimerTarget {
         this.cancelled |= 1 << i;
         context.abort(reason);
       } else {
-        this.attempts[i]?.cancelAttempt(reason);
+        const exec = this.attempts[i];
+        if (exec !== undefined) this.cancelChild(exec, reason);
       }
     }
     policy.callEnded(winner);
@@ -230,13 +311,15 @@ export class HedgeRace implements HedgeTimerTarget {
     }
     const step = this.step;
     this.recycleIfDone();
-    outer?.raceSettled(step, ok, value);
+    if (outer !== undefined) {
+      outer.race = undefined;
+      outer.finishOrChain(outer.unwind(step - 1, ok, value, outer.endTime()));
+    }
   }
 
   private recycleIfDone(): void {
     if (!this.settled || this.running !== 0 || this.beginning || this.fn === undefined) return;
     this.fn = undefined;
-    this.value = undefined;
     if (this.pool.length < POOL_SIZE) this.pool.push(this);
   }
 }

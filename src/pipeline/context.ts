@@ -40,7 +40,7 @@ export class AttemptContext implements ExecutionContext {
     private readonly callerSignal: AbortSignal | undefined,
   ) {}
 
-  /** 0: only a hedge's later attempts are told apart ({@link HedgeAttemptContext}). */
+  /** 0: only a hedge's later attempts are told apart (`HedgeAttemptContext`). */
   get hedge(): number {
     return 0;
   }
@@ -68,25 +68,6 @@ export class AttemptContext implements ExecutionContext {
     if (this.reason !== undefined) return;
     this.reason = reason;
     this.controller?.abort(reason);
-  }
-}
-
-/**
- * @internal The context of a hedge's attempt after the first: a subclass, so the contexts of
- * every other attempt keep their smaller shape.
- */
-export class HedgeAttemptContext extends AttemptContext {
-  constructor(
-    attempt: number,
-    own: boolean,
-    callerSignal: AbortSignal | undefined,
-    private readonly n: number,
-  ) {
-    super(attempt, own, callerSignal);
-  }
-
-  override get hedge(): number {
-    return this.n;
   }
 }
 

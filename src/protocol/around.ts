@@ -142,6 +142,11 @@ export interface HedgingStep {
   callEnded(winner: number): void;
   /** The reason losers' signals abort with. */
   lostReason(): unknown;
+  /**
+   * A new record of one call's race for the executor, to go back to `pool` when done. The step
+   * makes it, so the executor's race code comes with the hedge policy alone.
+   */
+  newRace(pool: object[]): object;
   needs(): StepNeeds;
   dispose(): void;
 }

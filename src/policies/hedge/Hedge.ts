@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock/Clock.js';
 import { stackless } from '../../errors/BreakwaterError.js';
 import { ask, type Disposer, Listeners, reportCallbackError } from '../../events/Listeners.js';
+import { HedgeRace } from '../../pipeline/HedgeRace.js';
 import { RunsAlone } from '../../pipeline/RunsAlone.js';
 import {
   type HedgeReason,
@@ -272,6 +273,11 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
   callEnded(winner: number): void {
     if (winner > 0) this.nWon++;
     this.o.budget?.callEnded();
+  }
+
+  /** @internal */
+  newRace(pool: object[]): object {
+    return new HedgeRace(pool as HedgeRace[]);
   }
 
   /** @internal The reason the losers' signals abort with: an `AbortError`, made once. */
