@@ -605,6 +605,31 @@ describe('Hedge options', () => {
     );
   });
 
+  it('reconfigure applies to later calls, keeps the name and clock, and changes nothing when invalid', async () => {
+    const clock = new ManualClock();
+    const h = hedge({ clock, name: 'api', delay: 100 });
+    expect(() => h.reconfigure({ delay: 50, maxHedges: 11 })).toThrow(OptionsError);
+    expect(() => h.reconfigure({ name: 'other' })).toThrow(OptionsError);
+    expect(h.maxHedges).toBe(1);
+    h.reconfigure({ delay: { percentile: 0.5, minSamples: 1 }, maxHedges: 2 });
+    expect(h.name).toBe('api');
+    expect(h.maxHedges).toBe(2);
+    const p = pipeline(h);
+    const first = p.execute(
+      () => new Promise<string>((resolve) => clock.setTimer(() => resolve('x'), 30)),
+    );
+    await clock.advanceAsync(30);
+    await first;
+    h.reconfigure({ delay: 'on-failure' });
+    const work = byHand();
+    const call = track(p.execute(work.fn(clock)));
+    await clock.advanceAsync(1_000);
+    expect(work.starts).toEqual([30]);
+    work.answers[0]!.resolve('first');
+    await call.done;
+    expect(call.value).toBe('first');
+  });
+
   it('has the documented defaults', async () => {
     const clock = new ManualClock();
     const h = hedge({ clock });
@@ -654,6 +679,22 @@ describe('Hedge in a registry', () => {
     expect(won?.samples).toContainEqual({ labels: { name: 'api', key: '' }, value: 1 });
     registry.dispose();
     work.answers[0]!.resolve('late');
+  });
+
+  it('reconfigures from new config data: later calls take the new delay', async () => {
+    const clock = new ManualClock();
+    const registry = new Registry({ hedges: { api: { delay: 100 } } }, { clock });
+    const api = registry.hedge('api');
+    expect(registry.hedge('api')).toBe(api);
+    registry.reconfigure({ hedges: { api: { delay: '40ms', maxHedges: 3 } } });
+    expect(registry.hedge('api')).toBe(api);
+    const work = byHand();
+    const call = track(pipeline(api).execute(work.fn(clock)));
+    await clock.advanceAsync(120);
+    expect(work.starts).toEqual([0, 40, 80, 120]);
+    work.answers[0]!.resolve('first');
+    await call.done;
+    registry.dispose();
   });
 
   it('reports bad config data by path', () => {
