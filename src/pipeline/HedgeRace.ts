@@ -80,6 +80,8 @@ export class HedgeRace implements HedgeTimerTarget {
   private settled = true;
   /** True while `begin` runs: an outcome then waits in `ok`/`value` for the outer execution. */
   private beginning = false;
+  /** True while `finish` cancels the attempts. */
+  private ending = false;
 
   constructor(private readonly pool: HedgeRace[]) {}
 
@@ -182,7 +184,7 @@ export class HedgeRace implements HedgeTimerTarget {
 
   /**
    * Gives up on child attempt `exec` (another won, or the call ended): its signal aborts with
-   * `reason` and a wait ends, but an attempt in flight runs on, holding its permits, until its
+   * `reason`, a wait or a race inside it ends, but an attempt in flight runs on, holding its permits, until its
    * work ends; a failure with `reason` then counts for no policy inside (see `isCallerAbort`).
    */
   private cancelChild(exec: Execution, reason: unknown): void {
@@ -192,6 +194,8 @@ export class HedgeRace implements HedgeTimerTarget {
     d.cutAt = -1;
     exec.abortAttempt(reason);
     if (d.waitStep >= 0) exec.cancelWait(reason);
+    // A hedge inside the hedge: its race and all its attempts.
+    else if (exec.race !== undefined) exec.race.cancel(reason);
   }
 
   /** Runs direct attempt `n`: the function, with a signal of its own. */
@@ -290,6 +294,9 @@ export class HedgeRace implements HedgeTimerTarget {
       policy.unschedule(this.stamp);
       this.stamp = 0;
     }
+    // Cancelling a child may end it at once (a hedge inside it): the race stays out of its
+    // pool until the loop is done.
+    this.ending = true;
     for (let i = 0; i < this.started; i++) {
       if (this.direct) {
         const context = this.contexts[i];
@@ -301,6 +308,7 @@ export class HedgeRace implements HedgeTimerTarget {
         if (exec !== undefined) this.cancelChild(exec, reason);
       }
     }
+    this.ending = false;
     policy.callEnded(winner);
     const outer = this.outer;
     this.outer = undefined;
@@ -318,7 +326,8 @@ export class HedgeRace implements HedgeTimerTarget {
   }
 
   private recycleIfDone(): void {
-    if (!this.settled || this.running !== 0 || this.beginning || this.fn === undefined) return;
+    if (!this.settled || this.running !== 0 || this.beginning || this.ending) return;
+    if (this.fn === undefined) return;
     this.fn = undefined;
     if (this.pool.length < POOL_SIZE) this.pool.push(this);
   }

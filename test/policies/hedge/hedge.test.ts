@@ -516,6 +516,63 @@ describe('Hedge with steps inside it', () => {
   });
 });
 
+describe('Hedge with a queue or a hedge inside it', () => {
+  it('an outer timeout takes a hedge out of the bulkhead queue inside the hedge; the stuck attempt keeps its permit until it ends', async () => {
+    const clock = new ManualClock();
+    const inner = bulkhead({ maxConcurrent: 1, maxQueue: 5 });
+    const p = pipeline(timeout({ timeout: 50, clock }), hedge({ clock, delay: 10 }), inner);
+    const work = byHand();
+    const call = track(p.execute(work.fn(clock)), clock);
+    await clock.advanceAsync(10);
+    expect(inner.stats()).toMatchObject({ inFlight: 1, queueLength: 1 });
+    await clock.advanceAsync(40);
+    await call.done;
+    expect(call).toMatchObject({ ok: false, at: 50 });
+    expect(call.error).toBeInstanceOf(TimeoutError);
+    expect(inner.stats()).toMatchObject({ inFlight: 1, queueLength: 0 });
+    expect(work.starts).toEqual([0]);
+    work.answers[0]!.reject(work.signals[0]!.reason);
+    await clock.advanceAsync(0);
+    expect(inner.stats()).toMatchObject({ inFlight: 0, queueLength: 0 });
+  });
+
+  it('a hedge inside a hedge races the attempts of each outer attempt, and the first answer settles them all', async () => {
+    const clock = new ManualClock();
+    const outer = hedge({ clock, delay: 10 });
+    const inner = hedge({ clock, delay: 4 });
+    const started: [number, number][] = [];
+    const answers: ReturnType<typeof deferred<string>>[] = [];
+    const signals: AbortSignal[] = [];
+    const call = track(
+      pipeline(outer, inner).execute(({ hedge: n, signal }) => {
+        started.push([clock.now(), n]);
+        signals.push(signal);
+        const d = deferred<string>();
+        answers.push(d);
+        return d.promise;
+      }),
+      clock,
+    );
+    await clock.advanceAsync(14);
+    // Outer attempt 0: inner attempts at 0 and 4; outer attempt 1 at 10: inner attempts at 10 and 14.
+    expect(started).toEqual([
+      [0, 0],
+      [4, 1],
+      [10, 0],
+      [14, 1],
+    ]);
+    answers[1]!.resolve('inner hedge of the first');
+    await call.done;
+    expect(call).toMatchObject({ ok: true, value: 'inner hedge of the first', at: 14 });
+    expect(signals.map((s) => s.aborted)).toEqual([true, false, true, true]);
+    for (const [k, a] of answers.entries()) if (k !== 1) a.reject(signals[k]!.reason);
+    await clock.advanceAsync(100);
+    expect(outer.pending + inner.pending).toBe(0);
+    expect(outer.stats()).toEqual({ calls: 1, hedges: 1, won: 0, refused: 0 });
+    expect(inner.stats()).toEqual({ calls: 2, hedges: 2, won: 1, refused: 0 });
+  });
+});
+
 describe('Hedge budget', () => {
   /** A budget that grants `grants` extra attempts in all and logs every call made to it. */
   function loggingBudget(grants: number) {
