@@ -102,8 +102,8 @@ const F_DEFERRED = 32;
 export const F_CHILD = 64;
 
 /**
- * @internal What the step walk returns while a hedge's race runs, or a child attempt that settles its
- * race rather than a promise: nothing awaits it for a value.
+ * @internal What the step walk returns while a hedge's race runs (or from a child attempt,
+ * which settles its race rather than a promise): nothing awaits it for a value.
  */
 export const RACING: Promise<unknown> = /* @__PURE__ */ Promise.resolve();
 
@@ -179,8 +179,8 @@ export class Execution implements TimedExecution, WaitingExecution {
   /** The context of the attempt in flight, until it ends or is abandoned. */
   private context: AttemptContext | undefined = undefined;
   /** @internal */ detour: Detour | undefined = undefined;
-  /** The race of the hedge this call waits on, while it runs. */
-  /** @internal */ race: HedgeRace | undefined = undefined;
+  /** @internal The race of the hedge this call waits on, while it runs. */
+  race: HedgeRace | undefined = undefined;
   /** @internal A child attempt: the race it reports to, until it ended. */
   parent: HedgeRace | undefined = undefined;
   /** @internal Which attempt of its race a child is (0 for the first, 1 for the first hedge...). */
@@ -680,7 +680,7 @@ export class Execution implements TimedExecution, WaitingExecution {
   private isCallerAbort(error: unknown): boolean {
     const signal = this.callerSignal;
     if (signal?.aborted === true && error === signal.reason) return true;
-    // A hedge's attempt given up by its race (see `cancelAttempt`).
+    // A hedge's attempt given up by its race (see `HedgeRace.cancelChild`).
     const d = this.detour;
     return d?.callerAborted === true && error === d.abortReason;
   }
@@ -754,10 +754,9 @@ export class Execution implements TimedExecution, WaitingExecution {
   // ---- settling --------------------------------------------------------------------------------
 
   /**
-   * In a promise handler: turns a finished step walk into the handler's return value (the
-   * result, or a throw), or passes a pending one on to be adopted.
+   * @internal In a promise handler: turns a finished step walk into the handler's return value
+   * (the result, or a throw), or passes a pending one on to be adopted.
    */
-  /** @internal */
   finishOrChain(next: Next): unknown {
     if (next !== SYNC) return next;
     if ((this.flags & (F_DEFERRED | F_CHILD)) !== 0) {
@@ -801,8 +800,7 @@ export class Execution implements TimedExecution, WaitingExecution {
     return this.core.needsStartTime ? this.core.clock.now() : NO_TIME;
   }
 
-  /** When this attempt is timed, its start time (`now` if read already), else NO_TIME. */
-  /** @internal */
+  /** @internal When this attempt is timed, its start time (`now` if read already), else NO_TIME. */
   attemptStart(now: number): number {
     const core = this.core;
     if (!core.needsEndTime) {

@@ -40,7 +40,8 @@ const POOL_SIZE = 32;
  * @internal The attempts of one call through a hedge. The first starts at once; each further
  * one (a hedge) starts when its delay passes with no result, or at once when an attempt fails
  * in a way the hedge handles, while the budget grants it. The first acceptable outcome settles
- * the call: the others are cancelled by a direct call on their executions, and the caller does
+ * the call: the others are cancelled by a direct call (on their execution, or their context
+ * when no step is inside the hedge), and the caller does
  * not wait for them, but the race stays with its attempts until each really ends (their
  * permits, the budget's extra attempts), and only then goes back to its pool.
  *
@@ -49,7 +50,7 @@ const POOL_SIZE = 32;
  */
 export class HedgeRace implements HedgeTimerTarget {
   /** The hedge's index in the outer pipeline. */
-  step = 0;
+  private step = 0;
   /** The outcome, when the race settled while it began. */
   private ok = false;
   private value: unknown = undefined;
@@ -184,8 +185,9 @@ export class HedgeRace implements HedgeTimerTarget {
 
   /**
    * Gives up on child attempt `exec` (another won, or the call ended): its signal aborts with
-   * `reason`, a wait or a race inside it ends, but an attempt in flight runs on, holding its permits, until its
-   * work ends; a failure with `reason` then counts for no policy inside (see `isCallerAbort`).
+   * `reason` and a wait or a race inside it ends, but an attempt in flight runs on, holding its
+   * permits, until its work ends; a failure with `reason` then counts for no policy inside
+   * (see `isCallerAbort`).
    */
   private cancelChild(exec: Execution, reason: unknown): void {
     if ((exec.flags & F_DONE) !== 0) return;
@@ -283,6 +285,9 @@ export class HedgeRace implements HedgeTimerTarget {
     this.outer = undefined;
     const step = this.step;
     this.finish(-1, false, reason, reason);
+    // From inside the first attempt (its function aborted the caller's signal): `begin` goes
+    // on outward with the outcome.
+    if (this.beginning) return;
     outer.finishOrChain(outer.unwind(step - 1, false, reason, outer.endTime()));
   }
 

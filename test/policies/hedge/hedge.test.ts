@@ -445,6 +445,27 @@ describe.each(['alone', 'with a step inside it'])('Hedge %s', (mode) => {
       for (const a of work.answers) a.resolve('too late');
     });
 
+    it('the caller’s abort from inside the first attempt fails the call once and releases the steps outside once', async () => {
+      const clock = new ManualClock();
+      const outside = bulkhead({ maxConcurrent: 1 });
+      const controller = new AbortController();
+      const reason = new Error('user left');
+      const call = track(
+        through(outside, hedge({ clock, delay: 10 })).execute(
+          () => {
+            controller.abort(reason);
+            return new Promise<string>(() => {});
+          },
+          { signal: controller.signal },
+        ),
+      );
+      await call.done;
+      expect(call).toMatchObject({ ok: false, error: reason });
+      expect(outside.stats().inFlight).toBe(0);
+      expect(await through(outside).execute(() => 'next')).toBe('next');
+      expect(clock.pendingTimers).toBe(0);
+    });
+
     it('dispose clears the pending hedge timers: the call goes on with the attempts already running', async () => {
       const clock = new ManualClock();
       const h = hedge({ clock, delay: { percentile: 0.5, minSamples: 1 } });
