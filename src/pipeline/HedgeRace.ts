@@ -109,7 +109,7 @@ export class HedgeRace implements HedgeTimerTarget {
     this.cancelled = 0;
     this.direct = this.core.steps.length === 0;
     this.maxHedges = policy.maxHedges;
-    if (policy.timesAttempts && this.times === undefined) this.times = [];
+    this.times = policy.timesAttempts ? (this.times ?? []) : undefined;
     policy.callStarted();
     this.beginning = true;
     this.launch(0);

@@ -36,8 +36,8 @@ export interface HedgePercentileDelay {
    */
   readonly minSamples?: number;
   /**
-   * How far back the durations go: the histogram covers the last half-window to window, so a
-   * change of latency shows within a window. @default 5000 (ms)
+   * How far back the durations go, at least 100 ms: the histogram covers the last half-window
+   * to window, so a change of latency shows within a window. @default 5000 (ms)
    */
   readonly window?: number | DurationString;
 }
