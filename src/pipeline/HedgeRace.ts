@@ -288,7 +288,7 @@ export class HedgeRace implements HedgeTimerTarget {
     // From inside the first attempt (its function aborted the caller's signal): `begin` goes
     // on outward with the outcome.
     if (this.beginning) return;
-    outer.finishOrChain(outer.unwind(step - 1, false, reason, outer.endTime()));
+    goOn(outer, step, false, reason);
   }
 
   /** Settles the race with attempt `winner`'s outcome; the others' signals abort with `reason`. */
@@ -324,10 +324,7 @@ export class HedgeRace implements HedgeTimerTarget {
     }
     const step = this.step;
     this.recycleIfDone();
-    if (outer !== undefined) {
-      outer.race = undefined;
-      outer.finishOrChain(outer.unwind(step - 1, ok, value, outer.endTime()));
-    }
+    if (outer !== undefined) goOn(outer, step, ok, value);
   }
 
   private recycleIfDone(): void {
@@ -336,4 +333,10 @@ export class HedgeRace implements HedgeTimerTarget {
     this.fn = undefined;
     if (this.pool.length < POOL_SIZE) this.pool.push(this);
   }
+}
+
+/** The race of `outer`'s hedge at `step` settled: the call goes on outward with its outcome. */
+function goOn(outer: Execution, step: number, ok: boolean, value: unknown): void {
+  outer.race = undefined;
+  outer.finishOrChain(outer.unwind(step - 1, ok, value, outer.endTime()));
 }
