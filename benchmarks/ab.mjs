@@ -1,7 +1,7 @@
 /**
  * Two builds of the library in one process, on the per-call rows a hot-path change can move:
  * closed breaker, composed pipeline, retry (alone and with a retry budget: a build without
- * budgets runs the retry alone), cooperative timeout, bulkhead and rate limiter (each as
+ * budgets runs the retry alone), cooperative timeout, bulkhead, rate limiter and hedge (each as
  * `pipeline(policy).execute(target)`), a bulkhead whose calls wait in its queue (FIFO, and CoDel
  * where the build has the `queue` option), and `tryAcquire()`. Each round times every row of the
  * old build and of the new one in alternating order, in batches of the same size, each loop
@@ -101,6 +101,11 @@ const rows = {
   'rate limiter pipeline': (bw) => {
     const limiter = new bw.RateLimiter({ limit: 1_000_000, period: 1_000, burst: 2_000_000_000 });
     const p = bw.pipeline(limiter);
+    return () => p.execute(target);
+  },
+  // Builds from before hedging have no `hedge`: leave the row out with --filter.
+  'hedge, first attempt wins': (bw) => {
+    const p = bw.pipeline(bw.hedge({ maxHedges: 1, delay: 2000 }));
     return () => p.execute(target);
   },
   'tryAcquire() (sync)': (bw) => {

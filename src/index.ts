@@ -87,6 +87,7 @@ export {
   bulkhead,
   circuitBreaker,
   fallback,
+  hedge,
   loadShedder,
   rateLimiter,
   retry,
@@ -96,6 +97,18 @@ export {
 export type { FallbackEvent } from './policies/fallback/events.js';
 export { Fallback } from './policies/fallback/Fallback.js';
 export type { Failure as FallbackFailure, FallbackOptions } from './policies/fallback/options.js';
+export type { HedgeConfig } from './policies/hedge/config.js';
+export type { HedgeEvent, HedgeReason, HedgeRefusedEvent } from './policies/hedge/events.js';
+export { Hedge, type HedgeStats } from './policies/hedge/Hedge.js';
+export { hedgeKind } from './policies/hedge/kind.js';
+export {
+  type HedgeDelay,
+  type HedgeDelayContext,
+  type HedgeOptions,
+  type HedgePercentileDelay,
+  hedgeDefaults,
+  MAX_HEDGES,
+} from './policies/hedge/options.js';
 export {
   diagnosticsChannels,
   POLICY_KINDS,

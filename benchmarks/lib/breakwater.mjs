@@ -21,6 +21,7 @@ export const {
   diagnosticsChannels,
   bulkhead,
   circuitBreaker,
+  hedge,
   isBrokenCircuitError,
   loadShedder,
   pipeline,

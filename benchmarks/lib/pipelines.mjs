@@ -8,6 +8,7 @@ import {
   CircuitBreaker,
   circuitBreaker,
   decorators,
+  hedge,
   pipeline,
   Registry,
   retry,
@@ -46,6 +47,9 @@ export const budgetedRetryPipeline = () =>
 export const timeoutPipeline = (strategy) => pipeline(timeout({ timeout: 1000, strategy }));
 
 export const bulkheadPipeline = () => pipeline(bulkhead({ maxConcurrent: 100, maxQueue: 0 }));
+
+/** One hedge after 2 s (Polly's default delay): the first attempt answers long before. */
+export const hedgePipeline = () => pipeline(hedge({ maxHedges: 1, delay: 2000 }));
 
 /** retry -> breaker -> timeout (cooperative) -> bulkhead, outer to inner. */
 export const composedPipeline = () =>

@@ -3,6 +3,7 @@ import { TimeoutError } from '../errors/TimeoutError.js';
 import {
   type DeadlineStep,
   type FallbackStep,
+  type HedgingStep,
   NO_RETRY,
   type RetryingStep,
   type TimedExecution,
@@ -18,11 +19,12 @@ import {
   type WaitingGate,
 } from '../protocol/step.js';
 import { AttemptContext, CallDeadline } from './context.js';
+import type { HedgeRace } from './HedgeRace.js';
 import type { LatencySampler } from './LatencySampler.js';
 import { failure, isThenable, success } from './result.js';
 
 /** @internal A policy as the executor sees it: any policy a pipeline can hold. */
-export type Step = Gate | RetryingStep | DeadlineStep | FallbackStep;
+export type Step = Gate | RetryingStep | DeadlineStep | FallbackStep | HedgingStep;
 
 /** @internal Marks a step that keeps no per-call number. */
 export const NO_SLOT = -1;
@@ -74,19 +76,29 @@ export interface PipelineCore {
    * end past their deadline: the index of the first retry, 0 when there is none.
    */
   readonly boundsRetries: number;
+  /**
+   * When the last step is a hedge: the pipeline of the steps inside it, which runs each of its
+   * attempts (the steps of this core end at the hedge).
+   */
+  readonly inner: PipelineCore | undefined;
+  /** Races of finished calls through the hedge, ready for the next call. */
+  readonly races: HedgeRace[];
 }
 
 /** @internal Returned by the step functions when the execution finished synchronously. */
 export const SYNC: unique symbol = Symbol('sync') as never;
-type Next = typeof SYNC | Promise<unknown>;
+/** @internal */
+export type Next = typeof SYNC | Promise<unknown>;
 
 /** A timeout slot holding this has seen its deadline pass. */
 const PASSED = -2;
 /** `cutAt` when nothing was cut: a small integer, so the field never holds a boxed double. */
 const UNCUT = 0x3fffffff;
 
-const F_OK = 1;
-const F_DONE = 2;
+/** @internal */
+export const F_OK = 1;
+/** @internal */
+export const F_DONE = 2;
 const F_TRY = 4;
 const F_IN_FLIGHT = 8;
 /** The pipeline already picked this call to be timed (see {@link LatencySampler}). */
@@ -95,6 +107,14 @@ const F_TIMED = 16;
 const F_DEFERRED = 32;
 /** The call has a deadline of its own (`execute(fn, { timeout })`). */
 const F_DEADLINE = 64;
+/** @internal One attempt of a hedge's race: its end is reported to the race, not to a caller. */
+export const F_CHILD = 128;
+
+/**
+ * @internal What the step walk returns while a hedge's race runs (or from a child attempt,
+ * which settles its race rather than a promise): nothing awaits it for a value.
+ */
+export const RACING: Promise<unknown> = /* @__PURE__ */ Promise.resolve();
 
 /** Records a pipeline keeps for reuse: enough for the calls one pipeline has in flight at once. */
 const POOL_SIZE = 32;
@@ -107,10 +127,10 @@ interface Abandoned {
 }
 
 /**
- * State only the slower paths need (waits, deadlines, cancellation, abandoned attempts). Kept
- * out of {@link Execution} so the record every call allocates stays small.
+ * @internal State only the slower paths need (waits, deadlines, cancellation, abandoned
+ * attempts). Kept out of {@link Execution} so the record every call allocates stays small.
  */
-class Detour {
+export class Detour {
   waitResolve: (() => void) | undefined = undefined;
   waitReject: ((reason: unknown) => void) | undefined = undefined;
   waitTimer: TimerHandle | undefined = undefined;
@@ -164,8 +184,8 @@ export class Execution implements TimedExecution, WaitingExecution {
    * timeout given to the call in ms (see {@link limit}).
    */
   deadline = Number.POSITIVE_INFINITY;
-  /** The call's deadline as its contexts show it, for a call given one. */
-  private callDeadline: CallDeadline | undefined = undefined;
+  /** @internal The call's deadline as its contexts show it, for a call given one. */
+  callDeadline: CallDeadline | undefined = undefined;
   /**
    * The earliest deadline of the timeouts that bound every attempt of a retry (see
    * `PipelineCore.boundsRetries`), which a retry's delays must not pass either.
@@ -173,17 +193,23 @@ export class Execution implements TimedExecution, WaitingExecution {
   private retryBound = Number.POSITIVE_INFINITY;
   /** The call's criticality level (see `Gate.admit`). */
   level = DEFAULT_LEVEL;
-  private flags = 0;
+  /** @internal */ flags = 0;
   private s0 = 0;
   private s1 = 0;
   private s2 = 0;
   private s3 = 0;
   private readonly more: number[] | undefined;
-  private fn: ((context: AttemptContext) => unknown) | undefined = undefined;
+  /** @internal */ fn: ((context: AttemptContext) => unknown) | undefined = undefined;
   private callerSignal: AbortSignal | undefined = undefined;
   /** The context of the attempt in flight, until it ends or is abandoned. */
   private context: AttemptContext | undefined = undefined;
-  private detour: Detour | undefined = undefined;
+  /** @internal */ detour: Detour | undefined = undefined;
+  /** @internal The race of the hedge this call waits on, while it runs. */
+  race: HedgeRace | undefined = undefined;
+  /** @internal A child attempt: the race it reports to, until it ended. */
+  parent: HedgeRace | undefined = undefined;
+  /** @internal Which attempt of its race a child is (0 for the first, 1 for the first hedge...). */
+  hedge = 0;
   /** @internal Deferred mode: the settle functions of the promise the caller awaits. */
   outerResolve: ((value: unknown) => void) | undefined = undefined;
   /** @internal */
@@ -192,7 +218,7 @@ export class Execution implements TimedExecution, WaitingExecution {
   private readonly onOk = (value: unknown): unknown => this.resume(0, true, value);
   private readonly onErr = (error: unknown): unknown => this.resume(0, false, error);
 
-  private constructor(private readonly core: PipelineCore) {
+  private constructor(/** @internal */ readonly core: PipelineCore) {
     this.more = core.slotCount > 4 ? new Array(core.slotCount - 4).fill(0) : undefined;
   }
 
@@ -304,9 +330,10 @@ export class Execution implements TimedExecution, WaitingExecution {
     return outer;
   }
 
-  /** Makes the promise the caller awaits, which {@link settle} settles. */
-  private defer(): Promise<unknown> {
+  /** @internal Makes the promise the caller awaits, which {@link settle} settles. */
+  defer(): Promise<unknown> {
     this.flags |= F_DEFERRED;
+    if ((this.flags & F_CHILD) !== 0) return RACING;
     capturingOuter = this;
     const outer = new Promise(captureOuter);
     capturingOuter = undefined;
@@ -330,7 +357,8 @@ export class Execution implements TimedExecution, WaitingExecution {
     }
   }
 
-  private set(k: number, v: number): void {
+  /** @internal */
+  set(k: number, v: number): void {
     switch (k) {
       case 0:
         this.s0 = v;
@@ -355,8 +383,8 @@ export class Execution implements TimedExecution, WaitingExecution {
     return out;
   }
 
-  /** The side record, made on first need. */
-  private get d(): Detour {
+  /** @internal The side record, made on first need. */
+  get d(): Detour {
     let d = this.detour;
     if (d === undefined) {
       d = new Detour();
@@ -367,7 +395,8 @@ export class Execution implements TimedExecution, WaitingExecution {
 
   // ---- the way in ----------------------------------------------------------------------------
 
-  private enter(from: number, now: number): Next {
+  /** @internal */
+  enter(from: number, now: number): Next {
     const core = this.core;
     const steps = core.steps;
     const kinds = core.kinds;
@@ -403,6 +432,11 @@ export class Execution implements TimedExecution, WaitingExecution {
           }
           break;
         }
+        case StepKind.Hedge: {
+          // The race's code comes with the hedge policy: a program without one carries none.
+          const race = (core.races.pop() ?? (step as HedgingStep).newRace(core.races)) as HedgeRace;
+          return race.begin(this, i, step as HedgingStep, now);
+        }
       }
     }
     if (core.startedSlot !== NO_SLOT) this.set(core.startedSlot, this.attemptStart(now));
@@ -411,12 +445,15 @@ export class Execution implements TimedExecution, WaitingExecution {
 
   private call(): Next {
     const core = this.core;
-    const context = new AttemptContext(
-      this.attempt,
-      core.ownSignal || (this.flags & F_DEADLINE) !== 0,
-      this.callerSignal,
-      this.callDeadline,
-    );
+    const context =
+      this.hedge === 0
+        ? new AttemptContext(
+            this.attempt,
+            core.ownSignal || (this.flags & F_DEADLINE) !== 0,
+            this.callerSignal,
+            this.callDeadline,
+          )
+        : this.parent!.contextOf(this.attempt, this.hedge, this.callDeadline);
     const reason = this.detour?.abortReason;
     if (reason !== undefined) context.abort(reason);
     this.context = context;
@@ -467,7 +504,8 @@ export class Execution implements TimedExecution, WaitingExecution {
 
   // ---- the way out ---------------------------------------------------------------------------
 
-  private unwind(from: number, ok: boolean, value: unknown, now: number): Next {
+  /** @internal */
+  unwind(from: number, ok: boolean, value: unknown, now: number): Next {
     const core = this.core;
     const steps = core.steps;
     const started = core.startedSlot === NO_SLOT ? NO_TIME : this.get(core.startedSlot);
@@ -636,7 +674,8 @@ export class Execution implements TimedExecution, WaitingExecution {
     return d.waitResolve!;
   }
 
-  private cancelWait(reason: unknown): void {
+  /** @internal */
+  cancelWait(reason: unknown): void {
     const d = this.d;
     const step = d.waitStep;
     const s = this.core.steps[step]!;
@@ -697,6 +736,7 @@ export class Execution implements TimedExecution, WaitingExecution {
     const error = policy.rejection();
     this.abortAttempt(error);
     if (d.waitStep > step) this.cancelWait(error);
+    else if (this.race !== undefined) this.race.cancel(error);
     else if (this.abandons(policy.aggressive)) this.abandon(step, error);
   }
 
@@ -713,6 +753,7 @@ export class Execution implements TimedExecution, WaitingExecution {
     d.cutAt = -1;
     this.abortAttempt(error);
     if (d.waitStep >= 0) this.cancelWait(error);
+    else if (this.race !== undefined) this.race.cancel(error);
     else if (this.abandons(true)) this.abandon(-1, error);
   }
 
@@ -725,6 +766,7 @@ export class Execution implements TimedExecution, WaitingExecution {
     d.cutAt = -1;
     this.abortAttempt(reason);
     if (d.waitStep >= 0) this.cancelWait(reason);
+    else if (this.race !== undefined) this.race.cancel(reason);
     else if (this.abandons(this.core.deferred)) this.abandon(-1, reason);
   }
 
@@ -741,10 +783,14 @@ export class Execution implements TimedExecution, WaitingExecution {
   /** A failure that is the caller's own cancellation says nothing about the dependency. */
   private isCallerAbort(error: unknown): boolean {
     const signal = this.callerSignal;
-    return signal?.aborted === true && error === signal.reason;
+    if (signal?.aborted === true && error === signal.reason) return true;
+    // A hedge's attempt given up by its race (see `HedgeRace.cancelChild`).
+    const d = this.detour;
+    return d?.callerAborted === true && error === d.abortReason;
   }
 
-  private abortAttempt(reason: unknown): void {
+  /** @internal */
+  abortAttempt(reason: unknown): void {
     this.d.abortReason = reason;
     this.context?.abort(reason);
   }
@@ -819,12 +865,12 @@ export class Execution implements TimedExecution, WaitingExecution {
   // ---- settling --------------------------------------------------------------------------------
 
   /**
-   * In a promise handler: turns a finished step walk into the handler's return value (the
-   * result, or a throw), or passes a pending one on to be adopted.
+   * @internal In a promise handler: turns a finished step walk into the handler's return value
+   * (the result, or a throw), or passes a pending one on to be adopted.
    */
-  private finishOrChain(next: Next): unknown {
+  finishOrChain(next: Next): unknown {
     if (next !== SYNC) return next;
-    if ((this.flags & F_DEFERRED) !== 0) {
+    if ((this.flags & (F_DEFERRED | F_CHILD)) !== 0) {
       this.settle();
       return undefined;
     }
@@ -840,6 +886,10 @@ export class Execution implements TimedExecution, WaitingExecution {
   /** Deferred mode: settles the outer promise once. */
   private settle(): void {
     if ((this.flags & F_DONE) !== 0) return;
+    if ((this.flags & F_CHILD) !== 0) {
+      this.parent!.childEnded(this);
+      return;
+    }
     this.cleanup();
     const ok = (this.flags & F_OK) !== 0;
     if ((this.flags & F_TRY) !== 0)
@@ -874,8 +924,8 @@ export class Execution implements TimedExecution, WaitingExecution {
     return this.core.needsStartTime ? this.core.clock.now() : NO_TIME;
   }
 
-  /** When this attempt is timed, its start time (`now` if read already), else NO_TIME. */
-  private attemptStart(now: number): number {
+  /** @internal When this attempt is timed, its start time (`now` if read already), else NO_TIME. */
+  attemptStart(now: number): number {
     const core = this.core;
     if (!core.needsEndTime) {
       if ((this.flags & F_TIMED) !== 0) this.flags &= ~F_TIMED;
@@ -885,7 +935,8 @@ export class Execution implements TimedExecution, WaitingExecution {
     return now;
   }
 
-  private endTime(): number {
+  /** @internal */
+  endTime(): number {
     const core = this.core;
     if (core.needsEndTime) return core.clock.now();
     return core.startedSlot !== NO_SLOT && this.get(core.startedSlot) !== NO_TIME

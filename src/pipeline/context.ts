@@ -34,6 +34,11 @@ export interface ExecutionContext {
    * ```
    */
   readonly timeLeft: number;
+  /**
+   * Which attempt of a hedge this is: 0 for the first, 1 for the first hedge, and so on (set
+   * by the innermost hedge policy; 0 outside any hedge).
+   */
+  readonly hedge: number;
 }
 
 /** Options of one execution. */
@@ -89,6 +94,11 @@ export class AttemptContext implements ExecutionContext {
     return Math.max(left, 0);
   }
 
+  /** 0: only a hedge's later attempts are told apart (`HedgeAttemptContext`). */
+  get hedge(): number {
+    return 0;
+  }
+
   get signal(): AbortSignal {
     if (!this.own && this.callerSignal !== undefined) return this.callerSignal;
     // Nothing may abort it without a timeout or a caller's signal, but listeners that user
@@ -136,6 +146,7 @@ export class SharedContext implements ExecutionContext {
   readonly attempt = 1;
   readonly deadline = Number.POSITIVE_INFINITY;
   readonly timeLeft = Number.POSITIVE_INFINITY;
+  readonly hedge = 0;
   get signal(): AbortSignal {
     return new AbortController().signal;
   }

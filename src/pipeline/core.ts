@@ -23,7 +23,10 @@ export interface PipelinePlan {
   readonly syncCapable: boolean;
 }
 
-/** @internal The plan of a pipeline of `steps`, outermost first. */
+/**
+ * @internal The plan of a pipeline of `steps`, outermost first. A hedge makes the steps inside
+ * it a pipeline of their own ({@link PipelineCore.inner}), which runs each of its attempts.
+ */
 export function planPipeline(steps: readonly Step[]): PipelinePlan {
   const { core, waits } = buildCore(steps);
   const gates = steps.filter((s): s is Gate => s.stepKind === StepKind.Gate);
@@ -58,7 +61,14 @@ export function checkPolicies(policies: readonly unknown[]): void {
  * which times every call reads, whether a call may wait, settle early or need a signal of its
  * own, and each step's slots in the execution record. `waits`: some step may make a call wait.
  */
-function buildCore(steps: readonly Step[]): { core: PipelineCore; waits: boolean } {
+function buildCore(
+  all: readonly Step[],
+  forAttempts = false,
+): { core: PipelineCore; waits: boolean } {
+  // The steps inside a hedge run once per attempt, as a pipeline of their own.
+  const h = all.findIndex((s) => s.needs().concurrentAttempts);
+  const inner = h < 0 ? undefined : buildCore(all.slice(h + 1), true).core;
+  const steps = h < 0 ? all : all.slice(0, h + 1);
   let needsStartTime = false;
   let needsEndTime = false;
   let deferred = false;
@@ -73,11 +83,6 @@ function buildCore(steps: readonly Step[]): { core: PipelineCore; waits: boolean
       sampleEvery = Math.min(sampleEvery, s.latencyEvery);
     }
     const needs = s.needs();
-    if (needs.concurrentAttempts) {
-      throw new UsageError(
-        'A pipeline cannot hold a step that runs several attempts at once: no executor runs one yet',
-      );
-    }
     needsStartTime ||= needs.startTime;
     needsEndTime ||= needs.endTime;
     waits ||= needs.mayWait;
@@ -102,12 +107,15 @@ function buildCore(steps: readonly Step[]): { core: PipelineCore; waits: boolean
     ...assignSlots(steps, needsEndTime || sampler !== undefined),
     deferred,
     deferredWhenUnheard: deferredWhenUnheard && !deferred,
-    ownSignal,
+    // An attempt of a hedge may be cancelled when another wins: it needs a signal of its own.
+    ownSignal: ownSignal || forAttempts,
     listensToCaller: waits || ownSignal || deferred,
     boundsRetries: Math.max(
       0,
       steps.findIndex((s) => s.stepKind === StepKind.Retry),
     ),
+    inner,
+    races: [],
   };
   return { core, waits };
 }
@@ -168,6 +176,7 @@ export function isPolicy(p: unknown): p is Step {
     isOwnCopy(p) &&
     (step.stepKind === StepKind.Retry ||
       step.stepKind === StepKind.Timeout ||
-      step.stepKind === StepKind.Fallback)
+      step.stepKind === StepKind.Fallback ||
+      step.stepKind === StepKind.Hedge)
   );
 }

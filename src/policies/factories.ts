@@ -5,6 +5,8 @@ import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
 import type { CircuitBreakerOptions } from './circuit-breaker/options.js';
 import { Fallback } from './fallback/Fallback.js';
 import type { FallbackOptions } from './fallback/options.js';
+import { Hedge } from './hedge/Hedge.js';
+import type { HedgeOptions } from './hedge/options.js';
 import { LoadShedder } from './load-shedder/LoadShedder.js';
 import type { LoadShedderOptions } from './load-shedder/options.js';
 import type { RateLimiterOptions } from './rate-limiter/options.js';
@@ -72,4 +74,13 @@ export function rateLimiter(options: RateLimiterOptions): RateLimiter {
  */
 export function loadShedder<T = unknown>(options?: LoadShedderOptions<T>): LoadShedder<T> {
   return new LoadShedder(options);
+}
+
+/**
+ * A new {@link Hedge}, typed by the result of the calls it hedges when `T` is given or
+ * inferred from an annotated `handleResult`.
+ * @example `pipeline(hedge({ delay: { percentile: 0.95 }, maxHedges: 1 }), timeout(2_000))`
+ */
+export function hedge<T = unknown>(options?: HedgeOptions<T>): Hedge<T> {
+  return new Hedge(options);
 }

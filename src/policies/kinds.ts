@@ -9,6 +9,10 @@ import type { StateChangeEvent } from './circuit-breaker/events.js';
 import { circuitBreakerKind } from './circuit-breaker/kind.js';
 import type { CircuitState } from './circuit-breaker/state.js';
 import type { CircuitBreakerStats } from './circuit-breaker/stats.js';
+import type { HedgeConfig } from './hedge/config.js';
+import { HEDGE_CHANNEL } from './hedge/diagnostics.js';
+import type { HedgeStats } from './hedge/Hedge.js';
+import { hedgeKind } from './hedge/kind.js';
 import type { LoadShedderConfig } from './load-shedder/config.js';
 import { loadShedderKind } from './load-shedder/kind.js';
 import type { LoadShedderStats } from './load-shedder/LoadShedder.js';
@@ -42,6 +46,7 @@ export const POLICY_KINDS: readonly AnyPolicyKind[] = [
   bulkheadKind,
   rateLimiterKind,
   loadShedderKind,
+  hedgeKind,
 ];
 
 /** Names of the channels breakwater publishes to. */
@@ -60,6 +65,8 @@ export const diagnosticsChannels = {
   retry: RETRY_CHANNEL,
   /** A timeout policy's deadline passed: `{ name, timeout }`. */
   timeout: TIMEOUT_CHANNEL,
+  /** A hedge policy started a hedge: `{ name, hedge, reason }` (`reason`: `delay` or `failure`). */
+  hedge: HEDGE_CHANNEL,
 } as const;
 
 /** Names of the span events `traceBreakwaterEvents` adds. */
@@ -97,6 +104,7 @@ export interface PolicyKindConfigs {
   readonly bulkhead: KindConfigTypes<'bulkheads', BulkheadConfig>;
   readonly rateLimiter: KindConfigTypes<'rateLimiters', RateLimiterConfig>;
   readonly loadShedder: KindConfigTypes<'loadShedders', LoadShedderConfig>;
+  readonly hedge: KindConfigTypes<'hedges', HedgeConfig>;
 }
 
 interface InstanceEntry {
@@ -122,7 +130,8 @@ export type RegistryInstanceSnapshot =
   | (InstanceEntry & { readonly kind: 'retry'; readonly stats: RetryStats })
   | (InstanceEntry & { readonly kind: 'retryBudget'; readonly stats: RetryBudgetStats })
   | (InstanceEntry & { readonly kind: 'timeout'; readonly stats: TimeoutStats })
-  | (InstanceEntry & { readonly kind: 'loadShedder'; readonly stats: LoadShedderStats });
+  | (InstanceEntry & { readonly kind: 'loadShedder'; readonly stats: LoadShedderStats })
+  | (InstanceEntry & { readonly kind: 'hedge'; readonly stats: HedgeStats });
 
 /**
  * A state change of one of a registry's instances, as plain data: a breaker's (the fields of

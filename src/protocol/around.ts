@@ -100,3 +100,71 @@ export interface FallbackStep {
   needs(): StepNeeds;
   dispose(): void;
 }
+
+/** {@link HedgingStep.delayBefore} answers this when the next hedge waits for a failure. */
+export const ON_FAILURE = -1;
+
+/** Why a hedge started: its delay passed with no result, or the attempt before it failed. */
+export type HedgeReason = 'delay' | 'failure';
+
+/** @internal A race of one call's attempts, as the hedge step's timers see it. */
+export interface HedgeTimerTarget {
+  /** True while the race still waits on the timer entry stamped `stamp`. */
+  hedgeLive(stamp: number): boolean;
+  /** The delay of the entry stamped `stamp` passed. */
+  hedgeDue(stamp: number): void;
+}
+
+/**
+ * @internal A step that runs several attempts of the inner steps at once: a hedge. The executor
+ * runs the race (see `HedgeRace`); the step decides when another attempt starts, what counts as
+ * a failure, and keeps the budget, the timers and the counts.
+ */
+export interface HedgingStep {
+  readonly stepKind: typeof StepKind.Hedge;
+  /** Extra attempts a call may start (read when each call's race begins). */
+  readonly maxHedges: number;
+  /** Attempts are timed (a delay from observed latency): `attemptEnded` gets their duration. */
+  readonly timesAttempts: boolean;
+  /** Reads the clock the step's delays run on. */
+  now(): number;
+  /**
+   * The delay in ms before hedge `hedge` (1 for the first) starts, counted from the start of
+   * the attempt before it, or {@link ON_FAILURE}. `attempt` is the call's attempt number (an
+   * outer retry's); `now` the clock's reading when the step times attempts, else NaN.
+   */
+  delayBefore(hedge: number, attempt: number, now: number): number;
+  /** Arms `race`'s timer `delay` ms from now; returns the entry's stamp (never 0). */
+  schedule(race: HedgeTimerTarget, delay: number): number;
+  /** The race no longer waits on the entry stamped `stamp`. */
+  unschedule(stamp: number): void;
+  /** A call's race begins (its first attempt is about to start). */
+  callStarted(): void;
+  /** Asks to start hedge `hedge`: false when the budget refuses it (counted by the step). */
+  tryHedge(hedge: number, reason: HedgeReason): boolean;
+  /**
+   * How an attempt ended: true when it is a failure that starts the next hedge at once
+   * (`handle` accepts the error, or `handleResult` rejects the result). A result it does not
+   * reject, and an error it does not handle, end the race.
+   */
+  isHandledFailure(isError: boolean, detail: unknown): boolean;
+  /**
+   * Attempt `hedge` ended on its own (not cancelled): `success` when it gave an accepted result
+   * (or a failure the step does not handle); `startedAt` is the clock's reading when it
+   * started, or NaN when attempts are not timed.
+   */
+  attemptEnded(hedge: number, success: boolean, startedAt: number): void;
+  /** Extra attempt `hedge`, granted by `tryHedge`, really ended (cancelled ones included). */
+  extraEnded(hedge: number): void;
+  /** The race settled: `winner` is the attempt whose outcome the call takes, or -1 (cancelled). */
+  callEnded(winner: number): void;
+  /** The reason losers' signals abort with. */
+  lostReason(): unknown;
+  /**
+   * A new record of one call's race for the executor, to go back to `pool` when done. The step
+   * makes it, so the executor's race code comes with the hedge policy alone.
+   */
+  newRace(pool: object[]): object;
+  needs(): StepNeeds;
+  dispose(): void;
+}

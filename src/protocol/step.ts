@@ -4,7 +4,7 @@
  */
 
 /** Step kinds the executor switches on. */
-export const StepKind = { Gate: 0, Retry: 1, Timeout: 2, Fallback: 3 } as const;
+export const StepKind = { Gate: 0, Retry: 1, Timeout: 2, Fallback: 3, Hedge: 4 } as const;
 export type StepKind = (typeof StepKind)[keyof typeof StepKind];
 
 /** Outcome codes handed to {@link Gate.release}. */
@@ -47,8 +47,8 @@ export interface StepNeeds {
    */
   readonly settlesWhenUnheard: boolean;
   /**
-   * The step may run several attempts of its inner work at once (hedging). No executor runs
-   * such a step yet: a pipeline refuses it.
+   * The step may run several attempts of its inner work at once (hedging): the executor runs
+   * the steps inside it as a pipeline of their own, once per attempt.
    */
   readonly concurrentAttempts: boolean;
   /** The step keeps a number per call in the execution record (a token, a deadline). */

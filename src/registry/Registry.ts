@@ -7,6 +7,8 @@ import type { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
 import { bulkheadKind } from '../policies/bulkhead/kind.js';
 import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import { circuitBreakerKind } from '../policies/circuit-breaker/kind.js';
+import type { Hedge } from '../policies/hedge/Hedge.js';
+import { hedgeKind } from '../policies/hedge/kind.js';
 import { POLICY_KINDS, type RegistryTransition } from '../policies/kinds.js';
 import { rateLimiterKind } from '../policies/rate-limiter/kind.js';
 import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
@@ -140,6 +142,7 @@ export class Registry {
   private readonly timeouts: KindInstances;
   private readonly bulkheads: KindInstances;
   private readonly rateLimiters: KindInstances;
+  private readonly hedges: KindInstances;
 
   /**
    * @param config settings as plain data (see {@link RegistryConfig}); throws
@@ -164,6 +167,7 @@ export class Registry {
     this.timeouts = this.kindInstances(timeoutKind);
     this.bulkheads = this.kindInstances(bulkheadKind);
     this.rateLimiters = this.kindInstances(rateLimiterKind);
+    this.hedges = this.kindInstances(hedgeKind);
     if (o.codeBuilt === true) {
       const home: CodeBuiltHome = {
         adopt: (kind, name, policy) => {
@@ -295,6 +299,11 @@ export class Registry {
    */
   rateLimiter(name: string): RateLimiter {
     return this.named(this.rateLimiters, name) as RateLimiter;
+  }
+
+  /** The hedge policy named `name`: the same instance on every call. */
+  hedge(name: string): Hedge {
+    return this.named(this.hedges, name) as Hedge;
   }
 
   /**

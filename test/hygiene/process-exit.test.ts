@@ -63,6 +63,18 @@ describe('a process using breakwater exits by itself', () => {
   );
 
   it(
+    'after 1,000 pipelines with a hedge whose delay (60 s) outlives their calls, its timers still armed',
+    async () => {
+      const exit = await runFixture('hedged-calls.mjs', ['1000']);
+      expect(exit.killed, `still running after ${LIMIT_MS} ms`).toBe(false);
+      expect(exit.stderr).toBe('');
+      expect(exit).toMatchObject({ code: 0, signal: null });
+      expect(JSON.parse(exit.stdout)).toEqual({ calls: 1_000, answered: 1_000 });
+    },
+    LIMIT_MS + 10_000,
+  );
+
+  it(
     'with 1,000 breakers tripped on the system clock, their breaks (60 s) still running',
     async () => {
       const exit = await runFixture('tripped-breakers.mjs', ['1000']);

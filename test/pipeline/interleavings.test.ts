@@ -17,6 +17,7 @@ import {
   BulkheadRejectedError,
   CircuitBreaker,
   type ExecutionContext,
+  Hedge,
   isPolicyRejection,
   type Pipeline,
   pipeline,
@@ -26,6 +27,7 @@ import {
 } from '../../src/index.js';
 import { flushMicrotasks, ManualClock } from '../../src/testing/index.js';
 import { macrotask } from '../support/async.js';
+import { concurrencyBudget } from '../support/budget.js';
 import { recordUnhandledRejections } from '../support/rejections.js';
 
 const RUNS = 200;
@@ -742,4 +744,69 @@ describe('retry + breaker + timeout + bulkhead', () => {
       );
     },
   );
+});
+
+describe('hedge', () => {
+  it('settles every call once with an attempt that succeeded (or a failure), aborts the losers, gives every permit and extra attempt back', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        methodArb,
+        fc.boolean(),
+        fc.boolean(),
+        callsArb(fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }), 5),
+        ticksArb,
+        async (s, method, withSignal, stepInside, specs, ticks) => {
+          const h = new Harness(s);
+          const budget = concurrencyBudget({ ratio: 0.5, min: 2 });
+          const hedge = new Hedge({ clock: h.clock, delay: 10, maxHedges: 2, budget });
+          const pool = new Bulkhead({ maxConcurrent: 100, clock: h.clock });
+          const p = stepInside ? pipeline(hedge, pool) : pipeline(hedge);
+          const calls = specs.map((_, i) => new Call(i));
+          const signals: AbortSignal[][] = specs.map(() => []);
+          /** The attempts of each call that ended before the call settled, in order. */
+          const endedFirst: number[][] = specs.map(() => []);
+          const start = (i: number): void =>
+            launch(
+              p,
+              method,
+              calls[i]!,
+              ({ hedge: n, signal }) => {
+                calls[i]!.attempts.push(n);
+                signals[i]![n] = signal;
+                return h.work(`c${i}a${n}`, specs[i]!.fails[n]!, () => {
+                  if (calls[i]!.settlements === 0) endedFirst[i]!.push(n);
+                });
+              },
+              withSignal,
+            );
+          await h.play(calls, specs, start, ticks);
+          expect(pool.inFlight).toBe(0);
+          expect(budget).toMatchObject({ active: 0, extra: 0 });
+          expect(budget.ended).toBe(budget.granted);
+          expect(budget.calls).toBe(budget.callsEnded);
+          expect(hedge.pending).toBe(0);
+          calls.forEach((call, i) => {
+            const started = call.attempts;
+            expect(started.length).toBeLessThanOrEqual(3);
+            if (call.status === 'fulfilled') {
+              const n = Number(/a(\d)$/.exec(String(call.value))![1]);
+              expect(started).toContain(n);
+              expect(specs[i]!.fails[n]).toBe(false);
+              // The first to succeed: those that ended before it failed.
+              const before = endedFirst[i]!.slice(0, endedFirst[i]!.indexOf(n));
+              for (const k of before) expect(specs[i]!.fails[k]).toBe(true);
+              // Those still running when it won were told to stop.
+              for (const k of started) {
+                if (!endedFirst[i]!.includes(k)) expect(signals[i]![k]!.aborted).toBe(true);
+              }
+            } else if (!(call.aborted && call.reason === call.abortReason)) {
+              expect(String((call.reason as Error).message)).toMatch(/^failed c\d+a\d$/);
+            }
+          });
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
 });

@@ -56,6 +56,10 @@ export const SCENARIO_SERIES: readonly [string, Record<string, string>, number][
   ),
   // Two requests in the window, none accepted: (2 - 2 × 0) / (2 + 1).
   ['breakwater_load_shedder_refusal_rate', { name: 'api-shed', key: '' }, 2 / 3],
+  ['breakwater_hedge_calls_total', { name: 'fetch-hedge', key: '' }, 1],
+  ['breakwater_hedge_hedges_total', { name: 'fetch-hedge', key: '' }, 1],
+  ['breakwater_hedge_won_total', { name: 'fetch-hedge', key: '' }, 1],
+  ['breakwater_hedge_refused_total', { name: 'fetch-hedge', key: '' }, 0],
 ];
 
 /** Default bucket bounds of `breakwater_call_duration_seconds`. */

@@ -2,6 +2,7 @@ import { afterEach } from 'vitest';
 import {
   bulkhead,
   circuitBreaker,
+  hedge,
   loadShedder,
   pipeline,
   Registry,
@@ -51,6 +52,8 @@ export function useScenario(): () => Promise<Scenario> {
  * - timeout `report` (100 ms): one call timed out.
  * - load shedder `api-shed` (no low-traffic floor, random 0.4): one call let through that
  *   fails, then one refused (judged at (1 - 0) / 2 = 0.5; refusal rate 2/3 after it).
+ * - hedge `fetch-hedge` (delay 10 ms): one call whose first attempt answers after 30 ms and
+ *   whose hedge, started at 10 ms, after 5 ms: 1 call, 1 hedge, won by the hedge.
  */
 export async function runScenario(): Promise<Scenario> {
   const clock = new ManualClock();
@@ -90,6 +93,8 @@ export async function runScenario(): Promise<Scenario> {
   registry.register('report', timeout({ name: 'report', timeout: 100, clock }));
   const shed = loadShedder({ name: 'api-shed', minRequests: 0, random: () => 0.4, clock });
   registry.register('api-shed', shed);
+  const fetchHedge = hedge({ name: 'fetch-hedge', delay: 10, clock });
+  registry.register('fetch-hedge', fetchHedge);
 
   const p = pipeline(breaker);
   const took = (ms: number, fail: boolean) => () => {
@@ -130,6 +135,12 @@ export async function runScenario(): Promise<Scenario> {
   const sp = pipeline(shed);
   await sp.tryExecute(() => Promise.reject(new Error('overloaded')));
   if ((await sp.tryExecute(() => 'shed')).ok) throw new Error('The shedder should have refused');
+  const hedged = pipeline(fetchHedge).tryExecute(
+    ({ hedge: n }) =>
+      new Promise<string>((resolve) => clock.setTimer(() => resolve('ok'), n === 0 ? 30 : 5)),
+  );
+  await clock.runAll();
+  await hedged;
 
   return {
     clock,

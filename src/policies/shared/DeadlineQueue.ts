@@ -41,6 +41,8 @@ export class DeadlineQueue<T> {
     private readonly isLive: (target: T, stamp: number, tag: number) => boolean,
     private readonly expire: (target: T, stamp: number, tag: number) => void,
     private readonly coarse = false,
+    /** False for a queue whose timer never keeps the process alive (hedge delays). */
+    private readonly holdsProcess = true,
   ) {}
 
   /** The longest a coarse queue lets an entry go without a deadline: ms / 32, at least 1 ms. */
@@ -346,11 +348,13 @@ export class DeadlineQueue<T> {
   };
 
   private arm(ms: number): void {
-    this.timer = this.clock.setTimer(this.fire, this.coarse ? Math.min(ms, this.tick()) : ms, true);
-    this.keepingAlive = true;
+    const hold = this.holdsProcess;
+    this.timer = this.clock.setTimer(this.fire, this.coarse ? Math.min(ms, this.tick()) : ms, hold);
+    this.keepingAlive = hold;
   }
 
   private keepAlive(on: boolean): void {
+    if (!this.holdsProcess) return;
     this.keepingAlive = on;
     this.clock.setKeepAlive?.(this.timer, on);
   }

@@ -448,7 +448,13 @@ describe('Timeout shared timer', () => {
               abortedAt.push(clock.now());
               order.push(i);
             });
-            return untilAborted({ signal, attempt: 1, deadline: Infinity, timeLeft: Infinity });
+            return untilAborted({
+              signal,
+              attempt: 1,
+              deadline: Infinity,
+              timeLeft: Infinity,
+              hedge: 0,
+            });
           }),
         ),
       );

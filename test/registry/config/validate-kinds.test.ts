@@ -88,15 +88,15 @@ class Hedge {
 }
 
 const hedgeKind: PolicyKindDescriptor<Hedge, HedgeOptions> = {
-  name: 'hedge',
+  name: 'backup',
   label: 'hedging policy',
-  section: 'hedges',
+  section: 'backups',
   is: (value): value is Hedge => value instanceof Hedge,
   create: (options) => new Hedge(resolveHedge(options as OptionsData)),
   resolve: resolveHedge,
   reconfigure: () => () => {},
   dispose: () => {},
-  view: (hedge) => ({ stats: hedge.options }),
+  view: (backup) => ({ stats: backup.options }),
   config: {
     schema: configSchema([
       ['maxHedges', 'value'],
@@ -239,6 +239,7 @@ describe('config data of the library kinds', () => {
       bulkhead: 'bulkheads',
       rateLimiter: 'rateLimiters',
       loadShedder: 'loadShedders',
+      hedge: 'hedges',
     };
     expect(sections).toEqual(Object.fromEntries(POLICY_KINDS.map((k) => [k.name, k.section])));
     const config: RegistryConfig = {
@@ -264,38 +265,38 @@ describe('config data of a kind defined outside the library', () => {
     const config = validateConfig(
       {
         defaults: {
-          hedge: {
+          backup: {
             delay: '50ms',
             budget: { ratio: 0.2, period: '30s' },
             trigger: { kind: 'fixed', after: '80ms' },
           },
         },
-        hedges: {
+        backups: {
           same: { maxHedges: 2, budget: { ratio: 0.5 }, trigger: { after: '100ms' } },
           other: { maxHedges: 3, trigger: { kind: 'percentile', percentile: 95 } },
         },
       },
       KINDS,
     );
-    expect(config.defaults.get('hedge')).toEqual({
+    expect(config.defaults.get('backup')).toEqual({
       delay: 50,
       budget: { ratio: 0.2, period: 30_000 },
       trigger: { kind: 'fixed', after: 80 },
     });
-    const hedges = config.named.get('hedge')!;
-    expect(hedges.get('same')).toEqual({
+    const backups = config.named.get('backup')!;
+    expect(backups.get('same')).toEqual({
       maxHedges: 2,
       delay: 50,
       budget: { ratio: 0.5, period: 30_000 },
       trigger: { kind: 'fixed', after: 100 },
     });
-    expect(hedges.get('other')).toEqual({
+    expect(backups.get('other')).toEqual({
       maxHedges: 3,
       delay: 50,
       budget: { ratio: 0.2, period: 30_000 },
       trigger: { kind: 'percentile', percentile: 95 },
     });
-    expect(optionsFor(config, hedgeKind, 'same')).toBe(hedges.get('same'));
+    expect(optionsFor(config, hedgeKind, 'same')).toBe(backups.get('same'));
     expect(resolveHedge(optionsFor(config, hedgeKind, 'other')).trigger).toEqual({
       kind: 'percentile',
       percentile: 95,
@@ -306,12 +307,16 @@ describe('config data of a kind defined outside the library', () => {
   it('names each bad value by its path, with the kind’s own ranges and messages', () => {
     expect(
       issuesOf({
-        hedge: {},
+        backup: {},
         defaults: {
-          hedges: {},
-          hedge: { budget: { perod: '1s' }, delay: 'soon', trigger: { kind: 'fixed', after: 120 } },
+          backups: {},
+          backup: {
+            budget: { perod: '1s' },
+            delay: 'soon',
+            trigger: { kind: 'fixed', after: 120 },
+          },
         },
-        hedges: {
+        backups: {
           a: {
             maxHedges: 11,
             onHedge: 'log',
@@ -324,82 +329,82 @@ describe('config data of a kind defined outside the library', () => {
         },
       }),
     ).toEqual([
-      { path: 'hedge', message: 'is not a known key (did you mean `hedges`?)' },
-      { path: 'defaults.hedges', message: 'is not a known policy kind (did you mean `hedge`?)' },
+      { path: 'backup', message: 'is not a known key (did you mean `backups`?)' },
+      { path: 'defaults.backups', message: 'is not a known policy kind (did you mean `backup`?)' },
       {
-        path: 'defaults.hedge.budget.perod',
+        path: 'defaults.backup.budget.perod',
         message: 'is not a known option (did you mean `period`?)',
       },
       {
-        path: 'defaults.hedge.delay',
+        path: 'defaults.backup.delay',
         message: expect.stringMatching(/^expected a duration: .*, got "soon"$/),
       },
       {
-        path: 'hedges.a.onHedge',
+        path: 'backups.a.onHedge',
         message:
           'cannot be set in config data: build the policy in code with it and add it with `registry.register`',
       },
       {
-        path: 'hedges.a.trigger.minSamples',
+        path: 'backups.a.trigger.minSamples',
         message: 'is not an option of a `fixed` trigger; its options are `kind`, `after`',
       },
       {
-        path: 'hedges.a.budget.period',
+        path: 'backups.a.budget.period',
         message: expect.stringMatching(/^expected a duration: .*, got "1 m"$/),
       },
-      { path: 'hedges.a.maxHedges', message: 'expected an integer in [1, 10], got 11' },
-      { path: 'hedges.a.budget.ratio', message: 'expected a number in [0.001, 1], got 2' },
+      { path: 'backups.a.maxHedges', message: 'expected an integer in [1, 10], got 11' },
+      { path: 'backups.a.budget.ratio', message: 'expected a number in [0.001, 1], got 2' },
       {
-        path: 'hedges.b.maxHedges',
-        message: 'is required: neither this entry nor `defaults.hedge` sets it',
+        path: 'backups.b.maxHedges',
+        message: 'is required: neither this entry nor `defaults.backup` sets it',
       },
       {
-        path: 'hedges.b.trigger.after',
+        path: 'backups.b.trigger.after',
         message: 'expected a number of ms in [100, 2147483647] (or a string like "30s"), got 20',
       },
       // `trigger.after` depends on `delay`: not reported again once `delay` is found invalid.
       {
-        path: 'hedges.c.delay',
+        path: 'backups.c.delay',
         message: 'expected a number of ms in [1, 2147483647] (or a string like "30s"), got 0',
       },
       {
-        path: 'hedges.d.trigger.after',
+        path: 'backups.d.trigger.after',
         message:
-          'expected a number of ms in [500, 2147483647] (or a string like "30s"), got 120 (from `defaults.hedge.trigger.after`)',
+          'expected a number of ms in [500, 2147483647] (or a string like "30s"), got 120 (from `defaults.backup.trigger.after`)',
       },
     ]);
   });
 
   it('gives its message for a name with no entry when its defaults lack a required option', () => {
-    const config = validateConfig({ defaults: { hedge: { delay: 10 } } }, KINDS);
+    const config = validateConfig({ defaults: { backup: { delay: 10 } } }, KINDS);
     expect(errorOf(ConfigError, () => optionsFor(config, hedgeKind, 'x')).issues).toEqual([
       {
-        path: 'hedges.x.maxHedges',
-        message: 'is required: no `hedges` entry and no `defaults.hedge`',
+        path: 'backups.x.maxHedges',
+        message: 'is required: no `backups` entry and no `defaults.backup`',
       },
     ]);
   });
 
   it('is an unknown section and kind when the registry is not given it', () => {
-    expect(issuesOf({ defaults: { hedge: {} }, hedges: {} }, POLICY_KINDS)).toEqual([
+    expect(issuesOf({ defaults: { backup: {} }, backups: {} }, POLICY_KINDS)).toEqual([
       {
-        path: 'defaults.hedge',
+        path: 'defaults.backup',
         message:
-          'is not a known policy kind; known policy kinds are `circuitBreaker`, `retry`, `retryBudget`, `timeout`, `bulkhead`, `rateLimiter`, `loadShedder`',
+          'is not a known policy kind; known policy kinds are `circuitBreaker`, `retry`, `retryBudget`, `timeout`, `bulkhead`, `rateLimiter`, `loadShedder`, `hedge`',
       },
       {
-        path: 'hedges',
+        path: 'backups',
         message:
-          'is not a known key; known keys are `defaults`, `circuitBreakers`, `retries`, `retryBudgets`, `timeouts`, `bulkheads`, `rateLimiters`, `loadShedders`, `keys`',
+          'is not a known key; known keys are `defaults`, `circuitBreakers`, `retries`, `retryBudgets`, `timeouts`, `bulkheads`, `rateLimiters`, `loadShedders`, `hedges`, `keys`',
       },
     ]);
   });
 
   it('types its section through RegistryConfig’s parameter, still catching misspelt keys', () => {
     type HedgeConfig = { maxHedges?: number; delay?: number | string };
-    const config: RegistryConfig<{ hedge: KindConfigTypes<'hedges', HedgeConfig> }> = {
-      defaults: { hedge: { delay: '10ms' }, retry: { maxAttempts: 2 } },
-      hedges: {
+    const config: RegistryConfig<{ backup: KindConfigTypes<'backups', HedgeConfig> }> = {
+      defaults: { backup: { delay: '10ms' }, retry: { maxAttempts: 2 } },
+      backups: {
         a: { maxHedges: 2 },
         // @ts-expect-error a misspelt option of the outside kind is a type error
         b: { delai: 1 },

@@ -1,0 +1,348 @@
+import type { HedgeReason, HedgeTimerTarget, HedgingStep } from '../protocol/around.js';
+import { NO_TIME } from '../protocol/step.js';
+import { AttemptContext, type CallDeadline } from './context.js';
+import {
+  Execution,
+  F_CHILD,
+  F_DONE,
+  F_OK,
+  type Next,
+  NO_SLOT,
+  type PipelineCore,
+  RACING,
+  SYNC,
+} from './Execution.js';
+import { isThenable } from './result.js';
+
+/**
+ * @internal The context of a hedge's attempt after the first: a subclass, so the contexts of
+ * every other attempt keep their smaller shape.
+ */
+export class HedgeAttemptContext extends AttemptContext {
+  constructor(
+    attempt: number,
+    own: boolean,
+    callerSignal: AbortSignal | undefined,
+    limit: CallDeadline | undefined,
+    private readonly n: number,
+  ) {
+    super(attempt, own, callerSignal, limit);
+  }
+
+  override get hedge(): number {
+    return this.n;
+  }
+}
+
+/** Races a pipeline keeps for reuse. */
+const POOL_SIZE = 32;
+
+/**
+ * @internal The attempts of one call through a hedge. The first starts at once; each further
+ * one (a hedge) starts when its delay passes with no result, or at once when an attempt fails
+ * in a way the hedge handles, while the budget grants it. The first acceptable outcome settles
+ * the call: the others are cancelled by a direct call (on their execution, or their context
+ * when no step is inside the hedge), and the caller does
+ * not wait for them, but the race stays with its attempts until each really ends (their
+ * permits, the budget's extra attempts), and only then goes back to its pool.
+ *
+ * Attempt `n`'s timer for hedge `n + 1` is armed on the hedge's one queue right after attempt
+ * `n` starts; a race waits on at most one entry at a time.
+ */
+export class HedgeRace implements HedgeTimerTarget {
+  /** The hedge's index in the outer pipeline. */
+  private step = 0;
+  /** The outcome, when the race settled while it began. */
+  private ok = false;
+  private value: unknown = undefined;
+  private outer: Execution | undefined = undefined;
+  private policy: HedgingStep | undefined = undefined;
+  private core: PipelineCore | undefined = undefined;
+  private fn: ((context: AttemptContext) => unknown) | undefined = undefined;
+  private readonly attempts: (Execution | undefined)[] = [];
+  /**
+   * No step inside the hedge: each attempt is a call of the function with its own context,
+   * whose end comes to handlers of the race made once per attempt number, without an
+   * execution record.
+   */
+  private direct = false;
+  private readonly contexts: (AttemptContext | undefined)[] = [];
+  private readonly onOk: ((value: unknown) => void)[] = [];
+  private readonly onErr: ((error: unknown) => void)[] = [];
+  /** Bit n: the race gave up on direct attempt n. */
+  private cancelled = 0;
+  /** When each attempt started, for hedges that time them. */
+  private times: number[] | undefined = undefined;
+  private started = 0;
+  private running = 0;
+  private maxHedges = 0;
+  private attempt = 1;
+  /** The timer entry the race waits on, or 0. */
+  private stamp = 0;
+  private settled = true;
+  /** True while `begin` runs: an outcome then waits in `ok`/`value` for the outer execution. */
+  private beginning = false;
+  /** True while `finish` cancels the attempts. */
+  private ending = false;
+
+  constructor(private readonly pool: HedgeRace[]) {}
+
+  /**
+   * `outer`'s call reached hedge `step`: starts the first attempt (and any that start at once)
+   * and returns what the outer step walk returns. No promise is made for the wait: the call's
+   * promise is deferred, and the race settles it through the outer execution, which goes on
+   * outward from the step before the hedge with the race's outcome.
+   */
+  begin(outer: Execution, step: number, policy: HedgingStep, now: number): Next {
+    const core = outer.core;
+    if (core.startedSlot !== NO_SLOT) outer.set(core.startedSlot, outer.attemptStart(now));
+    outer.race = this;
+    this.outer = outer;
+    this.step = step;
+    this.policy = policy;
+    this.core = core.inner!;
+    this.fn = outer.fn;
+    this.attempt = outer.attempt;
+    this.started = 0;
+    this.running = 0;
+    this.stamp = 0;
+    this.settled = false;
+    this.cancelled = 0;
+    this.direct = this.core.steps.length === 0;
+    this.maxHedges = policy.maxHedges;
+    this.times = policy.timesAttempts ? (this.times ?? []) : undefined;
+    policy.callStarted();
+    this.beginning = true;
+    this.launch(0);
+    this.beginning = false;
+    if (!this.settled) return RACING;
+    // The race settled before any attempt waited (a synchronous function).
+    outer.race = undefined;
+    const ok = this.ok;
+    const value = this.value;
+    this.value = undefined;
+    this.recycleIfDone();
+    return outer.unwind(step - 1, ok, value, outer.endTime());
+  }
+
+  /** Starts attempt `n` unless the race settled, it was started, or the budget refuses it. */
+  private tryStart(n: number, reason: HedgeReason): boolean {
+    if (this.settled || n !== this.started || n > this.maxHedges) return false;
+    if (!this.policy!.tryHedge(n, reason)) return false;
+    this.launch(n);
+    return true;
+  }
+
+  private launch(n: number): void {
+    const policy = this.policy!;
+    if (this.stamp !== 0) {
+      policy.unschedule(this.stamp);
+      this.stamp = 0;
+    }
+    this.started = n + 1;
+    this.running++;
+    const now = this.times === undefined ? Number.NaN : policy.now();
+    if (this.times !== undefined) this.times[n] = now;
+    if (this.direct) this.call(n);
+    else this.runChild(n);
+    // The attempt may have ended already, and started the next one. Its timer comes after it,
+    // so an answer due when the delay ends is heard first.
+    if (this.settled || this.started !== n + 1 || n >= this.maxHedges) return;
+    const next = policy.delayBefore(n + 1, this.attempt, now);
+    if (next > 0) this.stamp = policy.schedule(this, next);
+    else if (next === 0) this.tryStart(n + 1, 'delay');
+  }
+
+  /**
+   * Runs attempt `n` as an execution of the inner pipeline (a pooled record) that reports its
+   * end to this race ({@link childEnded}), perhaps before this returns.
+   */
+  private runChild(n: number): void {
+    const core = this.core!;
+    const exec = Execution.obtain(core, this.fn!, undefined, false);
+    exec.flags = F_CHILD;
+    exec.parent = this;
+    exec.hedge = n;
+    exec.attempt = this.attempt;
+    // The call's deadline and criticality hold inside the hedge too (its timer stays outside).
+    const outer = this.outer!;
+    exec.deadline = outer.deadline;
+    exec.callDeadline = outer.callDeadline;
+    exec.level = outer.level;
+    this.attempts[n] = exec;
+    if (core.deferred) exec.defer();
+    if (exec.enter(0, core.needsStartTime ? core.clock.now() : NO_TIME) === SYNC) {
+      this.childEnded(exec);
+    }
+  }
+
+  /** @internal A child attempt ended: its record goes back to its pool, then the race goes on. */
+  childEnded(exec: Execution): void {
+    exec.flags |= F_DONE;
+    const n = exec.hedge;
+    const ok = (exec.flags & F_OK) !== 0;
+    const value = exec.value;
+    const d = exec.detour;
+    exec.parent = undefined;
+    // A record with an abandoned attempt (an aggressive timeout inside) still hears from it.
+    if (d?.abandoned === undefined || d.abandoned.length === 0) exec.recycle();
+    this.ended(n, ok, value, d?.callerAborted === true);
+  }
+
+  /**
+   * Gives up on child attempt `exec` (another won, or the call ended): its signal aborts with
+   * `reason` and a wait or a race inside it ends, but an attempt in flight runs on, holding its
+   * permits, until its work ends; a failure with `reason` then counts for no policy inside
+   * (see `isCallerAbort`).
+   */
+  private cancelChild(exec: Execution, reason: unknown): void {
+    if ((exec.flags & F_DONE) !== 0) return;
+    const d = exec.d;
+    d.callerAborted = true;
+    d.cutAt = -1;
+    exec.abortAttempt(reason);
+    if (d.waitStep >= 0) exec.cancelWait(reason);
+    // A hedge inside the hedge: its race and all its attempts.
+    else if (exec.race !== undefined) exec.race.cancel(reason);
+  }
+
+  /** Runs direct attempt `n`: the function, with a signal of its own. */
+  private call(n: number): void {
+    const context =
+      n === 0
+        ? new AttemptContext(this.attempt, true, undefined, this.outer!.callDeadline)
+        : new HedgeAttemptContext(this.attempt, true, undefined, this.outer!.callDeadline, n);
+    this.contexts[n] = context;
+    let result: unknown;
+    let thenable: boolean;
+    try {
+      result = this.fn!(context);
+      thenable = isThenable(result);
+    } catch (error) {
+      this.directEnded(n, false, error);
+      return;
+    }
+    if (!thenable) {
+      this.directEnded(n, true, result);
+      return;
+    }
+    let ok = this.onOk[n];
+    let err = this.onErr[n];
+    if (ok === undefined || err === undefined) {
+      ok = this.onOk[n] = (value) => this.directEnded(n, true, value);
+      err = this.onErr[n] = (error) => this.directEnded(n, false, error);
+    }
+    Promise.resolve(result).then(ok, err);
+  }
+
+  private directEnded(n: number, ok: boolean, value: unknown): void {
+    this.contexts[n] = undefined;
+    this.ended(n, ok, value, (this.cancelled & (1 << n)) !== 0);
+  }
+
+  /** @internal The context of attempt `n` (a hedge) of a child execution. */
+  contextOf(attempt: number, n: number, limit: CallDeadline | undefined): AttemptContext {
+    return new HedgeAttemptContext(attempt, true, undefined, limit, n);
+  }
+
+  /** @internal */
+  hedgeLive(stamp: number): boolean {
+    return !this.settled && this.stamp === stamp;
+  }
+
+  /** @internal */
+  hedgeDue(stamp: number): void {
+    if (this.stamp !== stamp) return;
+    this.stamp = 0;
+    this.tryStart(this.started, 'delay');
+  }
+
+  /** @internal Attempt `n` ended; `cancelled` when the race had given up on it. */
+  ended(n: number, ok: boolean, value: unknown, cancelled: boolean): void {
+    this.attempts[n] = undefined;
+    this.running--;
+    const policy = this.policy!;
+    if (n > 0) policy.extraEnded(n);
+    let failed = false;
+    if (!cancelled) {
+      failed = policy.isHandledFailure(!ok, value);
+      // Only accepted results tell the latency of the dependency (a refusal takes no time).
+      const timed = this.times !== undefined && ok && !failed;
+      policy.attemptEnded(n, !failed, timed ? this.times![n]! : Number.NaN);
+    }
+    if (this.settled) {
+      this.recycleIfDone();
+      return;
+    }
+    // An accepted result, or a failure the hedge does not handle, ends the race; a handled one
+    // starts the next hedge at once, and the last one to fail gives the call its outcome.
+    if (!failed || (!this.tryStart(this.started, 'failure') && this.running === 0)) {
+      this.finish(n, ok, value, policy.lostReason());
+    }
+  }
+
+  /**
+   * @internal A deadline or the caller's signal ends the call during the race: every attempt
+   * is given up, and the call fails with `reason` at once.
+   */
+  cancel(reason: unknown): void {
+    const outer = this.outer!;
+    outer.race = undefined;
+    this.outer = undefined;
+    const step = this.step;
+    this.finish(-1, false, reason, reason);
+    // From inside the first attempt (its function aborted the caller's signal): `begin` goes
+    // on outward with the outcome.
+    if (this.beginning) return;
+    goOn(outer, step, false, reason);
+  }
+
+  /** Settles the race with attempt `winner`'s outcome; the others' signals abort with `reason`. */
+  private finish(winner: number, ok: boolean, value: unknown, reason: unknown): void {
+    this.settled = true;
+    const policy = this.policy!;
+    if (this.stamp !== 0) {
+      policy.unschedule(this.stamp);
+      this.stamp = 0;
+    }
+    // Cancelling a child may end it at once (a hedge inside it): the race stays out of its
+    // pool until the loop is done.
+    this.ending = true;
+    for (let i = 0; i < this.started; i++) {
+      if (this.direct) {
+        const context = this.contexts[i];
+        if (context === undefined) continue;
+        this.cancelled |= 1 << i;
+        context.abort(reason);
+      } else {
+        const exec = this.attempts[i];
+        if (exec !== undefined) this.cancelChild(exec, reason);
+      }
+    }
+    this.ending = false;
+    policy.callEnded(winner);
+    const outer = this.outer;
+    this.outer = undefined;
+    if (this.beginning) {
+      this.ok = ok;
+      this.value = value;
+      return;
+    }
+    const step = this.step;
+    this.recycleIfDone();
+    if (outer !== undefined) goOn(outer, step, ok, value);
+  }
+
+  private recycleIfDone(): void {
+    if (!this.settled || this.running !== 0 || this.beginning || this.ending) return;
+    if (this.fn === undefined) return;
+    this.fn = undefined;
+    if (this.pool.length < POOL_SIZE) this.pool.push(this);
+  }
+}
+
+/** The race of `outer`'s hedge at `step` settled: the call goes on outward with its outcome. */
+function goOn(outer: Execution, step: number, ok: boolean, value: unknown): void {
+  outer.race = undefined;
+  outer.finishOrChain(outer.unwind(step - 1, ok, value, outer.endTime()));
+}

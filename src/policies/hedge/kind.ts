@@ -1,0 +1,33 @@
+import type { PolicyKindDescriptor } from '../../protocol/kind.js';
+import { checkThenApply } from '../shared/reconfigureWith.js';
+import { hedgeSchema } from './config.js';
+import { Hedge, type HedgeStats } from './Hedge.js';
+import { type HedgeCounts, hedgeMetrics } from './metrics.js';
+import { type HedgeOptions, type ResolvedHedgeOptions, resolveHedgeOptions } from './options.js';
+
+/** The hedge kind: what the registry, config data and exporters know of it. */
+export const hedgeKind: PolicyKindDescriptor<Hedge, ResolvedHedgeOptions, HedgeCounts> = {
+  name: 'hedge',
+  label: 'hedge policy',
+  section: 'hedges',
+  is: (value): value is Hedge => value instanceof Hedge,
+  create: (options) => new Hedge(options as HedgeOptions),
+  resolve: (data) => resolveHedgeOptions(data as HedgeOptions),
+  reconfigure: checkThenApply,
+  dispose: (hedge) => hedge.dispose(),
+  view: (hedge) => ({ stats: hedge.stats() }),
+  config: {
+    schema: hedgeSchema,
+    codeOnly: ['handle', 'handleResult', 'budget'],
+  },
+  metrics: hedgeMetrics,
+  dashboard({ stats }) {
+    const s = stats as HedgeStats;
+    return {
+      calls: s.calls,
+      trend: s.hedges,
+      trendLabel: 'hedges per second',
+      detail: `${s.hedges} hedges (${s.won} won), ${s.refused} refused by the budget, ${s.calls} calls`,
+    };
+  },
+};
