@@ -3,7 +3,7 @@
  * source: the tail it cuts, and how it holds back in an outage.
  */
 import { describe, expect, it } from 'vitest';
-import { hedge, pipeline } from '../../../src/index.js';
+import { hedge, pipeline, retry, retryBudget, TimeoutError } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { concurrencyBudget } from '../../support/budget.js';
 import { simulatedDependency } from '../../support/dependency.js';
@@ -114,5 +114,84 @@ describe('Hedging in an outage', () => {
     expect(budget.callsEnded).toBe(calls.length);
     expect(budget.ended).toBe(budget.granted);
     expect(budget.granted).toBe(h.stats().hedges);
+  });
+
+  it("stays within the library's own retry budget (concurrency model), shared with a retry", async () => {
+    const clock = new ManualClock();
+    const random = seededRandom(29);
+    const outageFrom = 10_000;
+    const outageTo = 70_000;
+    const dep = simulatedDependency(clock, (now) =>
+      now >= outageFrom && now < outageTo ? 1_000 : random() < 0.02 ? 1_000 : 10,
+    );
+    const budget = retryBudget({ model: 'concurrency', ratio: 0.2, minRetryConcurrency: 3, clock });
+    const h = hedge({ clock, delay: { percentile: 0.95, minSamples: 100 }, budget });
+    // A second pipeline to the same dependency retries from the same budget.
+    const retrying = pipeline(
+      retry({ budget, maxAttempts: 3, delay: 1, backoff: 'constant', jitter: 'none', clock }),
+    );
+    let extrasInFlight = 0;
+    let overBudget = 0;
+    const p = pipeline(h);
+    const calls = await drive(clock, 90_000, 10, () =>
+      Promise.all([
+        p.execute(async (context) => {
+          if (context.hedge === 0) return dep.call(context);
+          extrasInFlight++;
+          // Envoy's rule: one starts while fewer than max(3, 0.2 × calls in progress) run.
+          if (extrasInFlight > Math.ceil(Math.max(3, 0.2 * budget.stats().active))) overBudget++;
+          try {
+            return await dep.call(context);
+          } finally {
+            extrasInFlight--;
+          }
+        }),
+        retrying.tryExecute(() => Promise.reject(new Error('down'))),
+      ]),
+    );
+    expect(overBudget).toBe(0);
+    const inOutage = (t: number) => t >= outageFrom && t < outageTo;
+    expect(calls.filter((c) => inOutage(c.start)).length).toBe(6_000);
+    const stats = budget.stats();
+    expect(stats.refused).toBeGreaterThan(0);
+    expect(stats).toMatchObject({ active: 0, inFlight: 0 });
+    // Hedges and retries both spent from it: every grant was a hedge or a retry.
+    const retries = retrying.policies[0]! as ReturnType<typeof retry>;
+    expect(stats.allowed).toBe(h.stats().hedges + retries.stats().retries);
+    expect(h.stats().hedges).toBeGreaterThan(0);
+    expect(retries.stats().retries).toBeGreaterThan(0);
+  });
+});
+
+describe('Hedging under a deadline given to the call', () => {
+  it('settles at the deadline with every attempt aborted, and shows the deadline to each attempt', async () => {
+    const clock = new ManualClock();
+    const h = hedge({ clock, delay: 20, maxHedges: 2 });
+    const seen: [number, number, number][] = [];
+    const aborted: number[] = [];
+    let settled: unknown;
+    const call = pipeline(h)
+      .execute(
+        (ctx) => {
+          seen.push([ctx.hedge, ctx.deadline, ctx.timeLeft]);
+          ctx.signal.addEventListener('abort', () => aborted.push(ctx.hedge));
+          return new Promise(() => {}); // never answers, ignores its signal
+        },
+        { timeout: 50 },
+      )
+      .catch((e: unknown) => {
+        settled = e;
+      });
+    await clock.advanceAsync(50);
+    await call;
+    expect(settled).toBeInstanceOf(TimeoutError);
+    expect(settled).toMatchObject({ policyName: 'execute' });
+    expect(seen).toEqual([
+      [0, 50, 50],
+      [1, 50, 30],
+      [2, 50, 10],
+    ]);
+    expect(aborted.sort()).toEqual([0, 1, 2]);
+    expect(h.pending).toBe(0);
   });
 });
