@@ -2,7 +2,7 @@
  * A load shedder in front of an async call that always succeeds, so it never refuses: the cost
  * every call pays for the window (a coarse clock reading, a request and an accept counted, the
  * formula read), beside the static bulkhead of 100 (one gate too), against which it is judged.
- * No peer has a load shedder.
+ * No peer has a load shedder, so the scenario has no peer rows.
  */
 import { bulkhead, loadShedder, pipeline } from '../lib/breakwater.mjs';
 import { LIB } from '../lib/peers.mjs';
@@ -15,12 +15,6 @@ export const order = 5.5;
 
 const BULKHEAD = 'bulkhead 100, execute, async target';
 const SHEDDER = 'loadShedder, execute, async target';
-
-/** Libraries without a row here, and why. */
-export const notImplemented = [LIB.cockatiel4, LIB.cockatiel3, LIB.opossum].map((library) => ({
-  library,
-  reason: 'no load shedder',
-}));
 
 export function rows() {
   // A build from before the load shedder has no row.

@@ -33,6 +33,7 @@ const UNMARKED: Readonly<Record<string, boolean>> = {
   [ErrorCode.CircuitIsolated]: false,
   [ErrorCode.BulkheadFull]: false,
   [ErrorCode.RateLimited]: false,
+  [ErrorCode.LoadShed]: false,
   [ErrorCode.Timeout]: true,
   [ErrorCode.RetryExhausted]: true,
 };

@@ -95,6 +95,8 @@ const LIBRARIES: Record<string, string[]> = {
   'keyed-registry': ['breakwater'],
   'keyed-pipeline': ['breakwater'],
   metrics: ['breakwater'],
+  hedge: ['breakwater'],
+  'load-shedder': ['breakwater'],
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'breakwater-bench-'));
@@ -233,6 +235,9 @@ describe('npm run bench -- --quick --json FILE', () => {
       'retry-budget-vs-retry-bytes',
       'keyed-idle',
       'keyed-churn',
+      'hedge-first-wins',
+      'load-shedder-vs-bulkhead',
+      'load-shedder-bytes',
     ]);
     for (const b of report.budgets) {
       if (b.kind === 'na') {
