@@ -114,9 +114,13 @@ describe('composition order: outer-to-inner as written', () => {
     expect(breaker.stats()).toMatchObject({ failures: 1, successes: 1, state: 'closed' });
   });
 
-  it('timeout outside retry is an overall deadline: a retry never sleeps into it, and gives up at once', async () => {
+  /**
+   * Attempts that fail after `attemptMs`, `delayMs` apart, under a 250 ms timeout outside the
+   * retry, run to the end: when each attempt started, how the call ended, and why retrying stopped.
+   */
+  async function underOuterTimeout(delayMs: number, attemptMs: number) {
     const clock = new ManualClock();
-    const r = constant(clock, 100, 10);
+    const r = constant(clock, delayMs, 10);
     const giveUps: string[] = [];
     r.onGiveUp((e) => giveUps.push(e.reason));
     const p = pipeline(timeout({ timeout: 250, clock }), r);
@@ -124,41 +128,32 @@ describe('composition order: outer-to-inner as written', () => {
     const result = track(
       p.execute(({ signal }) => {
         starts.push(clock.now());
-        return slowFailure(clock, 60, signal);
+        return slowFailure(clock, attemptMs, signal);
       }),
       clock,
     );
     await clock.runAll();
+    expect(clock.pendingTimers).toBe(0);
+    return { starts, result, giveUps };
+  }
+
+  it('timeout outside retry is an overall deadline: a retry never sleeps into it, and gives up at once', async () => {
+    const { starts, result, giveUps } = await underOuterTimeout(100, 60);
     // Attempts at 0 and 160; the second fails at 220, and a delay ending at 320 would pass 250.
     expect(starts).toEqual([0, 160]);
     expect(result).toMatchObject({ ok: false, at: 220 });
     expect(result.error).not.toBeInstanceOf(TimeoutError);
     expect(giveUps).toEqual(['deadline']);
-    expect(clock.pendingTimers).toBe(0);
   });
 
   it('timeout outside retry is an overall deadline: it aborts the attempt in flight, and retrying stops', async () => {
-    const clock = new ManualClock();
-    const r = constant(clock, 10, 10);
-    const giveUps: string[] = [];
-    r.onGiveUp((e) => giveUps.push(e.reason));
-    const p = pipeline(timeout({ timeout: 250, clock }), r);
-    const starts: number[] = [];
-    const result = track(
-      p.execute(({ signal }) => {
-        starts.push(clock.now());
-        return slowFailure(clock, 200, signal);
-      }),
-      clock,
-    );
-    await clock.runAll();
+    const { starts, result, giveUps } = await underOuterTimeout(10, 200);
     // Attempts at 0 and 210; the deadline falls in the second.
     expect(starts).toEqual([0, 210]);
     expect(result).toMatchObject({ ok: false, at: 250 });
     expect(result.error).toBeInstanceOf(TimeoutError);
     // The retry gives up on the attempt the deadline cut.
     expect(giveUps).toEqual(['aborted']);
-    expect(clock.pendingTimers).toBe(0);
   });
 
   it('timeout inside retry limits each attempt: every attempt gets the full time and a fresh signal', async () => {
