@@ -72,8 +72,9 @@ export interface PipelineCore {
   /** Something can wait or abort, so the caller's signal must be listened to. */
   readonly listensToCaller: boolean;
   /**
-   * Timeouts at an index below this one bound every attempt of a retry, whose delays must not
-   * end past their deadline: the index of the first retry, 0 when there is none.
+   * Timeouts at an index below this one bound every attempt of a retry or a hedge, whose waits
+   * must not end past their deadline: the index of the first retry or hedge, 0 when there is
+   * none.
    */
   readonly boundsRetries: number;
   /**
@@ -187,10 +188,10 @@ export class Execution implements TimedExecution, WaitingExecution {
   /** @internal The call's deadline as its contexts show it, for a call given one. */
   callDeadline: CallDeadline | undefined = undefined;
   /**
-   * The earliest deadline of the timeouts that bound every attempt of a retry (see
-   * `PipelineCore.boundsRetries`), which a retry's delays must not pass either.
+   * @internal The earliest deadline of the timeouts that bound every attempt of a retry or a
+   * hedge (see `PipelineCore.boundsRetries`), which its waits must not pass either.
    */
-  private retryBound = Number.POSITIVE_INFINITY;
+  retryBound = Number.POSITIVE_INFINITY;
   /** The call's criticality level (see `Gate.admit`). */
   level = DEFAULT_LEVEL;
   /** @internal */ flags = 0;
@@ -425,7 +426,7 @@ export class Execution implements TimedExecution, WaitingExecution {
           const timeout = step as DeadlineStep;
           this.set(core.slotOf[i]!, timeout.register(this, i, now));
           if (i < core.boundsRetries) {
-            // A retry inside waits no delay that would end past this deadline.
+            // A retry or hedge inside waits no delay that would end past this deadline.
             if (now === NO_TIME) now = core.clock.now();
             const deadline = now + timeout.timeout;
             if (deadline < this.retryBound) this.retryBound = deadline;

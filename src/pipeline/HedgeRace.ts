@@ -1,4 +1,9 @@
-import type { HedgeReason, HedgeTimerTarget, HedgingStep } from '../protocol/around.js';
+import {
+  type HedgeReason,
+  type HedgeTimerTarget,
+  type HedgingStep,
+  NO_PUSHBACK,
+} from '../protocol/around.js';
 import { NO_TIME } from '../protocol/step.js';
 import { AttemptContext, type CallDeadline } from './context.js';
 import {
@@ -84,6 +89,11 @@ export class HedgeRace implements HedgeTimerTarget {
   private beginning = false;
   /** True while `finish` cancels the attempts. */
   private ending = false;
+  /** The timer the race waits on is a server pushback's wait, not a delay. */
+  private pushedBack = false;
+  /** The failure whose pushback the race waits out, the call's outcome if no hedge follows. */
+  private pushedValue: unknown = undefined;
+  private pushedOk = false;
 
   constructor(private readonly pool: HedgeRace[]) {}
 
@@ -107,6 +117,7 @@ export class HedgeRace implements HedgeTimerTarget {
     this.running = 0;
     this.stamp = 0;
     this.settled = false;
+    this.pushedBack = false;
     this.cancelled = 0;
     this.direct = this.core.steps.length === 0;
     this.maxHedges = policy.maxHedges;
@@ -167,6 +178,7 @@ export class HedgeRace implements HedgeTimerTarget {
     // The call's deadline and criticality hold inside the hedge too (its timer stays outside).
     const outer = this.outer!;
     exec.deadline = outer.deadline;
+    exec.retryBound = timeLimit(outer);
     exec.callDeadline = outer.callDeadline;
     exec.level = outer.level;
     this.attempts[n] = exec;
@@ -254,7 +266,45 @@ export class HedgeRace implements HedgeTimerTarget {
   hedgeDue(stamp: number): void {
     if (this.stamp !== stamp) return;
     this.stamp = 0;
-    this.tryStart(this.started, 'delay');
+    if (!this.pushedBack) {
+      this.tryStart(this.started, 'delay');
+      return;
+    }
+    this.pushedBack = false;
+    const ok = this.pushedOk;
+    const value = this.pushedValue;
+    this.pushedValue = undefined;
+    // With no attempt in flight, a hedge the budget refuses leaves nothing to wait for.
+    if (!this.tryStart(this.started, 'pushback') && this.running === 0) {
+      this.finish(this.started - 1, ok, value, this.policy!.lostReason());
+    }
+  }
+
+  /**
+   * After a failure the hedge handles: starts the next hedge at once, or arms the wait its
+   * server pushback asks for, or (a pushback past the deadline, or "do not retry") starts no
+   * more. False when nothing is left to wait for: the race ends with this failure.
+   */
+  private afterFailure(ok: boolean, value: unknown): boolean {
+    if (this.started > this.maxHedges) return this.running !== 0;
+    const policy = this.policy!;
+    const wait = policy.pushback(!ok, value);
+    if (wait === NO_PUSHBACK) return this.tryStart(this.started, 'failure') || this.running !== 0;
+    if (this.stamp !== 0) {
+      policy.unschedule(this.stamp);
+      this.stamp = 0;
+    }
+    this.pushedBack = false;
+    this.pushedValue = undefined;
+    if (wait >= timeLimit(this.outer!) - policy.now()) {
+      this.maxHedges = this.started - 1;
+      return this.running !== 0;
+    }
+    this.pushedBack = true;
+    this.pushedOk = ok;
+    this.pushedValue = value;
+    this.stamp = policy.scheduleAfter(this, wait);
+    return true;
   }
 
   /** @internal Attempt `n` ended; `cancelled` when the race had given up on it. */
@@ -275,8 +325,9 @@ export class HedgeRace implements HedgeTimerTarget {
       return;
     }
     // An accepted result, or a failure the hedge does not handle, ends the race; a handled one
-    // starts the next hedge at once, and the last one to fail gives the call its outcome.
-    if (!failed || (!this.tryStart(this.started, 'failure') && this.running === 0)) {
+    // starts the next hedge (at once, or after its pushback), and the last one to fail gives
+    // the call its outcome.
+    if (!failed || !this.afterFailure(ok, value)) {
       this.finish(n, ok, value, policy.lostReason());
     }
   }
@@ -300,6 +351,7 @@ export class HedgeRace implements HedgeTimerTarget {
   /** Settles the race with attempt `winner`'s outcome; the others' signals abort with `reason`. */
   private finish(winner: number, ok: boolean, value: unknown, reason: unknown): void {
     this.settled = true;
+    this.pushedValue = undefined;
     const policy = this.policy!;
     if (this.stamp !== 0) {
       policy.unschedule(this.stamp);
@@ -345,4 +397,9 @@ export class HedgeRace implements HedgeTimerTarget {
 function goOn(outer: Execution, step: number, ok: boolean, value: unknown): void {
   outer.race = undefined;
   outer.finishOrChain(outer.unwind(step - 1, ok, value, outer.endTime()));
+}
+
+/** The time on the clock by which `exec`'s call must end: Infinity when unbounded. */
+function timeLimit(exec: Execution): number {
+  return Math.min(exec.deadline, exec.retryBound);
 }

@@ -112,7 +112,7 @@ function buildCore(
     listensToCaller: waits || ownSignal || deferred,
     boundsRetries: Math.max(
       0,
-      steps.findIndex((s) => s.stepKind === StepKind.Retry),
+      steps.findIndex((s) => s.stepKind === StepKind.Retry || s.stepKind === StepKind.Hedge),
     ),
     inner,
     races: [],

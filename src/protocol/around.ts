@@ -104,8 +104,14 @@ export interface FallbackStep {
 /** {@link HedgingStep.delayBefore} answers this when the next hedge waits for a failure. */
 export const ON_FAILURE = -1;
 
-/** Why a hedge started: its delay passed with no result, or the attempt before it failed. */
-export type HedgeReason = 'delay' | 'failure';
+/** {@link HedgingStep.pushback} answers this when the failure carries no pushback. */
+export const NO_PUSHBACK = -1;
+
+/**
+ * Why a hedge started: its delay passed with no result, the attempt before it failed, or the
+ * wait a failure's server pushback asked for passed.
+ */
+export type HedgeReason = 'delay' | 'failure' | 'pushback';
 
 /** @internal A race of one call's attempts, as the hedge step's timers see it. */
 export interface HedgeTimerTarget {
@@ -136,6 +142,17 @@ export interface HedgingStep {
   delayBefore(hedge: number, attempt: number, now: number): number;
   /** Arms `race`'s timer `delay` ms from now; returns the entry's stamp (never 0). */
   schedule(race: HedgeTimerTarget, delay: number): number;
+  /**
+   * Arms `race`'s timer for a server pushback's wait of `ms`, which need not be the step's
+   * delay; returns the entry's stamp (never 0).
+   */
+  scheduleAfter(race: HedgeTimerTarget, ms: number): number;
+  /**
+   * The wait before the next hedge that a handled failure's server pushback asks for:
+   * {@link NO_PUSHBACK} when it has none (the next hedge starts at once), `Infinity` when
+   * no more hedges may start, else ms.
+   */
+  pushback(isError: boolean, detail: unknown): number;
   /** The race no longer waits on the entry stamped `stamp`. */
   unschedule(stamp: number): void;
   /** A call's race begins (its first attempt is about to start). */

@@ -7,6 +7,7 @@ import {
   type HedgeReason,
   type HedgeTimerTarget,
   type HedgingStep,
+  NO_PUSHBACK,
   ON_FAILURE,
 } from '../../protocol/around.js';
 import { brand } from '../../protocol/brand.js';
@@ -14,6 +15,7 @@ import type { RESULT_TYPE } from '../../protocol/result.js';
 import { NEEDS_NOTHING, NO_TIME, StepKind, type StepNeeds } from '../../protocol/step.js';
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
+import { askPushback } from '../retry/askPushback.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { hedgeChannel } from './diagnostics.js';
@@ -214,8 +216,23 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
     if (d.kind === 'fixed' && this.fifo !== undefined) {
       return this.fifo.add(race, 0, this.cheapClock ? this.clock.now() : NO_TIME);
     }
+    return this.scheduleAfter(race, delay);
+  }
+
+  /** @internal */
+  scheduleAfter(race: HedgeTimerTarget, ms: number): number {
     this.heap ??= new TimerHeap(this.clock, isLive, expire);
-    return this.heap.add(race, delay);
+    return this.heap.add(race, ms);
+  }
+
+  /** @internal */
+  pushback(isError: boolean, detail: unknown): number {
+    const o = this.o;
+    if (o.retryAfter === undefined) return NO_PUSHBACK;
+    const pushed = askPushback(o.retryAfter, isError, detail);
+    if (pushed === false) return Number.POSITIVE_INFINITY;
+    if (typeof pushed !== 'number' || !(pushed > 0)) return NO_PUSHBACK;
+    return pushed > o.maxPushback ? Number.POSITIVE_INFINITY : pushed;
   }
 
   /** @internal */

@@ -11,6 +11,7 @@ export interface HedgeConfig {
     | Duration
     | 'on-failure'
     | { readonly percentile: number; readonly minSamples?: number; readonly window?: Duration };
+  readonly maxPushback?: Duration;
 }
 
 /** @internal The keys of a hedge policy's options in config data. */
@@ -18,4 +19,5 @@ export const hedgeSchema: ConfigSchema = configSchema([
   ['maxHedges', 'value'],
   // A duration, a word or an object: the policy's own check reads each form.
   ['delay', 'value'],
+  ['maxPushback', 'duration'],
 ]);

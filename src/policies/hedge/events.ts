@@ -6,7 +6,10 @@ export type { HedgeReason };
 export interface HedgeEvent {
   /** The hedge that starts: 1 for the first (the call's second attempt). */
   readonly hedge: number;
-  /** `delay`: its delay passed with no result; `failure`: the attempt before it failed. */
+  /**
+   * `delay`: its delay passed with no result; `failure`: the attempt before it failed;
+   * `pushback`: the wait the server's pushback on a failure asked for passed.
+   */
   readonly reason: HedgeReason;
 }
 

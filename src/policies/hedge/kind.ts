@@ -18,7 +18,7 @@ export const hedgeKind: PolicyKindDescriptor<Hedge, ResolvedHedgeOptions, HedgeC
   view: (hedge) => ({ stats: hedge.stats() }),
   config: {
     schema: hedgeSchema,
-    codeOnly: ['handle', 'handleResult', 'budget'],
+    codeOnly: ['handle', 'handleResult', 'budget', 'retryAfter'],
   },
   metrics: hedgeMetrics,
   dashboard({ stats }) {

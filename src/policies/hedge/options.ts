@@ -12,6 +12,8 @@ import {
   numberIn,
   string,
 } from '../../validation/validate.js';
+import type { AttemptFailure } from '../retry/options.js';
+import type { Pushback } from '../retry/pushback.js';
 import { isCountedError } from '../shared/classify.js';
 
 /** What a `delay` function is told: which hedge it delays, in which attempt of the call. */
@@ -83,6 +85,25 @@ export interface HedgeOptions<T = unknown> {
    * budget refuses does not start. @default none (hedges limited by `maxHedges` alone)
    */
   readonly budget?: AttemptBudget;
+  /**
+   * Server pushback: what a failure this policy handles says about when to try again, read as
+   * `retry`'s option of the same name reads it (`serverPushback` reads the usual headers). Its
+   * answer replaces the wait before the next hedge, the delay pending included:
+   *
+   * - a delay in ms: the next hedge starts that long after the failure rather than at once;
+   * - `false`, or a delay above `maxPushback` or past the call's deadline: no more hedges (the
+   *   attempts in flight run on, and with none left the call fails with that failure);
+   * - undefined, 0 or anything else: the next hedge starts at once, as without pushback.
+   *
+   * @default none
+   * @example
+   * ```ts
+   * hedge({ delay: 'on-failure', handleResult: (r: Response) => r.status === 503, retryAfter: serverPushback });
+   * ```
+   */
+  readonly retryAfter?: (failure: AttemptFailure<T>) => Pushback;
+  /** The longest server pushback the next hedge waits for (ms or `"30s"`). @default 30000 */
+  readonly maxPushback?: number | DurationString;
   /** Name used in events and metrics. @default "hedge" */
   readonly name?: string;
   /** @default the system clock */
@@ -95,6 +116,7 @@ export const hedgeDefaults = Object.freeze({
   delay: 2_000,
   minSamples: 100,
   window: 5_000,
+  maxPushback: 30_000,
   name: 'hedge',
 });
 
@@ -120,11 +142,23 @@ export interface ResolvedHedgeOptions {
   handle: (error: unknown) => boolean;
   handleResult: ((result: unknown) => boolean) | undefined;
   budget: AttemptBudget | undefined;
+  retryAfter: ((failure: AttemptFailure) => Pushback) | undefined;
+  maxPushback: number;
   name: string;
   clock: Clock;
 }
 
-const KEYS = ['maxHedges', 'delay', 'handle', 'handleResult', 'budget', 'name', 'clock'];
+const KEYS = [
+  'maxHedges',
+  'delay',
+  'handle',
+  'handleResult',
+  'budget',
+  'retryAfter',
+  'maxPushback',
+  'name',
+  'clock',
+];
 const PERCENTILE_KEYS = ['percentile', 'minSamples', 'window'];
 const BUDGET_METHODS = [
   'callStarted',
@@ -145,6 +179,8 @@ export function resolveHedgeOptions<T>(options: HedgeOptions<T> | undefined): Re
     handle: userHandle === undefined ? isCountedError : (e) => isCountedError(e) && userHandle(e),
     handleResult: fn(o.handleResult, 'handleResult', undefined),
     budget: budgetOption(o.budget),
+    retryAfter: fn(o.retryAfter, 'retryAfter', undefined),
+    maxPushback: duration(o.maxPushback, 'maxPushback', hedgeDefaults.maxPushback),
     name: string(o.name, 'name', hedgeDefaults.name),
     clock: clockOption(o.clock, 'clock', systemClock),
   };

@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock/Clock.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
-import { ask, type Disposer, Listeners, reportCallbackError } from '../../events/Listeners.js';
+import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
 import { RunsAlone } from '../../pipeline/RunsAlone.js';
 import { NO_RETRY, type RetryingStep, type SleepingExecution } from '../../protocol/around.js';
 import { brand } from '../../protocol/brand.js';
@@ -9,12 +9,12 @@ import type { RESULT_TYPE } from '../../protocol/result.js';
 import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js';
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
+import { askPushback } from './askPushback.js';
 import { backoffDelay } from './backoff.js';
 import { retryChannel } from './diagnostics.js';
 import { RetryExhaustedError } from './errors.js';
 import type { GiveUpEvent, RetryEvent } from './events.js';
 import { type ResolvedRetryOptions, type RetryOptions, resolveRetryOptions } from './options.js';
-import type { Pushback } from './pushback.js';
 
 /** Counters of a retry policy since it was built. */
 export interface RetryStats {
@@ -249,12 +249,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
     detail: unknown,
     previousDelay: number,
   ): number {
-    let pushed: Pushback;
-    try {
-      pushed = o.retryAfter!(isError ? { error: detail } : { result: detail });
-    } catch (error) {
-      reportCallbackError(error);
-    }
+    const pushed = askPushback(o.retryAfter!, isError, detail);
     if (pushed === false || (typeof pushed === 'number' && pushed > o.maxDelay)) return NO_RETRY;
     const backoff = backoffDelay(o, attempt, previousDelay);
     return typeof pushed === 'number' && pushed > backoff ? pushed : backoff;

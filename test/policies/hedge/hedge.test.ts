@@ -2,11 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   type AttemptBudget,
   bulkhead,
-  circuitBreaker,
   collectMetrics,
   diagnosticsChannels,
-  type ExecutionContext,
-  type HedgeEvent,
   type HedgeOptions,
   hedge,
   hedgeKind,
@@ -22,51 +19,10 @@ import {
 import { ManualClock } from '../../../src/testing/index.js';
 import { deferred, track } from '../../support/async.js';
 import { errorOf } from '../../support/errors.js';
+import { byHand, HEDGE_MODES, hedged, recordHedges } from '../../support/hedge.js';
 
-/**
- * A function whose attempts the test answers by hand: `answer[n]` settles attempt `n`, and
- * `signals[n]` is the signal attempt `n` was given.
- */
-function byHand<T = string>() {
-  const answers: ReturnType<typeof deferred<T>>[] = [];
-  const signals: AbortSignal[] = [];
-  const starts: number[] = [];
-  return {
-    answers,
-    signals,
-    starts,
-    fn(clock: ManualClock) {
-      return ({ hedge: n, signal }: ExecutionContext): Promise<T> => {
-        const d = deferred<T>();
-        answers[n] = d;
-        signals[n] = signal;
-        starts[n] = clock.now();
-        return d.promise;
-      };
-    },
-  };
-}
-
-function recordHedges(h: ReturnType<typeof hedge>) {
-  const events: (HedgeEvent & { at: number })[] = [];
-  return {
-    events,
-    listen: (clock: ManualClock) => h.onHedge((e) => events.push({ ...e, at: clock.now() })),
-  };
-}
-
-describe.each(['alone', 'with a step inside it'])('Hedge %s', (mode) => {
-  /**
-   * `policies` as a pipeline; with a step inside the hedge, its attempts run as executions of
-   * the inner pipeline rather than as direct calls.
-   */
-  const through = (...policies: Policy[]) =>
-    mode === 'alone'
-      ? pipeline(...policies)
-      : pipeline(
-          ...policies,
-          circuitBreaker({ window: { kind: 'consecutive', threshold: 1_000 } }),
-        );
+describe.each(HEDGE_MODES)('Hedge %s', (mode) => {
+  const through = (...policies: Policy[]) => hedged(mode, ...policies);
 
   describe('Hedge with a fixed delay', () => {
     it('starts a second attempt after the delay and settles with the first answer', async () => {
@@ -538,6 +494,27 @@ describe('Hedge with steps inside it', () => {
 });
 
 describe('Hedge with a queue or a hedge inside it', () => {
+  it('a retry inside the hedge gives up at once on a delay that would end past an outer timeout', async () => {
+    const clock = new ManualClock();
+    const inner = retry({ clock, maxAttempts: 3, backoff: 'constant', delay: 500, jitter: 'none' });
+    const reasons: string[] = [];
+    inner.onGiveUp((e) => reasons.push(e.reason));
+    const p = pipeline(
+      timeout({ timeout: 300, clock }),
+      hedge({ clock, delay: 'on-failure' }),
+      inner,
+    );
+    const failure = new Error('503');
+    const call = track(
+      p.execute(() => Promise.reject(failure)),
+      clock,
+    );
+    await clock.advanceAsync(0);
+    await call.done;
+    expect(call).toMatchObject({ ok: false, error: failure, at: 0 });
+    expect(reasons).toEqual(['deadline', 'deadline']);
+  });
+
   it('an outer timeout takes a hedge out of the bulkhead queue inside the hedge; the stuck attempt keeps its permit until it ends', async () => {
     const clock = new ManualClock();
     const inner = bulkhead({ maxConcurrent: 1, maxQueue: 5 });
