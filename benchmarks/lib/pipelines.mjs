@@ -156,10 +156,12 @@ export const keyedCall = (registry, key) =>
 
 /**
  * A registry whose keyed breakers of name `api` are configured like {@link breakerPipeline}'s
- * breaker (5 consecutive failures open it for 10 s).
+ * breaker (5 consecutive failures open it for 10 s), holding at most `maxKeys` keys (the
+ * registry's default).
  */
-export const keyedBreakerRegistry = () =>
+export const keyedBreakerRegistry = (maxKeys = 100_000) =>
   new Registry({
+    keys: { maxKeys },
     circuitBreakers: {
       api: { window: { kind: 'consecutive', threshold: 5 }, breakDuration: '10s' },
     },

@@ -4,7 +4,7 @@ import { type Criticality, criticalityLevel, DEFAULT_LEVEL } from '../protocol/c
 import type { ResultTypeOf } from '../protocol/result.js';
 import { type Gate, NO_TIME, Outcome, StepKind } from '../protocol/step.js';
 import { duration } from '../validation/validate.js';
-import { type ExecuteOptions, type ExecutionContext, SharedContext } from './context.js';
+import { type ExecuteOptions, type ExecutionContext, SHARED_CONTEXT } from './context.js';
 import { checkPolicies, planPipeline } from './core.js';
 import { Execution, type PipelineCore, type Step, SYNC } from './Execution.js';
 import { type GateHandlers, gateHandlers, oneGateHandlers, sameTokens } from './gateHandlers.js';
@@ -68,13 +68,14 @@ export class Pipeline<R = unknown> {
    * pipeline goes straight to {@link executeSoleGate}.
    */
   private readonly soleGate: Gate | undefined;
-  private readonly shared = new SharedContext();
   private handlers: GateHandlers | undefined = undefined;
   private readonly tokens: number[];
-  private readonly rejectionErrors: (Error | undefined)[];
-  private readonly rejectionResults: (Promise<Failure> | undefined)[];
+  /** Made at the first refusal a `tryExecute` answers (a pipeline per key may never see one). */
+  private rejectionErrors: (Error | undefined)[] | undefined = undefined;
+  private rejectionResults: (Promise<Failure> | undefined)[] | undefined = undefined;
   /** @internal */ syncDepth = 0;
-  /** @internal */ syncTokens: number[] = [];
+  /** @internal Sized for one call at a time: assigned past its end, it would grow to 17. */
+  syncTokens: number[];
 
   constructor(policies: readonly Policy[]) {
     checkPolicies(policies);
@@ -88,8 +89,7 @@ export class Pipeline<R = unknown> {
     this.soleGate = plan.soleGate;
     this.syncCapable = plan.syncCapable;
     this.tokens = new Array(this.gates.length).fill(0);
-    this.rejectionErrors = new Array(this.gates.length).fill(undefined);
-    this.rejectionResults = new Array(this.gates.length).fill(undefined);
+    this.syncTokens = new Array(this.core.steps.length).fill(0);
   }
 
   /**
@@ -218,7 +218,7 @@ export class Pipeline<R = unknown> {
       let result: unknown;
       let thenable: boolean;
       try {
-        result = fn(this.shared);
+        result = fn(SHARED_CONTEXT);
         // In the try: reading `then` throws for a revoked Proxy, and the gates must be released.
         thenable = isThenable(result);
       } catch (error) {
@@ -308,7 +308,7 @@ export class Pipeline<R = unknown> {
     }
     let result: unknown;
     try {
-      result = fn(this.shared);
+      result = fn(SHARED_CONTEXT);
       // In the try: the `then` of an object made from Promise.prototype throws, and the gate
       // must still be released.
       if (result instanceof Promise) return result.then(h.ok, h.err);
@@ -338,7 +338,7 @@ export class Pipeline<R = unknown> {
     let result: unknown;
     let thenable: boolean;
     try {
-      result = fn(this.shared);
+      result = fn(SHARED_CONTEXT);
       thenable = isThenable(result);
     } catch (error) {
       end(false, error);
@@ -368,7 +368,7 @@ export class Pipeline<R = unknown> {
   ): Promise<unknown> {
     let result: unknown;
     try {
-      result = fn(this.shared);
+      result = fn(SHARED_CONTEXT);
       // Native promises first: their `then` already returns a native promise. In the try, as in
       // executeSoleGate.
       if (result instanceof Promise) {
@@ -413,10 +413,13 @@ export class Pipeline<R = unknown> {
   /** One resolved promise per refusing gate (per error, in debug mode), reused for every refusal. */
   private rejectedResult(i: number): Promise<Failure> {
     const error = this.gates[i]!.rejection();
-    if (this.rejectionErrors[i] === error) return this.rejectionResults[i]!;
+    const n = this.gates.length;
+    const errors = (this.rejectionErrors ??= new Array(n).fill(undefined));
+    const results = (this.rejectionResults ??= new Array(n).fill(undefined));
+    if (errors[i] === error) return results[i]!;
     const result = Promise.resolve(failure(error));
-    this.rejectionErrors[i] = error;
-    this.rejectionResults[i] = result;
+    errors[i] = error;
+    results[i] = result;
     return result;
   }
 }

@@ -138,11 +138,11 @@ export class CallDeadline {
 }
 
 /**
- * @internal The context shared by the calls of a pipeline that keeps no per-call record (gates
+ * @internal The context shared by the calls of pipelines that keep no per-call record (gates
  * that never wait). It cannot tell one call from another, so every read of `signal` makes a
  * new one that never aborts: listeners on it are garbage with the call that added them.
  */
-export class SharedContext implements ExecutionContext {
+class SharedContext implements ExecutionContext {
   readonly attempt = 1;
   readonly deadline = Number.POSITIVE_INFINITY;
   readonly timeLeft = Number.POSITIVE_INFINITY;
@@ -151,3 +151,6 @@ export class SharedContext implements ExecutionContext {
     return new AbortController().signal;
   }
 }
+
+/** @internal The one {@link SharedContext}: it holds nothing, so every pipeline passes it. */
+export const SHARED_CONTEXT: ExecutionContext = new SharedContext();

@@ -4,6 +4,7 @@ import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import { isOwnCopy, otherCopyNote } from '../protocol/brand.js';
 import { type Gate, StepKind, type WaitingGate } from '../protocol/step.js';
 import { NO_SLOT, type PipelineCore, type Step } from './Execution.js';
+import type { HedgeRace } from './HedgeRace.js';
 import { isKeyedStep } from './keyedMark.js';
 import { LatencySampler } from './LatencySampler.js';
 
@@ -29,7 +30,10 @@ export interface PipelinePlan {
  */
 export function planPipeline(steps: readonly Step[]): PipelinePlan {
   const { core, waits } = buildCore(steps);
-  const gates = steps.filter((s): s is Gate => s.stepKind === StepKind.Gate);
+  // All gates (the common case, a pipeline per key among them): the steps' array serves.
+  const gates = steps.every((s) => s.stepKind === StepKind.Gate)
+    ? (steps as readonly Gate[])
+    : steps.filter((s): s is Gate => s.stepKind === StepKind.Gate);
   const gatesOnly = gates.length === steps.length && !core.needsStartTime && !waits;
   return {
     core,
@@ -115,7 +119,7 @@ function buildCore(
       steps.findIndex((s) => s.stepKind === StepKind.Retry || s.stepKind === StepKind.Hedge),
     ),
     inner,
-    races: [],
+    races: h < 0 ? NO_RACES : [],
   };
   return { core, waits };
 }
@@ -133,16 +137,29 @@ function assignSlots(
   timed: boolean,
 ): Pick<PipelineCore, 'slotOf' | 'timeSlotOf' | 'startedSlot' | 'slotCount'> {
   let next = 0;
-  const slotOf: number[] = [];
-  const timeSlotOf: number[] = [];
-  for (const s of steps) {
+  // Made by `map`, at their exact size: grown by `push`, each would hold room for 17.
+  const slotOf = steps.map(() => NO_SLOT);
+  const timeSlotOf = steps.map(() => NO_SLOT);
+  steps.forEach((s, i) => {
     const needs = s.needs();
-    slotOf.push(needs.callSlot ? next++ : NO_SLOT);
-    timeSlotOf.push(needs.timeSlot ? next++ : NO_SLOT);
-  }
+    if (needs.callSlot) slotOf[i] = next++;
+    if (needs.timeSlot) timeSlotOf[i] = next++;
+  });
   const startedSlot = timed ? next++ : NO_SLOT;
+  if (next === 0 && steps.length <= NO_SLOTS.length) {
+    return { slotOf: NO_SLOTS, timeSlotOf: NO_SLOTS, startedSlot, slotCount: 0 };
+  }
   return { slotOf, timeSlotOf, startedSlot, slotCount: next };
 }
+
+/**
+ * What pipelines without a slot share (most of them: gates alone), rather than two arrays
+ * each, which a pipeline per key would pay for every key. Nothing writes to it.
+ */
+const NO_SLOTS: readonly number[] = new Array(32).fill(NO_SLOT);
+
+/** The races of every pipeline without a hedge: never pushed to, since no race is made. */
+const NO_RACES: HedgeRace[] = [];
 
 /**
  * @internal A step a pipeline can hold: a gate of any kind (known by the protocol it

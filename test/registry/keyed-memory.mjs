@@ -8,6 +8,8 @@
 //         (default options: a count window of 100), then sit idle; prints the bytes per key.
 //         "churn": `keys` distinct keys pushed through a registry capped at `cap` keys; prints
 //         the heap once `cap` keys are held, after `2 × cap` keys and at the end.
+//         "pipelines": `keys` pipelines of one key's breaker each (what a keyed pipeline builds
+//         and keeps per live key), each called once; prints the bytes per pipeline.
 //
 // Bytes are heapUsed plus arrayBuffers (typed arrays larger than 64 bytes live outside the
 // JavaScript heap), measured after full collections. Prints one JSON line.
@@ -25,7 +27,7 @@ const gc = /** @type {() => void} */ (globalThis.gc);
 const lib = await import(
   moduleArg.includes('/') ? pathToFileURL(resolve(moduleArg)).href : moduleArg
 );
-const { Registry, pipeline } = lib;
+const { CircuitBreaker, Registry, pipeline } = lib;
 
 function memory() {
   for (let i = 0; i < 3; i++) gc();
@@ -84,6 +86,29 @@ if (mode === 'idle') {
       bytesAtEnd: atEnd.total - base.total,
       growth: (atEnd.total - base.total) / (atCap.total - base.total) - 1,
       growthAfterTwoRounds: (atEnd.total - base.total) / (afterTwoRounds.total - base.total) - 1,
+    })}\n`,
+  );
+} else if (mode === 'pipelines') {
+  // Breakers of their own, not the registry's (which keeps only so many live per name), each
+  // made and called once before: what its first call allocates is its own.
+  const breakers = Array.from({ length: keys }, () => {
+    const breaker = new CircuitBreaker();
+    pipeline(breaker).executeSync(() => 1);
+    return breaker;
+  });
+  const pipelines = new Array(keys);
+  const before = memory();
+  for (let i = 0; i < keys; i++) {
+    pipelines[i] = pipeline(breakers[i]);
+    pipelines[i].executeSync(() => 1);
+  }
+  const after = memory();
+  process.stdout.write(
+    `${JSON.stringify({
+      mode,
+      keys,
+      held: pipelines.length + breakers.length - keys,
+      bytesPerPipeline: (after.total - before.total) / keys,
     })}\n`,
   );
 } else {

@@ -49,6 +49,13 @@ describe('keyed breakers memory', () => {
     expect(result.bytesPerKey).toBeLessThanOrEqual(200);
   }, 60_000);
 
+  it('a pipeline of one key’s breaker, as a keyed pipeline keeps per live key, costs at most 1,000 bytes', async () => {
+    const result = await measure(['pipelines', '20000']);
+    expect(result.held).toBe(20_000);
+    expect(result.bytesPerPipeline).toBeGreaterThan(0);
+    expect(result.bytesPerPipeline).toBeLessThanOrEqual(1_000);
+  }, 60_000);
+
   it('pushing many distinct keys through a capped registry keeps the heap flat', async () => {
     const result = await measure(['churn', '300000', '50000']);
     expect(result.held).toBe(50_000);
