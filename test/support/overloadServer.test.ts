@@ -1,0 +1,215 @@
+/**
+ * The loopback dependency of the HTTP overload runs. Its requests are held by service times far
+ * longer than any test (then dropped by `close`) or ordered by the test, so every figure checked
+ * here is a count, never a duration.
+ */
+import { Agent, request } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { macrotask, sleep } from './async.js';
+import { type OverloadServer, serviceTimes, startOverloadServer } from './overloadServer.js';
+import { seededRandom } from './random.js';
+
+/** Long enough that no request held for it is answered before the test closes the server. */
+const FOREVER = 60_000;
+
+let agent: Agent;
+let server: OverloadServer | undefined;
+
+afterEach(async () => {
+  agent?.destroy();
+  await server?.close();
+  server = undefined;
+});
+
+/** A GET's outcome: the status once the body is read, or the error (a dropped connection). */
+function get(url: string): Promise<{ status: number } | { error: string }> {
+  return new Promise((resolve) => {
+    const req = request(url, { agent }, (res) => {
+      res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+      res.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
+      res.resume();
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
+    req.end();
+  });
+}
+
+/** Waits (turn by turn of the event loop, with no time limit of its own) until `ready()`. */
+async function until(ready: () => boolean): Promise<void> {
+  while (!ready()) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
+/** The open TCP handles and timers of this process, by type. */
+function handles(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const type of process.getActiveResourcesInfo()) {
+    if (type.startsWith('TCP') || type === 'Timeout') counts[type] = (counts[type] ?? 0) + 1;
+  }
+  return counts;
+}
+
+describe('overload server', () => {
+  it('serves one request per worker at a time, the queue in arrival order', async () => {
+    agent = new Agent({ keepAlive: true });
+    server = await startOverloadServer({ workers: 1, serviceMs: 20 });
+    const s = server;
+    const order: string[] = [];
+    const sent = ['a', 'b', 'c'].map(async (name, k) => {
+      await until(() => s.stats().received === k);
+      const answer = await get(s.url);
+      order.push(name);
+      return answer;
+    });
+    expect(await Promise.all(sent)).toEqual([{ status: 200 }, { status: 200 }, { status: 200 }]);
+    expect(order).toEqual(['a', 'b', 'c']);
+    expect(s.stats()).toMatchObject({
+      received: 3,
+      served: 3,
+      rejected: 0,
+      abandoned: 0,
+      inFlight: 0,
+      maxInService: 1,
+      queued: 0,
+    });
+    expect(s.stats().maxInFlight).toBeGreaterThanOrEqual(1);
+  });
+
+  it('counts every request held at once as in flight, at most `workers` of them in service', async () => {
+    agent = new Agent({ keepAlive: true });
+    server = await startOverloadServer({ workers: 3, serviceMs: FOREVER });
+    const s = server;
+    const answers = Array.from({ length: 7 }, () => get(s.url));
+    await until(() => s.stats().received === 7);
+    expect(s.stats()).toMatchObject({
+      inFlight: 7,
+      maxInFlight: 7,
+      inService: 3,
+      maxInService: 3,
+      queued: 4,
+      served: 0,
+    });
+    await s.close();
+    expect((await Promise.all(answers)).every((a) => 'error' in a)).toBe(true);
+  });
+
+  it('answers 503 at once to a request beyond workers + maxQueue, and holds the others', async () => {
+    agent = new Agent({ keepAlive: true });
+    server = await startOverloadServer({ workers: 1, maxQueue: 1, serviceMs: FOREVER });
+    const s = server;
+    const answers = Array.from({ length: 5 }, () => get(s.url));
+    await until(() => s.stats().rejected === 3);
+    expect(s.stats()).toMatchObject({
+      received: 5,
+      rejected: 3,
+      served: 0,
+      inService: 1,
+      queued: 1,
+      inFlight: 2,
+      maxInFlight: 2,
+    });
+    await s.close();
+    const outcomes = await Promise.all(answers);
+    expect(outcomes.filter((o) => 'status' in o && o.status === 503)).toHaveLength(3);
+    expect(outcomes.filter((o) => 'error' in o)).toHaveLength(2);
+    await until(() => s.stats().abandoned === 2);
+  });
+
+  it('takes a request its client abandoned out of the queue; one in service keeps its worker', async () => {
+    agent = new Agent({ keepAlive: true });
+    server = await startOverloadServer({ workers: 1, serviceMs: FOREVER });
+    const s = server;
+    /** A GET its test aborts; resolves once the client has seen the abort. */
+    const abortable = () => {
+      const controller = new AbortController();
+      const ended = new Promise<void>((resolve) => {
+        const req = request(s.url, { agent, signal: controller.signal }, () => {});
+        req.on('error', () => resolve());
+        req.end();
+      });
+      return { abort: () => controller.abort(), ended };
+    };
+    const serving = abortable();
+    await until(() => s.stats().inService === 1);
+    const waiting = abortable();
+    await until(() => s.stats().queued === 1);
+    waiting.abort();
+    await waiting.ended;
+    await until(() => s.stats().abandoned === 1);
+    expect(s.stats()).toMatchObject({ inService: 1, queued: 0, inFlight: 1 });
+    serving.abort();
+    await serving.ended;
+    await until(() => s.stats().abandoned === 2);
+    expect(s.stats()).toMatchObject({ inService: 1, queued: 0, inFlight: 1 });
+    const next = get(s.url);
+    await until(() => s.stats().queued === 1);
+    expect(s.stats()).toMatchObject({ received: 3, inService: 1, inFlight: 2, served: 0 });
+    await s.close();
+    expect(await next).toHaveProperty('error');
+  });
+
+  it('samples its in-flight work every sampleEveryMs', async () => {
+    agent = new Agent({ keepAlive: true });
+    server = await startOverloadServer({ workers: 1, serviceMs: FOREVER, sampleEveryMs: 5 });
+    const s = server;
+    const answers = [get(s.url), get(s.url), get(s.url)];
+    await until(() => s.stats().samples.some((x) => x.inFlight === 3));
+    const { samples } = s.stats();
+    expect(samples.every((x) => x.inFlight >= 0 && x.inFlight <= 3)).toBe(true);
+    expect(samples.every((x, k) => k === 0 || x.at > samples[k - 1]!.at)).toBe(true);
+    await s.close();
+    await Promise.all(answers);
+  });
+
+  it('closes cleanly with requests in service and queued: no socket, server or timer left open', async () => {
+    // The sockets of the tests before close a few turns after their servers.
+    await until(() => !Object.keys(handles()).some((type) => type.startsWith('TCP')));
+    const before = handles();
+    agent = new Agent({ keepAlive: true });
+    server = await startOverloadServer({ workers: 2, serviceMs: FOREVER, sampleEveryMs: 1 });
+    const s = server;
+    const answers = Array.from({ length: 5 }, () => get(s.url));
+    await until(() => s.stats().received === 5 && s.stats().samples.length > 0);
+    expect(handles()).not.toEqual(before);
+    await s.close();
+    server = undefined;
+    // The sampler is unref'd, so the handle count misses it: it must simply stop.
+    const sampled = s.stats().samples.length;
+    await sleep(20);
+    expect(s.stats().samples).toHaveLength(sampled);
+    await Promise.all(answers);
+    agent.destroy();
+    for (let turn = 0; turn < 100 && JSON.stringify(handles()) !== JSON.stringify(before); turn++) {
+      await macrotask();
+    }
+    expect(handles()).toEqual(before);
+  });
+
+  it('draws exponential service times of the given mean from its seeded source', () => {
+    const draw = serviceTimes({
+      serviceMs: 20,
+      distribution: 'exponential',
+      random: seededRandom(5),
+    });
+    const again = serviceTimes({
+      serviceMs: 20,
+      distribution: 'exponential',
+      random: seededRandom(5),
+    });
+    const draws = Array.from({ length: 100_000 }, draw);
+    expect(draws.slice(0, 5)).toEqual(Array.from({ length: 5 }, again));
+    const mean = draws.reduce((a, b) => a + b, 0) / draws.length;
+    expect(Math.abs(mean - 20)).toBeLessThan(0.3);
+    expect(draws.every((d) => d >= 0 && Number.isFinite(d))).toBe(true);
+    expect(serviceTimes({ serviceMs: 20 })()).toBe(20);
+  });
+
+  it.each([
+    [{ workers: 0, serviceMs: 20 }, 'workers must be in [1, 100000], whole: 0'],
+    [{ workers: 1.5, serviceMs: 20 }, 'workers must be in [1, 100000], whole: 1.5'],
+    [{ workers: 1, serviceMs: -1 }, 'serviceMs must be in [0, 60000]: -1'],
+    [{ workers: 1, serviceMs: 20, maxQueue: -1 }, 'maxQueue must be in [0, Infinity], whole: -1'],
+    [{ workers: 1, serviceMs: 20, sampleEveryMs: 0 }, 'sampleEveryMs must be in [1, 60000]: 0'],
+  ])('refuses %j: %s', async (options, message) => {
+    await expect(startOverloadServer(options)).rejects.toThrow(new RangeError(message));
+  });
+});
