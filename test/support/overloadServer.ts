@@ -2,8 +2,8 @@
  * A real HTTP dependency on loopback whose latency grows with its in-flight work: a fixed pool
  * of `workers` behind a FIFO queue. Each request waits for a worker, holds it for its service
  * time, then gets a 200; with `maxQueue`, a request that finds `workers + maxQueue` others
- * already there gets a 503 at once. It counts what it saw, and samples its in-flight work
- * every `sampleEveryMs`.
+ * already there gets a 503 at once. It counts what it saw, and reports its in-flight work
+ * for every `sampleEveryMs`: the mean over the period and the most at once.
  *
  * @example
  * ```ts
@@ -36,12 +36,18 @@ export interface OverloadServerOptions {
   readonly sampleEveryMs?: number;
 }
 
-/** One reading of the in-flight work. */
+/**
+ * The in-flight work (requests in service or queued) over one period. A mean rather than a
+ * reading at one instant: the sampler's timer often fires in the same turn as the services that
+ * end with it, before their clients' next requests can arrive, so an instant would miss them.
+ */
 export interface InFlightSample {
-  /** `performance.now()` when it was taken. */
+  /** `performance.now()` at the end of the period. */
   readonly at: number;
-  /** Requests in service or queued then. */
-  readonly inFlight: number;
+  /** The mean over the period. */
+  readonly mean: number;
+  /** The most at once in the period. */
+  readonly max: number;
 }
 
 /** What the server counted since it started. */
@@ -67,7 +73,7 @@ export interface OverloadServerStats {
    * hold their worker to the end of their service time (work once started is not undone).
    */
   readonly abandoned: number;
-  /** The in-flight work, every `sampleEveryMs` since the start. */
+  /** The in-flight work of every `sampleEveryMs` since the start. */
   readonly samples: readonly InFlightSample[];
 }
 
@@ -136,14 +142,26 @@ export async function startOverloadServer(options: OverloadServerOptions): Promi
   let abandoned = 0;
   let closed = false;
   let closing: Promise<void> | undefined;
+  // The period being sampled: the area under the in-flight count since it began, and its peak.
+  let periodStart = performance.now();
+  let since = periodStart;
+  let area = 0;
+  let periodMax = 0;
 
   const inFlight = () => serving.size + queued;
+  /** Adds the in-flight work up to now to the period's area; called just before it changes. */
+  const note = (): void => {
+    const now = performance.now();
+    area += inFlight() * (now - since);
+    since = now;
+  };
 
   const serve = (job: Job): void => {
     job.state = 'serving';
     serving.add(job);
     maxInService = Math.max(maxInService, serving.size);
     job.timer = setTimeout(() => {
+      note();
       serving.delete(job);
       job.timer = undefined;
       if (job.state === 'serving') {
@@ -181,6 +199,7 @@ export async function startOverloadServer(options: OverloadServerOptions): Promi
     // 'close' also follows a finished answer; only an earlier one means the client left.
     res.once('close', () => {
       if (job.state === 'queued') {
+        note();
         job.state = 'gone';
         queued--;
         abandoned++;
@@ -189,16 +208,22 @@ export async function startOverloadServer(options: OverloadServerOptions): Promi
         abandoned++;
       }
     });
+    note();
     queued++;
     waiting.push(job);
     maxInFlight = Math.max(maxInFlight, inFlight());
+    periodMax = Math.max(periodMax, inFlight());
     next();
   };
 
   const server = createServer({ keepAliveTimeout: 60_000 }, onRequest);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const sampler = setInterval(() => {
-    samples.push({ at: performance.now(), inFlight: inFlight() });
+    note();
+    samples.push({ at: since, mean: area / (since - periodStart), max: periodMax });
+    periodStart = since;
+    area = 0;
+    periodMax = inFlight();
   }, sampleEveryMs);
   sampler.unref();
   const { port } = server.address() as AddressInfo;
