@@ -41,16 +41,27 @@ const DEADLINE_MS = 250;
 /** C / S: 100 answers per second. */
 const CAPACITY = (C * 1000) / SERVICE_MS;
 
+/** A limit's run: the pipeline the calls go through (none: straight to the server), its limit. */
+interface Limit {
+  readonly via?: Runner;
+  readonly limit?: () => number;
+}
+
+/** A bulkhead of `maxConcurrent` and nothing else. */
+function bulkheadOf(maxConcurrent: number): Limit {
+  const gate = bulkhead({ maxConcurrent });
+  return { via: pipeline(gate), limit: () => gate.maxConcurrent };
+}
+
 /**
- * The limits compared, one table row and one `it` each; `via` builds the pipeline the calls go
- * through (none: straight to the server). The adaptive limit's run is one more entry here,
- * `adaptive: { name: 'adaptive limit', via: () => pipeline(adaptiveLimit({ ... })) }`, and one
- * more `it` below.
+ * The limits compared, one table row and one `it` each, built afresh for their run. The adaptive
+ * limit's run is one more entry here, `adaptive: { name: 'adaptive limit', build: () => ... }`
+ * with `limit: () => gate.limit` read into its series, and one more `it` below.
  */
 const LIMITS = {
-  none: { name: 'no limit', via: (): Runner | undefined => undefined },
-  tuned: { name: `bulkhead ${C}`, via: () => pipeline(bulkhead({ maxConcurrent: C })) },
-  loose: { name: `bulkhead ${3 * C}`, via: () => pipeline(bulkhead({ maxConcurrent: 3 * C })) },
+  none: { name: 'no limit', build: (): Limit => ({}) },
+  tuned: { name: `bulkhead ${C}`, build: () => bulkheadOf(C) },
+  loose: { name: `bulkhead ${3 * C}`, build: () => bulkheadOf(3 * C) },
 };
 
 let unloaded: OverloadRunResult;
@@ -66,7 +77,7 @@ describe(`${CLIENTS} closed-loop clients against ${C} workers of ${SERVICE_MS} m
         warmupMs: WARMUP_MS,
         durationMs: WINDOW_MS,
         deadlineMs: DEADLINE_MS,
-        via: limit.via(),
+        ...limit.build(),
       });
     }
     const rows = Object.entries(LIMITS).map(([key, { name }]) => ({

@@ -19,6 +19,7 @@
  */
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { ChartPoint } from '../../scripts/chart-adaptive.mjs';
 import { type ExecuteOptions, type ExecutionContext, isPolicyRejection } from '../../src/index.js';
 import { sleep } from './async.js';
 import { type OverloadServerOptions, startOverloadServer } from './overloadServer.js';
@@ -45,6 +46,11 @@ export interface OverloadRunOptions {
    * itself. @default 10
    */
   readonly refusalPauseMs?: number;
+  /**
+   * Read at the end of every second into `series` (`limit`): what the pipeline lets through at
+   * once, a constant for a bulkhead, the current limit of an adaptive one.
+   */
+  readonly limit?: () => number;
 }
 
 /** What one run measured. Counts are of the calls that ended in the window. */
@@ -80,6 +86,13 @@ export interface OverloadRunResult {
     readonly served: number;
     readonly rejected: number;
   };
+  /**
+   * Every whole second of the run, warm-up included, as scripts/chart-adaptive.mjs draws it:
+   * `t` in seconds since the clients started, the `limit` read at its end, the server's mean
+   * in-flight work, the p50 and p99 latency of the admitted calls that ended in it (null where
+   * there is nothing to report).
+   */
+  readonly series: ChartPoint[];
 }
 
 /** GETs `url` on `agent`'s kept-alive sockets; resolves with the status once the body is read. */
@@ -104,13 +117,18 @@ export async function overloadRun(options: OverloadRunOptions): Promise<Overload
   const server = await startOverloadServer(options.server);
   const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
   const latencies: number[] = [];
+  // Every admitted call of the run, for the series: when it ended and its latency.
+  const ends: number[] = [];
+  const allLatencies: number[] = [];
+  const limits: number[] = [];
   let calls = 0;
   let answered = 0;
   let inTime = 0;
   let refused = 0;
   let failed = 0;
 
-  const opened = performance.now() + warmupMs;
+  const began = performance.now();
+  const opened = began + warmupMs;
   const closes = opened + durationMs;
   const measured = (end: number) => end >= opened && end < closes;
 
@@ -131,6 +149,10 @@ export async function overloadRun(options: OverloadRunOptions): Promise<Overload
       }
       const end = performance.now();
       const wasRefused = !admitted && isPolicyRejection(error);
+      if (!wasRefused) {
+        ends.push(end);
+        allLatencies.push(end - start);
+      }
       if (measured(end)) {
         calls++;
         if (wasRefused) refused++;
@@ -146,14 +168,33 @@ export async function overloadRun(options: OverloadRunOptions): Promise<Overload
     }
   };
 
+  const { limit } = options;
+  const reader =
+    limit === undefined ? undefined : setInterval(() => limits.push(limit()), 1000).unref();
   try {
     await Promise.all(Array.from({ length: clients }, client));
   } finally {
+    clearInterval(reader);
     agent.destroy();
     await server.close();
   }
   const stats = server.stats();
   const sampled = stats.samples.filter((s) => s.at > opened && s.at <= closes);
+  const seconds = Math.floor((closes - began) / 1000);
+  const series = Array.from({ length: seconds }, (_, t): ChartPoint => {
+    const from = began + t * 1000;
+    const inSecond = (at: number) => at > from && at <= from + 1000;
+    const lat = allLatencies.filter((_, k) => inSecond(ends[k]!));
+    const means = stats.samples.filter((x) => inSecond(x.at)).map((x) => x.mean);
+    const figure = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? null : v);
+    return {
+      t,
+      limit: figure(limits[t]),
+      inflight: means.length === 0 ? null : means.reduce((a, b) => a + b, 0) / means.length,
+      p50: figure(percentile(lat, 0.5)),
+      p99: figure(percentile(lat, 0.99)),
+    };
+  });
   return {
     clients,
     windowMs: durationMs,
@@ -177,6 +218,7 @@ export async function overloadRun(options: OverloadRunOptions): Promise<Overload
       served: stats.served,
       rejected: stats.rejected,
     },
+    series,
   };
 }
 
