@@ -43,7 +43,7 @@ export interface OverloadRunOptions {
   /**
    * How long a client whose call was refused by a policy waits before its next call. A refusal
    * settles without I/O, so a client that called again at once would keep the event loop to
-   * itself. @default 10
+   * itself. @default 20
    */
   readonly refusalPauseMs?: number;
   /**
@@ -56,7 +56,7 @@ export interface OverloadRunOptions {
 /** What one run measured. Counts are of the calls that ended in the window. */
 export interface OverloadRunResult {
   readonly clients: number;
-  /** The window's length as it ran, ms. */
+  /** The measured window, ms (`durationMs`). */
   readonly windowMs: number;
   /** The server's `workers * 1000 / serviceMs`. */
   readonly capacityPerSecond: number;
@@ -113,7 +113,7 @@ export async function overloadRun(options: OverloadRunOptions): Promise<Overload
   const { clients, durationMs, via } = options;
   const warmupMs = options.warmupMs ?? 0;
   const deadlineMs = options.deadlineMs ?? Number.POSITIVE_INFINITY;
-  const refusalPauseMs = options.refusalPauseMs ?? 10;
+  const refusalPauseMs = options.refusalPauseMs ?? 20;
   const server = await startOverloadServer(options.server);
   const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
   const latencies: number[] = [];

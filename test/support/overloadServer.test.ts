@@ -3,9 +3,10 @@
  * longer than any test (then dropped by `close`) or ordered by the test, so every figure checked
  * here is a count, never a duration.
  */
+import { createHook } from 'node:async_hooks';
 import { Agent, request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { macrotask, sleep } from './async.js';
+import { macrotask } from './async.js';
 import { type OverloadServer, serviceTimes, startOverloadServer } from './overloadServer.js';
 import { seededRandom } from './random.js';
 
@@ -39,13 +40,38 @@ async function until(ready: () => boolean): Promise<void> {
   while (!ready()) await new Promise((resolve) => setTimeout(resolve, 1));
 }
 
-/** The open TCP handles and timers of this process, by type. */
-function handles(): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const type of process.getActiveResourcesInfo()) {
-    if (type.startsWith('TCP') || type === 'Timeout') counts[type] = (counts[type] ?? 0) + 1;
-  }
-  return counts;
+/** The open TCP handles (servers and sockets) of this process. */
+function tcpHandles(): number {
+  return process.getActiveResourcesInfo().filter((type) => type.startsWith('TCP')).length;
+}
+
+/** A sampling period no other timer of the test process has. */
+const SAMPLER = 7;
+
+/**
+ * Follows the server's timers from creation to clearing through async hooks (its sampler is
+ * unref'd, so `process.getActiveResourcesInfo()` would miss it): the service timers, of
+ * {@link FOREVER}, and the sampler, repeating every {@link SAMPLER} ms.
+ */
+function watchTimers() {
+  const service = new Set<number>();
+  const sampler = new Set<number>();
+  const hook = createHook({
+    init(id, type, _trigger, resource) {
+      if (type !== 'Timeout') return;
+      const timer = resource as { _idleTimeout?: number; _repeat?: number | null };
+      if (timer._repeat === SAMPLER) sampler.add(id);
+      else if (timer._idleTimeout === FOREVER && !timer._repeat) service.add(id);
+    },
+    destroy(id) {
+      service.delete(id);
+      sampler.delete(id);
+    },
+  }).enable();
+  return {
+    live: () => ({ service: service.size, sampler: sampler.size }),
+    stop: () => hook.disable(),
+  };
 }
 
 describe('overload server', () => {
@@ -161,28 +187,31 @@ describe('overload server', () => {
     await Promise.all(answers);
   });
 
-  it('closes cleanly with requests in service and queued: no socket, server or timer left open', async () => {
+  it('closes cleanly with requests in service and queued: no socket, server or timer left', async () => {
     // The sockets of the tests before close a few turns after their servers.
-    await until(() => !Object.keys(handles()).some((type) => type.startsWith('TCP')));
-    const before = handles();
+    await until(() => tcpHandles() === 0);
+    const timers = watchTimers();
     agent = new Agent({ keepAlive: true });
-    server = await startOverloadServer({ workers: 2, serviceMs: FOREVER, sampleEveryMs: 1 });
+    server = await startOverloadServer({ workers: 2, serviceMs: FOREVER, sampleEveryMs: SAMPLER });
     const s = server;
     const answers = Array.from({ length: 5 }, () => get(s.url));
-    await until(() => s.stats().received === 5 && s.stats().samples.length > 0);
-    expect(handles()).not.toEqual(before);
+    await until(() => s.stats().received === 5);
+    expect(tcpHandles()).toBeGreaterThan(0);
+    expect(timers.live()).toEqual({ service: 2, sampler: 1 });
     await s.close();
     server = undefined;
-    // The sampler is unref'd, so the handle count misses it: it must simply stop.
-    const sampled = s.stats().samples.length;
-    await sleep(20);
-    expect(s.stats().samples).toHaveLength(sampled);
     await Promise.all(answers);
     agent.destroy();
-    for (let turn = 0; turn < 100 && JSON.stringify(handles()) !== JSON.stringify(before); turn++) {
+    const left = () => ({ tcp: tcpHandles(), ...timers.live() });
+    for (
+      let turn = 0;
+      turn < 100 && JSON.stringify(left()) !== '{"tcp":0,"service":0,"sampler":0}';
+      turn++
+    ) {
       await macrotask();
     }
-    expect(handles()).toEqual(before);
+    timers.stop();
+    expect(left()).toEqual({ tcp: 0, service: 0, sampler: 0 });
   });
 
   it('draws exponential service times of the given mean from its seeded source', () => {
