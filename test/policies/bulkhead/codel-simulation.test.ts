@@ -1,35 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Bulkhead, type BulkheadQueue, pipeline } from '../../../src/index.js';
-import { percentile, Simulation } from '../../support/queueing.js';
+import type { BulkheadQueue } from '../../../src/index.js';
+import { bulkheadOverload } from '../../support/bulkheadOverload.js';
+import { percentile } from '../../support/queueing.js';
 
-/**
- * 60 simulated seconds of Poisson arrivals at 1.5 x what the dependency serves (10 workers of
- * 20 ms: 500 calls/s), through a bulkhead of 10 with a queue of 1,000 and a queue timeout of 1 s.
- */
-async function overload(queue: BulkheadQueue) {
-  const sim = new Simulation({ seed: 7, workers: 10, serviceMs: 20 });
-  const pool = new Bulkhead({
-    maxConcurrent: 10,
-    maxQueue: 1_000,
-    queueTimeout: 1_000,
-    queue,
-    clock: sim.clock,
-  });
-  sim.openLoop({ via: pipeline(pool), rate: 1.5 * sim.capacityPerSecond });
-  await sim.run(60_000);
-  const ended = sim.calls.filter((c) => c.outcome !== 'pending');
-  const served = ended.filter((c) => c.outcome === 'ok');
-  const refused = ended.filter((c) => c.outcome === 'refused');
-  const waits = served.map((c) => c.admitted - c.start);
-  return { sim, pool, ended, served, refused, waits };
-}
-
-type Run = Awaited<ReturnType<typeof overload>>;
+type Run = Awaited<ReturnType<typeof bulkheadOverload>>;
 const runs = {} as Record<BulkheadQueue, Run>;
 
 describe('bulkhead queue disciplines at 1.5 x overload for 60 s (simulated)', () => {
   beforeAll(async () => {
-    for (const queue of ['fifo', 'lifo', 'codel'] as const) runs[queue] = await overload(queue);
+    for (const queue of ['fifo', 'lifo', 'codel'] as const)
+      runs[queue] = await bulkheadOverload(queue);
   }, 60_000);
 
   it('codel: no admitted call waited more than 100 ms (codelInterval), and the dependency stays busy', () => {
