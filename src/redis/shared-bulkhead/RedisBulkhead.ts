@@ -237,10 +237,12 @@ class Ask implements ScriptTarget {
     private readonly waiter: Waiter,
     private readonly sent: number,
     private readonly probe: boolean,
+    /** How many frees the bulkhead had heard of when it was sent. */
+    private readonly freedSeen: number,
   ) {}
 
   replied(reply: unknown): void {
-    this.owner.asked(this.waiter, this.sent, this.probe, reply);
+    this.owner.asked(this.waiter, this.sent, this.probe, reply, this.freedSeen);
   }
 
   failed(error: unknown): void {
@@ -343,6 +345,8 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
   private head = 0;
   private readonly queueTimes: DeadlineFifo<Entry>;
   private pumping = false;
+  /** Frees heard of (pub/sub messages and this process's releases). */
+  private freedSeen = 0;
   /** A permit may have been freed while a pump was on its way: pump again after it. */
   private dirty = false;
   private pollTimer: TimerHandle | undefined = undefined;
@@ -635,12 +639,12 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
       this.acquireScript,
       this.acquireKeys,
       this.oneArgs,
-      new Ask(this, waiter, now, probe),
+      new Ask(this, waiter, now, probe, this.freedSeen),
     );
   }
 
   /** @internal The reply to one call's own acquire. */
-  asked(waiter: Waiter, sent: number, probe: boolean, raw: unknown): void {
+  asked(waiter: Waiter, sent: number, probe: boolean, raw: unknown, freedSeen: number): void {
     const reply = acquireReplyOf(raw);
     if (reply === undefined) {
       this.askFailed(waiter, sent, probe, new TypeError(`unexpected reply: ${String(raw)}`));
@@ -656,7 +660,11 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     if (!waiter.live()) return;
     if (this.hasRoom()) {
       this.queueUp(waiter);
-      if (!this.pumping) this.schedulePoll(reply.wait);
+      if (this.pumping) return;
+      // A permit freed after the script ran is heard of before its reply, when nobody waited
+      // yet to be woken: ask again at once rather than at the next poll.
+      if (this.freedSeen !== freedSeen) this.pump();
+      else this.schedulePoll(reply.wait);
     } else {
       this.refuse(waiter, 'full');
     }
@@ -807,6 +815,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     }
     permit.released = true;
     this.running--;
+    this.freedSeen++;
     if (permit.member !== undefined && this.held.delete(permit)) {
       this.sendRelease([permit.member], [permit], done);
     } else {
@@ -934,6 +943,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
 
   /** A permit was freed somewhere (pub/sub). */
   private readonly onFreed = (): void => {
+    this.freedSeen++;
     if (this.disposed || !this.available) return;
     if (this.pumping) this.dirty = true;
     else if (this.hasWaiting()) this.pump();
