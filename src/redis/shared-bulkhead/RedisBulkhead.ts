@@ -982,8 +982,10 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
 
   // ---- leases -----------------------------------------------------------------------------------
 
+  /** On first use: loads the scripts and starts renewing. */
   private startHeartbeat(): void {
     if (this.heartbeat !== undefined || this.disposed) return;
+    this.runner.preload([this.acquireScript, this.releaseScript, this.renewScript]);
     this.heartbeat = this.clock.setTimer(this.beat, this.o.lease / 3, false);
   }
 

@@ -78,6 +78,14 @@ export class ScriptRunner {
     this.sendSha(p);
   }
 
+  /**
+   * Loads `scripts` (SCRIPT LOAD, not awaited), so that calls sent after it find them: a call
+   * meeting NOSCRIPT goes out again a round trip later, after calls sent behind it.
+   */
+  preload(scripts: readonly Script[]): void {
+    for (const script of scripts) this.load(script).catch(() => {});
+  }
+
   /** Fails every pending call with `error` and cancels the timer. */
   dispose(error: unknown): void {
     this.disposed = true;

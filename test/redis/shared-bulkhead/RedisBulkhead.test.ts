@@ -181,6 +181,38 @@ describeRedis('RedisBulkhead', (redis) => {
       (waiting.value as RedisPermit).release();
     });
 
+    it('wakes a waiting call by its poll when its subscription is lost (the connection killed, never back)', async () => {
+      const clock = new ManualClock();
+      const sub = await factory.connect(redis().port);
+      const subscriber = sub.client;
+      const a = bulkhead({
+        maxConcurrent: 1,
+        maxQueue: 1,
+        pollInterval: 1_000,
+        random: () => 0.5,
+        subscriber,
+        clock,
+      });
+      const b = bulkhead({ maxConcurrent: 1 });
+      try {
+        const held = await b.acquire();
+        const waiting = track(a.acquire());
+        await subscribed(redis, a.channel);
+        // No reconnection: the test's clients retry after 50 ms, so the subscriber is closed.
+        await sub.close();
+        await redis().command('CLIENT', 'KILL', 'TYPE', 'pubsub');
+        await held.release();
+        await roundTrip(redis);
+        expect(waiting.settled).toBe(false);
+        clock.advance(1_000);
+        await until(() => waiting.settled);
+        expect(waiting.ok).toBe(true);
+        await (waiting.value as RedisPermit).release();
+      } finally {
+        await sub.close();
+      }
+    });
+
     it('polls no later than the end of the earliest lease: a holder that stopped renewing frees its permit then', async () => {
       const clock = new ManualClock();
       const a = bulkhead({
