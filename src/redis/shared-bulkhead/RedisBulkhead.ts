@@ -556,6 +556,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
       return REJECTED;
     }
     if (mode === 'open' || this.running < this.localShare) {
+      this.nAdmitted++;
       this.pool(this.localPermit());
       return 0;
     }
@@ -653,11 +654,17 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     this.answered(probe, reply.live);
     if (reply.granted === 1) {
       const permit = this.redisPermit(reply.firstToken, sent);
-      if (waiter.live()) this.admit1(waiter, permit);
-      else this.releasePermit(permit);
-      return;
+      if (waiter.live() && !this.disposed) {
+        this.admit1(waiter, permit);
+        return;
+      }
+      this.releasePermit(permit);
     }
     if (!waiter.live()) return;
+    if (this.disposed) {
+      waiter.rejected(new UsageError(`Bulkhead "${this.name}" was disposed`));
+      return;
+    }
     if (this.hasRoom()) {
       this.queueUp(waiter);
       if (this.pumping) return;
@@ -673,7 +680,9 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
   /** @internal One call's own acquire failed: `onStoreFailure` decides it. */
   askFailed(waiter: Waiter, sent: number, probe: boolean, error: unknown): void {
     this.storeFailed(probe, sent, error);
-    if (waiter.live() && !this.disposed) this.decideLocally(waiter);
+    if (!waiter.live()) return;
+    if (this.disposed) waiter.rejected(new UsageError(`Bulkhead "${this.name}" was disposed`));
+    else this.decideLocally(waiter);
   }
 
   /** @internal A reply after its deadline that granted permits nobody took: give them back. */

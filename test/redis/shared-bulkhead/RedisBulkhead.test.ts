@@ -454,6 +454,34 @@ describeRedis('RedisBulkhead', (redis) => {
       held.release();
       await expect(a.acquire()).rejects.toThrow(/disposed/);
     });
+
+    it('refuses a call whose acquire was on its way at dispose with a UsageError, and gives its permit back', async () => {
+      const a = bulkhead({ maxConcurrent: 1 });
+      const asking = track(a.acquire());
+      a.dispose();
+      await asking.done;
+      expect((asking.error as Error).name).toBe('UsageError');
+      await until(() => a.stats().roundTrips === 2);
+      await until(() => a.inFlight === 0);
+    });
+
+    it('admits pipeline calls at once by its local share while Redis is down, and refuses past it', async () => {
+      const clock = new ManualClock();
+      const a = bulkhead({ maxConcurrent: 2, instances: 2, probeInterval: 60_000, clock });
+      (await a.acquire()).release();
+      await redis().kill();
+      const outage = await a.tryExecute(() => 'first');
+      expect(outage).toEqual({ ok: true, value: 'first' });
+      const p = pipeline(a);
+      let release!: () => void;
+      const running = p.execute(() => new Promise<void>((r) => (release = r)));
+      const refused = await p.tryExecute(() => 'third');
+      expect(refused.ok).toBe(false);
+      expect((refused as { error: unknown }).error).toBeInstanceOf(BulkheadRejectedError);
+      release();
+      await running;
+      expect(a.stats()).toMatchObject({ admitted: 3, inFlight: 0, fallbackAdmissions: 2 });
+    });
   });
 });
 
