@@ -14,6 +14,7 @@ export interface RedisSubscriberAdapter {
 
 interface Emitter {
   on(event: string, listener: (...args: unknown[]) => void): unknown;
+  once(event: string, listener: (...args: unknown[]) => void): unknown;
   removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
 }
 
@@ -125,11 +126,15 @@ export function makeSubscriber(given: unknown, client: unknown): Subscriber | un
     dup.on('error', ignore);
     const unref = () => dup.stream?.unref?.();
     dup.on('connect', unref);
-    // A lazy client (as recommended) connects when told; without an offline queue, a
-    // subscription sent before it is up would fail.
+    // Without an offline queue a subscription sent before the connection is ready fails: wait
+    // for it (a lazy client, as recommended, connects only when told).
     const connected =
-      dup.status === 'wait' ? Promise.resolve(dup.connect?.()) : Promise.resolve(unref());
-    connected.catch(ignore);
+      dup.status === 'ready'
+        ? Promise.resolve(unref())
+        : new Promise<void>((resolve) => {
+            dup.once('ready', () => resolve());
+            if (dup.status === 'wait') Promise.resolve(dup.connect?.()).catch(ignore);
+          });
     const adapter = ioredisSubscriber(dup);
     return {
       adapter: {

@@ -4,7 +4,7 @@
  * than the shared limit at once, fencing tokens unique and increasing, and the permits of a
  * process killed while holding them back within one lease.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -44,6 +44,54 @@ function countingServer() {
   return { server, state };
 }
 
+/**
+ * Starts the fixture holding `max` permits of `name`; `lines.next()` resolves with each JSON
+ * line it prints (an unhandled rejection line fails the test).
+ */
+function spawnHolder(name: string, max: number, lease: number) {
+  const args = [redisPort, httpPort, name, max, 'hold', 0, 0, lease].map(String);
+  const child = spawn(process.execPath, [fixture, ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const queue: Record<string, unknown>[] = [];
+  const waiters: ((line: Record<string, unknown>) => void)[] = [];
+  const failures: ((error: Error) => void)[] = [];
+  let out = '';
+  child.stdout!.on('data', (chunk) => {
+    out += chunk;
+    for (let nl = out.indexOf('\n'); nl >= 0; nl = out.indexOf('\n')) {
+      const line = JSON.parse(out.slice(0, nl)) as Record<string, unknown>;
+      out = out.slice(nl + 1);
+      if (line.unhandled !== undefined) {
+        for (const fail of failures.splice(0)) fail(new Error(`unhandled: ${line.unhandled}`));
+        continue;
+      }
+      const waiter = waiters.shift();
+      failures.shift();
+      if (waiter !== undefined) waiter(line);
+      else queue.push(line);
+    }
+  });
+  child.once('exit', (code) => {
+    for (const fail of failures.splice(0)) fail(new Error(`the holder exited with ${code}`));
+  });
+  const lines = {
+    next: () =>
+      new Promise<Record<string, unknown>>((resolve, reject) => {
+        const line = queue.shift();
+        if (line !== undefined) {
+          resolve(line);
+          return;
+        }
+        waiters.push(resolve);
+        failures.push(reject);
+      }),
+  };
+  return { child, lines };
+}
+
+let redisPort = 0;
 let http: ReturnType<typeof countingServer>;
 let httpPort = 0;
 
@@ -61,6 +109,10 @@ afterAll(async () => {
 });
 
 describeRedis('RedisBulkhead across processes', (redis) => {
+  beforeAll(() => {
+    redisPort = redis().port;
+  });
+
   it('4 processes x 10 callers, a shared limit of 20: never more than 20 requests in flight at the server, fencing tokens unique and increasing in each process', async () => {
     const name = `procs-${process.pid}`;
     const startAt = Date.now() + 1_500;
@@ -96,32 +148,46 @@ describeRedis('RedisBulkhead across processes', (redis) => {
     }
   }, 60_000);
 
+  it('a process stopped (SIGSTOP) for longer than its lease loses its permits to others, and on SIGCONT reports each loss as an event, with no error', async () => {
+    const lease = 1_500;
+    const name = `stopped-${process.pid}`;
+    const { child: holder, lines } = spawnHolder(name, 5, lease);
+    const held = (await lines.next()).held as number[];
+    expect(held).toHaveLength(5);
+    const connected = await ioredisFactory.connect(redis().port);
+    const bulkhead = new RedisBulkhead({
+      client: connected.client,
+      name,
+      maxConcurrent: 5,
+      lease,
+      maxQueue: 5,
+      onWarning: () => {},
+    });
+    try {
+      holder.kill('SIGSTOP');
+      // Its leases end within one lease; the waiting calls take the permits.
+      const permits = await Promise.all(Array.from({ length: 5 }, () => bulkhead.acquire()));
+      expect(permits.every((p) => !p.local && p.fencingToken! > Math.max(...held))).toBe(true);
+      holder.kill('SIGCONT');
+      const lost: { fencingToken: number }[] = [];
+      for (let i = 0; i < 5; i++) lost.push((await lines.next()).lost as { fencingToken: number });
+      expect(lost.map((e) => e.fencingToken).sort()).toEqual([...held].sort());
+      // Still alive: the loss is an event, not a crash.
+      expect(holder.exitCode).toBe(null);
+      await Promise.all(permits.map((p) => p.release()));
+    } finally {
+      holder.kill('SIGCONT');
+      holder.kill('SIGKILL');
+      bulkhead.dispose();
+      await connected.close();
+    }
+  }, 60_000);
+
   it('a process killed (SIGKILL) while holding all 20 permits gives them back within one lease', async () => {
     const lease = 1_500;
     const name = `killed-${process.pid}`;
-    const hog: ChildProcess = spawn(
-      process.execPath,
-      [
-        fixture,
-        String(redis().port),
-        String(httpPort),
-        name,
-        '20',
-        'hold',
-        '0',
-        '0',
-        String(lease),
-      ],
-      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    const held = await new Promise<number[]>((resolve, reject) => {
-      let out = '';
-      hog.stdout!.on('data', (chunk) => {
-        out += chunk;
-        if (out.includes('\n')) resolve((JSON.parse(out) as { held: number[] }).held);
-      });
-      hog.once('exit', (code) => reject(new Error(`hog exited with ${code}`)));
-    });
+    const { child: hog, lines } = spawnHolder(name, 20, lease);
+    const held = (await lines.next()).held as number[];
     expect(held).toHaveLength(20);
     const connected = await ioredisFactory.connect(redis().port);
     const bulkhead = new RedisBulkhead({
