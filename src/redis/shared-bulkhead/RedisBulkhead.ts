@@ -734,8 +734,9 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
       this.pumpFailed(sent, probe, new TypeError(`unexpected reply: ${String(raw)}`));
       return;
     }
-    this.pumping = false;
+    // Still pumping while it learns that Redis answers: the permits are handed out first.
     this.answered(probe, reply.live);
+    this.pumping = false;
     let unused: string[] | undefined;
     for (let i = 0; i < reply.granted; i++) {
       const permit = this.redisPermit(reply.firstToken + i, sent);
