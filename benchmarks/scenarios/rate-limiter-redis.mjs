@@ -12,6 +12,10 @@
  * - a hot key called faster than its rate but within its burst, so no call is refused:
  *   breakwater's lease mode (`lease: 10`) and without it.
  *
+ * - breakwater's `RedisBulkhead`: a permit taken and given back per call (two round trips:
+ *   the acquire script and the release script), with room for every caller, and with 100
+ *   callers for 20 permits, where callers wait in line and are woken by pub/sub.
+ *
  * The bare rows time an ioredis PING the same way: the floor of a round trip.
  *
  * Each row reports, under `memory` (see measure.mjs, kind 'memory'): `concurrency`,
@@ -274,7 +278,9 @@ async function measureRedis(spec, quick) {
       clientCpuUsPerDecision: (cpu.user + cpu.system) / decisions,
       serverUsPerDecision: (requests1.us - requests0.us) / decisions,
     };
-    if (stats1 !== undefined) {
+    if (stats1?.fallbackAdmissions !== undefined) {
+      figures.fallbackDecisions = stats1.fallbackAdmissions - stats0.fallbackAdmissions;
+    } else if (stats1 !== undefined) {
       figures.cachedRefusalsPer1000 = per1000(
         stats1.cachedRefusals - stats0.cachedRefusals,
         decisions,
@@ -435,6 +441,38 @@ export function rows({ quick }) {
         check: allAdmitted,
       });
     }
+  }
+  // The shared bulkhead: one permit taken and given back per call (two round trips), with room
+  // for every caller, and with 100 callers for 20 permits (callers wait, woken by pub/sub).
+  for (const [concurrency, max] of [
+    [1, 1_000],
+    [100, 1_000],
+    [100, 20],
+  ]) {
+    add({
+      library: LIB.breakwater,
+      variant: `RedisBulkhead acquire + release, maxConcurrent ${count(max)}, ${at(concurrency)}`,
+      baseline: bareVariant(concurrency, false),
+      concurrency,
+      autoPipelining: false,
+      outcome: 'wait',
+      make: withBw(
+        (m, client) =>
+          new m.RedisBulkhead({
+            client,
+            name: `bench-${max}`,
+            maxConcurrent: max,
+            maxQueue: 1_000,
+            onWarning: () => {},
+          }),
+      ),
+      call: (bulkhead) => async () => {
+        const permit = await bulkhead.acquire();
+        await permit.release();
+        return 0;
+      },
+      check: allAdmitted,
+    });
   }
   // The server stops after the last row (and is killed if the process ends before).
   const last = list[list.length - 1];

@@ -51,6 +51,29 @@ export {
   type StoreFailureMode,
 } from './rateLimiterOptions.js';
 export { GCRA_SCRIPT, GCRA_SCRIPT_SHA, type GcraDecision } from './script.js';
+export { redisBulkheadKind } from './shared-bulkhead/kind.js';
+export { type RedisBulkheadCounts, redisBulkheadFamilies } from './shared-bulkhead/metrics.js';
+export {
+  type RedisBulkheadOptions,
+  redisBulkheadDefaults,
+} from './shared-bulkhead/options.js';
+export {
+  PermitLostError,
+  type PermitLostEvent,
+  RedisBulkhead,
+  type RedisBulkheadStats,
+  type RedisPermit,
+  redisBulkhead,
+} from './shared-bulkhead/RedisBulkhead.js';
+export {
+  BULKHEAD_ACQUIRE_SCRIPT,
+  BULKHEAD_ACQUIRE_SCRIPT_SHA,
+  BULKHEAD_RELEASE_SCRIPT,
+  BULKHEAD_RELEASE_SCRIPT_SHA,
+  BULKHEAD_RENEW_SCRIPT,
+  BULKHEAD_RENEW_SCRIPT_SHA,
+} from './shared-bulkhead/scripts.js';
+export type { RedisSubscriberAdapter } from './shared-bulkhead/subscriber.js';
 export {
   MAX_NOW_US,
   MAX_SPAN_US,

@@ -1,0 +1,70 @@
+import { OptionsError } from '../../errors/OptionsError.js';
+import {
+  configSchema,
+  type InstanceHealth,
+  POLICY_KIND,
+  type PolicyKindDescriptor,
+} from '../../protocol/kind.js';
+import { type RedisBulkheadCounts, redisBulkheadMetrics } from './metrics.js';
+import type { RedisBulkheadOptions } from './options.js';
+import { RedisBulkhead, type RedisBulkheadStats } from './RedisBulkhead.js';
+
+const IN_CODE =
+  'a Redis bulkhead is built in code with its client (`new RedisBulkhead({ client, ... })`) and added with `registry.register(name, bulkhead)`';
+
+/** The state of a Redis bulkhead whose store answers, and of one admitting by onStoreFailure. */
+const AVAILABLE = 'available';
+const FALLBACK = 'fallback';
+
+/**
+ * The Redis bulkhead kind: registered bulkheads, and named ones built in code, show in
+ * snapshots, `/health` (state `available`, or `fallback` while `onStoreFailure` admits:
+ * degraded, never a reason for 503), metrics and the dashboard. Instances come from code
+ * only: config data cannot give a client. A bulkhead carries its kind, so a registry learns
+ * it from the first one it is handed.
+ */
+export const redisBulkheadKind: PolicyKindDescriptor<
+  RedisBulkhead,
+  RedisBulkheadOptions,
+  RedisBulkheadCounts
+> = {
+  name: 'redisBulkhead',
+  label: 'Redis bulkhead',
+  section: 'redisBulkheads',
+  is: (value): value is RedisBulkhead => value instanceof RedisBulkhead,
+  create: (options) => new RedisBulkhead(options as RedisBulkheadOptions),
+  resolve() {
+    throw new OptionsError('client', undefined, IN_CODE);
+  },
+  // Registered instances are never reconfigured from config data, and no other exists.
+  reconfigure: () => () => {},
+  dispose: (bulkhead) => bulkhead.dispose(),
+  view: (bulkhead) => ({
+    state: bulkhead.storeAvailable ? AVAILABLE : FALLBACK,
+    stats: bulkhead.stats(),
+  }),
+  state: (bulkhead) => (bulkhead.storeAvailable ? AVAILABLE : FALLBACK),
+  restState: AVAILABLE,
+  health: (state): InstanceHealth => (state === AVAILABLE ? 'ok' : 'degraded'),
+  config: {
+    schema: configSchema([]),
+    codeOnly: ['client'],
+    check() {},
+    missing: () => ({ option: 'client', message: `is required: ${IN_CODE}` }),
+  },
+  metrics: redisBulkheadMetrics,
+  dashboard({ state, stats }) {
+    const s = stats as RedisBulkheadStats;
+    return {
+      calls: s.admitted,
+      rejected: s.rejectionsByReason.full + s.rejectionsByReason.queueTimeout,
+      detail:
+        `${state === AVAILABLE ? 'Redis answers' : 'Redis away: admitting by onStoreFailure'}, ` +
+        `${s.inFlight} in flight here of ${s.maxConcurrent} shared, ${s.queueLength} waiting, ` +
+        `${s.liveInstances} live instances, ${s.permitsLost} permits lost`,
+    };
+  },
+};
+
+// A registry learns the kind from a bulkhead it is handed, so `kinds` need not name it.
+Object.defineProperty(RedisBulkhead.prototype, POLICY_KIND, { value: redisBulkheadKind });

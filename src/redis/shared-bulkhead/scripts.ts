@@ -1,0 +1,164 @@
+/**
+ * The Lua scripts of a Redis bulkhead: permits are members of one sorted set whose scores are
+ * their lease expiries in ms of Redis `TIME` (the only clock the shared state uses). Each
+ * script is one round trip; keys arrive as KEYS and values as ARGV only, so the scripts (and
+ * their SHA1s) never change. Every key is written with a TTL: a bulkhead nobody uses leaves
+ * nothing behind after two leases.
+ *
+ * The fencing token of a permit is `max(last token + 1, TIME in µs)`: strictly increasing
+ * while the token key lives, and still above every earlier token after the key expired or the
+ * data was lost (a restart, FLUSHALL), as long as the server's clock does not step back.
+ * Members are `<instance id>:<fencing token>`, so a process knows the members it holds from
+ * the reply alone. `string.format('%.0f', x)` writes integers: `tostring` would print 1.7e+15.
+ */
+
+/**
+ * KEYS: permits (zset), fencing token (string), instances (zset).
+ * ARGV: limit, permits wanted, lease ms, instance id, key TTL ms.
+ * Drops expired permits, grants up to the wanted number within the limit, and registers the
+ * instance as live for one lease. Returns { granted, first token (0 when none), live
+ * instances, ms until the earliest lease ends when the set is full after the grant (else -1) }.
+ */
+export const BULKHEAD_ACQUIRE_SCRIPT: string = `if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local now = math.floor(nowUs / 1000)
+local limit = tonumber(ARGV[1])
+local lease = tonumber(ARGV[3])
+local ttl = tonumber(ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local held = redis.call('ZCARD', KEYS[1])
+local granted = math.min(tonumber(ARGV[2]), limit - held)
+local first = 0
+if granted > 0 then
+  local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+  first = math.max(last + 1, nowUs)
+  for i = 0, granted - 1 do
+    redis.call('ZADD', KEYS[1], now + lease, ARGV[4] .. ':' .. string.format('%.0f', first + i))
+  end
+  redis.call('SET', KEYS[2], string.format('%.0f', first + granted - 1), 'PX', ttl)
+  redis.call('PEXPIRE', KEYS[1], ttl)
+else
+  granted = 0
+end
+redis.call('ZADD', KEYS[3], now + lease, ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+redis.call('PEXPIRE', KEYS[3], ttl)
+local live = redis.call('ZCARD', KEYS[3])
+local wait = -1
+if held + granted >= limit then
+  local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  if head[2] then wait = tonumber(head[2]) - now end
+end
+return { granted, first, live, wait }
+`;
+
+/**
+ * KEYS: permits (zset), instances (zset).
+ * ARGV: lease ms, instance id, key TTL ms, then the members to renew.
+ * Drops expired permits, extends each member still held by one lease, and registers the
+ * instance as live. Returns { live instances, ...members no longer held (expired or gone) }.
+ */
+export const BULKHEAD_RENEW_SCRIPT: string = `if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = math.floor((tonumber(t[1]) * 1000000 + tonumber(t[2])) / 1000)
+local lease = tonumber(ARGV[1])
+local ttl = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local reply = { 0 }
+for i = 4, #ARGV do
+  if redis.call('ZSCORE', KEYS[1], ARGV[i]) then
+    redis.call('ZADD', KEYS[1], 'XX', now + lease, ARGV[i])
+  else
+    reply[#reply + 1] = ARGV[i]
+  end
+end
+if #ARGV >= 4 then redis.call('PEXPIRE', KEYS[1], ttl) end
+redis.call('ZADD', KEYS[2], now + lease, ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+redis.call('PEXPIRE', KEYS[2], ttl)
+reply[1] = redis.call('ZCARD', KEYS[2])
+return reply
+`;
+
+/**
+ * KEYS: permits (zset).
+ * ARGV: the channel to publish on, then the members to release.
+ * Removes the members and publishes how many slots that freed (waiters elsewhere wake on it).
+ * Returns one flag per member: 1 when it was held, 0 when its lease had already ended.
+ */
+export const BULKHEAD_RELEASE_SCRIPT: string = `if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = math.floor((tonumber(t[1]) * 1000000 + tonumber(t[2])) / 1000)
+local freed = 0
+local flags = {}
+for i = 2, #ARGV do
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  flags[i - 1] = 0
+  if score then
+    redis.call('ZREM', KEYS[1], ARGV[i])
+    freed = freed + 1
+    if tonumber(score) > now then flags[i - 1] = 1 end
+  end
+end
+if freed > 0 then redis.call('PUBLISH', ARGV[1], freed) end
+return flags
+`;
+
+/**
+ * SHA1s of the scripts, the names EVALSHA runs them by: written out so the library needs no
+ * hashing code (a test checks them against the scripts; the store takes what SCRIPT LOAD
+ * returns anyway).
+ */
+export const BULKHEAD_ACQUIRE_SCRIPT_SHA = 'b5bcf4b5179bf2a160143b348fe44b4ef8bbfe32';
+export const BULKHEAD_RENEW_SCRIPT_SHA = 'd6e1c21fbf532be633b630fdae8dbbcf08eca398';
+export const BULKHEAD_RELEASE_SCRIPT_SHA = 'ad7cf4c2be93f1230a8e4064d412e9dd2b53ab9c';
+
+/** @internal The reply of {@link BULKHEAD_ACQUIRE_SCRIPT}. */
+export interface AcquireReply {
+  readonly granted: number;
+  readonly firstToken: number;
+  readonly live: number;
+  /** ms until the earliest lease ends when the set is full, else -1. */
+  readonly wait: number;
+}
+
+/** @internal The reply of {@link BULKHEAD_ACQUIRE_SCRIPT}, or undefined for another shape. */
+export function acquireReplyOf(reply: unknown): AcquireReply | undefined {
+  if (!Array.isArray(reply) || reply.length !== 4) return undefined;
+  const granted = integerOf(reply[0]);
+  const firstToken = integerOf(reply[1]);
+  const live = integerOf(reply[2]);
+  const wait = integerOf(reply[3]);
+  if (granted >= 0 && firstToken >= 0 && live >= 0 && wait >= -1) {
+    return { granted, firstToken, live, wait };
+  }
+  return undefined;
+}
+
+/** @internal The reply of {@link BULKHEAD_RENEW_SCRIPT}: live instances and the members lost. */
+export function renewReplyOf(reply: unknown): { live: number; lost: string[] } | undefined {
+  if (!Array.isArray(reply) || reply.length < 1) return undefined;
+  const live = integerOf(reply[0]);
+  if (!(live >= 0)) return undefined;
+  const lost: string[] = [];
+  for (let i = 1; i < reply.length; i++) lost.push(String(reply[i]));
+  return { live, lost };
+}
+
+/** @internal The reply of {@link BULKHEAD_RELEASE_SCRIPT}: one flag per member. */
+export function releaseReplyOf(reply: unknown, count: number): number[] | undefined {
+  if (!Array.isArray(reply) || reply.length !== count) return undefined;
+  const flags = reply.map(integerOf);
+  return flags.every((f) => f === 0 || f === 1) ? flags : undefined;
+}
+
+/** An integer reply as a number (clients may map integers to strings or bigints); else NaN. */
+function integerOf(value: unknown): number {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : Number.NaN;
+  if (typeof value === 'bigint' || (typeof value === 'string' && /^-?\d+$/.test(value))) {
+    const n = Number(value);
+    return Number.isSafeInteger(n) ? n : Number.NaN;
+  }
+  return Number.NaN;
+}

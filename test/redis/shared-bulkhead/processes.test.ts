@@ -1,0 +1,235 @@
+/**
+ * A RedisBulkhead shared by real separate processes (the BUILT package; `npm test` builds
+ * first), calling a loopback HTTP server that counts its own requests in flight: never more
+ * than the shared limit at once, fencing tokens unique and increasing, and the permits of a
+ * process killed while holding them back within one lease.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { RedisBulkhead, type RedisPermit } from '../../../src/redis/index.js';
+import { runNodeScript } from '../../support/child.js';
+import { ioredisFactory } from '../../support/redis-clients.js';
+import { describeRedis, exited } from '../../support/redis-server.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const fixture = fileURLToPath(new URL('../fixtures/bulkhead-caller.mjs', import.meta.url));
+
+interface Report {
+  tokens: number[];
+  calls: number;
+  lost: number;
+  stats: { admitted: number; fallbackAdmissions: number; storeAvailable: boolean };
+}
+
+/** A loopback server that holds each request a few ms and counts those in flight. */
+function countingServer() {
+  const state = { inFlight: 0, maxInFlight: 0, requests: 0, tokens: new Set<number>() };
+  const server = createServer((req, res) => {
+    state.inFlight++;
+    state.requests++;
+    if (state.inFlight > state.maxInFlight) state.maxInFlight = state.inFlight;
+    state.tokens.add(Number(new URL(req.url!, 'http://x').searchParams.get('fence')));
+    setTimeout(
+      () => {
+        state.inFlight--;
+        res.end('ok');
+      },
+      5 + (state.requests % 4) * 5,
+    );
+  });
+  return { server, state };
+}
+
+/**
+ * Starts the fixture holding `max` permits of `name`; `lines.next()` resolves with each JSON
+ * line it prints (an unhandled rejection line fails the test).
+ */
+function spawnHolder(name: string, max: number, lease: number) {
+  const args = [redisPort, httpPort, name, max, 'hold', 0, 0, lease].map(String);
+  const child = spawn(process.execPath, [fixture, ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const queue: Record<string, unknown>[] = [];
+  const waiters: ((line: Record<string, unknown>) => void)[] = [];
+  const failures: ((error: Error) => void)[] = [];
+  let out = '';
+  child.stdout!.on('data', (chunk) => {
+    out += chunk;
+    for (let nl = out.indexOf('\n'); nl >= 0; nl = out.indexOf('\n')) {
+      const line = JSON.parse(out.slice(0, nl)) as Record<string, unknown>;
+      out = out.slice(nl + 1);
+      if (line.unhandled !== undefined) {
+        for (const fail of failures.splice(0)) fail(new Error(`unhandled: ${line.unhandled}`));
+        continue;
+      }
+      const waiter = waiters.shift();
+      failures.shift();
+      if (waiter !== undefined) waiter(line);
+      else queue.push(line);
+    }
+  });
+  child.once('exit', (code) => {
+    for (const fail of failures.splice(0)) fail(new Error(`the holder exited with ${code}`));
+  });
+  const lines = {
+    next: () =>
+      new Promise<Record<string, unknown>>((resolve, reject) => {
+        const line = queue.shift();
+        if (line !== undefined) {
+          resolve(line);
+          return;
+        }
+        waiters.push(resolve);
+        failures.push(reject);
+      }),
+  };
+  return { child, lines };
+}
+
+let redisPort = 0;
+let http: ReturnType<typeof countingServer>;
+let httpPort = 0;
+
+beforeAll(async () => {
+  if (!existsSync(`${root}dist/redis/index.js`)) {
+    throw new Error('The package is not built (missing dist/redis/index.js): run npm run build');
+  }
+  http = countingServer();
+  await new Promise<void>((resolve) => http.server.listen(0, '127.0.0.1', resolve));
+  httpPort = (http.server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => (http.server as Server).close(resolve));
+});
+
+describeRedis('RedisBulkhead across processes', (redis) => {
+  beforeAll(() => {
+    redisPort = redis().port;
+  });
+
+  it('4 processes x 10 callers, a shared limit of 20: never more than 20 requests in flight at the server, fencing tokens unique and increasing in each process', async () => {
+    const name = `procs-${process.pid}`;
+    const startAt = Date.now() + 1_500;
+    const endAt = startAt + 3_000;
+    const runs = [1, 2, 3, 4].map(() =>
+      runNodeScript(
+        fixture,
+        [redis().port, httpPort, name, 20, 10, startAt, endAt, 3_000],
+        root,
+        30_000,
+      ),
+    );
+    const exits = await Promise.all(runs);
+    for (const exit of exits) {
+      expect(exit.code, exit.stderr).toBe(0);
+    }
+    const reports = exits.map((exit) => JSON.parse(exit.stdout) as Report);
+    const tokens = reports.flatMap((r) => r.tokens);
+    const calls = reports.reduce((n, r) => n + r.calls, 0);
+    console.log(
+      `bulkhead across 4 processes: ${calls} calls, max in flight at the server ${http.state.maxInFlight} (limit 20)`,
+    );
+    expect(http.state.maxInFlight).toBeLessThanOrEqual(20);
+    // The limit was contended: 40 callers for 20 permits.
+    expect(http.state.maxInFlight).toBeGreaterThanOrEqual(10);
+    expect(calls).toBe(http.state.requests);
+    expect(new Set(tokens).size).toBe(tokens.length);
+    for (const r of reports) {
+      for (let i = 1; i < r.tokens.length; i++)
+        expect(r.tokens[i]).toBeGreaterThan(r.tokens[i - 1]!);
+      expect(r.lost).toBe(0);
+      expect(r.stats.fallbackAdmissions).toBe(0);
+    }
+  }, 60_000);
+
+  it('a process stopped (SIGSTOP) for longer than its lease loses its permits to others, and on SIGCONT reports each loss as an event, with no error', async () => {
+    const lease = 1_500;
+    const name = `stopped-${process.pid}`;
+    const { child: holder, lines } = spawnHolder(name, 5, lease);
+    const held = (await lines.next()).held as number[];
+    expect(held).toHaveLength(5);
+    const connected = await ioredisFactory.connect(redis().port);
+    const bulkhead = new RedisBulkhead({
+      client: connected.client,
+      name,
+      maxConcurrent: 5,
+      lease,
+      maxQueue: 5,
+      onWarning: () => {},
+    });
+    try {
+      holder.kill('SIGSTOP');
+      // Its leases end within one lease; the waiting calls take the permits.
+      const permits = await Promise.all(Array.from({ length: 5 }, () => bulkhead.acquire()));
+      expect(permits.every((p) => !p.local && p.fencingToken! > Math.max(...held))).toBe(true);
+      holder.kill('SIGCONT');
+      const lost: { fencingToken: number }[] = [];
+      for (let i = 0; i < 5; i++) lost.push((await lines.next()).lost as { fencingToken: number });
+      expect(lost.map((e) => e.fencingToken).sort()).toEqual([...held].sort());
+      // Still alive: the loss is an event, not a crash.
+      expect(holder.exitCode).toBe(null);
+      await Promise.all(permits.map((p) => p.release()));
+    } finally {
+      holder.kill('SIGCONT');
+      holder.kill('SIGKILL');
+      bulkhead.dispose();
+      await connected.close();
+    }
+  }, 60_000);
+
+  it('a process killed (SIGKILL) while holding all 20 permits gives them back within one lease', async () => {
+    const lease = 1_500;
+    const name = `killed-${process.pid}`;
+    const { child: hog, lines } = spawnHolder(name, 20, lease);
+    const held = (await lines.next()).held as number[];
+    expect(held).toHaveLength(20);
+    const connected = await ioredisFactory.connect(redis().port);
+    const bulkhead = new RedisBulkhead({
+      client: connected.client,
+      name,
+      maxConcurrent: 20,
+      lease,
+      maxQueue: 20,
+      onWarning: () => {},
+    });
+    try {
+      const waiting = Array.from({ length: 20 }, () => bulkhead.acquire());
+      const killedAt = performance.now();
+      const [s, us] = (await redis().command('TIME')) as [string, string];
+      const killedAtServer = Number(s) * 1_000 + Math.floor(Number(us) / 1_000);
+      hog.kill('SIGKILL');
+      await exited(hog);
+      // Every lease of the dead process ends within one lease of its death (server clock).
+      const scores = (await redis().command(
+        'ZRANGE',
+        bulkhead.keys.permits,
+        '0',
+        '-1',
+        'WITHSCORES',
+      )) as string[];
+      const ends = scores.filter((_, i) => i % 2 === 1).map(Number);
+      expect(ends).toHaveLength(20);
+      for (const end of ends) expect(end).toBeLessThanOrEqual(killedAtServer + lease);
+      const permits: RedisPermit[] = await Promise.all(waiting);
+      const tookMs = performance.now() - killedAt;
+      console.log(
+        `permits of a killed process back after ${Math.round(tookMs)} ms (lease ${lease} ms)`,
+      );
+      expect(permits.every((p) => !p.local && p.fencingToken! > Math.max(...held))).toBe(true);
+      // Granted when the earliest lease ended (<= one lease), plus a poll's round trip on a
+      // busy machine.
+      expect(tookMs).toBeLessThan(lease + 1_000);
+      await Promise.all(permits.map((p) => p.release()));
+    } finally {
+      hog.kill('SIGKILL');
+      bulkhead.dispose();
+      await connected.close();
+    }
+  }, 60_000);
+});
