@@ -12,6 +12,8 @@ import { asyncTarget } from '../lib/targets.mjs';
 export const title = 'Creating 100,000 circuit breakers';
 export const order = 11;
 
+/** The keyed row's baseline: making the new key's string. */
+const NEW_KEY = 'a new key (`host-${n++}`)';
 /** The keyed row's variant. */
 const KEYED_VARIANT = 'registry.keyedCircuitBreaker(api, new key), 100,000 keys at most';
 const CONSECUTIVE_VARIANT = 'new CircuitBreaker (consecutive 5)';
@@ -48,8 +50,19 @@ export function rows({ quick }) {
     ),
   ];
   out.push({
+    library: 'bare',
+    variant: NEW_KEY,
+    kind: 'sync',
+    prepare: () => {
+      let next = 0;
+      return () => `host-${next++}`;
+    },
+    check: (o) => o.ok && typeof o.value === 'string',
+  });
+  out.push({
     library: LIB.breakwater,
     variant: KEYED_VARIANT,
+    baseline: NEW_KEY,
     // Not kept: the registry keeps a bounded number of live instances per name and stores the
     // state of the others, which a caller holding every instance would defeat.
     kind: 'sync',

@@ -146,17 +146,8 @@ function assignSlots(
     if (needs.timeSlot) timeSlotOf[i] = next++;
   });
   const startedSlot = timed ? next++ : NO_SLOT;
-  if (next === 0 && steps.length <= NO_SLOTS.length) {
-    return { slotOf: NO_SLOTS, timeSlotOf: NO_SLOTS, startedSlot, slotCount: 0 };
-  }
   return { slotOf, timeSlotOf, startedSlot, slotCount: next };
 }
-
-/**
- * What pipelines without a slot share (most of them: gates alone), rather than two arrays
- * each, which a pipeline per key would pay for every key. Nothing writes to it.
- */
-const NO_SLOTS: readonly number[] = new Array(32).fill(NO_SLOT);
 
 /** The races of every pipeline without a hedge: never pushed to, since no race is made. */
 const NO_RACES: HedgeRace[] = [];

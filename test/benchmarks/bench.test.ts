@@ -238,6 +238,8 @@ describe('npm run bench -- --quick --json FILE', () => {
       'hedge-first-wins',
       'load-shedder-vs-bulkhead',
       'load-shedder-bytes',
+      'breaker-creation',
+      'registry-new-key',
     ]);
     for (const b of report.budgets) {
       if (b.kind === 'na') {
