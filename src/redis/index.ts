@@ -51,6 +51,7 @@ export {
   type StoreFailureMode,
 } from './rateLimiterOptions.js';
 export { GCRA_SCRIPT, GCRA_SCRIPT_SHA, type GcraDecision } from './script.js';
+export * from './shared-breaker/index.js';
 export {
   MAX_NOW_US,
   MAX_SPAN_US,

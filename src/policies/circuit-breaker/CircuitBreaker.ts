@@ -29,6 +29,7 @@ import {
 } from './options.js';
 import { enterHalfOpen, releaseProbe } from './probes.js';
 import { applyBreakerOptions, checkBreakerOptions } from './reconfigure.js';
+import { holdOpen } from './shared.js';
 import { type CircuitBreakerSnapshot, restoreSnapshot, snapshotOf } from './snapshot.js';
 import {
   type CircuitState,
@@ -162,7 +163,11 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
   private acquireSlow(now: number): number {
     if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(now);
     if (this.s === S_HALF_OPEN) {
-      if (this.probesStarted < this.o.probes && this.probesInFlight < this.o.maxConcurrentProbes) {
+      if (
+        this.probesStarted < this.o.probes &&
+        this.probesInFlight < this.o.maxConcurrentProbes &&
+        (this.probeGate === undefined || this.probeGate.mayProbe(now))
+      ) {
         if (this.halfOpenDeadline === Number.POSITIVE_INFINITY) {
           this.halfOpenDeadline = now + this.o.halfOpenMaxWait;
         }
@@ -376,6 +381,16 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
       length,
     );
     this.window.reset();
+  }
+
+  /**
+   * @internal Holds the breaker open until `until` (a time of its clock), as shared signals
+   * ask: a closed or half-open breaker opens (reason `shared-open`), an open one keeps its break
+   * or a longer one. Disabled, metrics-only and forced-open breakers are left alone. True when
+   * the breaker opened.
+   */
+  holdOpen(until: number): boolean {
+    return holdOpen(this, until);
   }
 
   /** @internal */
