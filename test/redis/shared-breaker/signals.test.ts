@@ -268,7 +268,6 @@ describeRedis('shared breaker signals', (redis) => {
       await expect(x.p.execute(() => Promise.reject(boom))).rejects.toBe(boom);
       expect(x.breaker.state).toBe('open');
       await redis().restart();
-      await until(async () => false as never, 0);
       for (let i = 0; i < 100 && !x.signals.storeAvailable; i++) {
         await x.signals.sync();
         await sleep(20);
