@@ -41,7 +41,7 @@ export const sharedSignalsKind: PolicyKindDescriptor<
   SharedSignalsOptions,
   SharedSignalsCounts
 > = {
-  name: 'sharedBreakerSignals',
+  name: 'sharedSignals',
   label: 'shared breaker signals',
   section: 'sharedBreakerSignals',
   is: (value): value is RedisBreakerSignals => value instanceof RedisBreakerSignals,
