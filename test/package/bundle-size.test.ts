@@ -25,11 +25,12 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * the executor's hedge case, whose race code stays with the hedge policy: 74.8 to 75.5 kB) or
  * of one of the four
  * policies that cannot be left out of a program that does not use it (the bulkhead's queue
- * disciplines, LIFO and CoDel, and the compaction of its queue: 69.4 to 73.1 kB). What
+ * disciplines, LIFO and CoDel, and the compaction of its queue: 69.4 to 73.1 kB; the breaker's
+ * probe gate, which shared signals lease half-open probes through: 75.50 to 75.53 kB). What
  * the bytes are spent on is logged by area on every run.
  */
 const TARGET_BYTES = 25_000;
-const CEILING_BYTES = 75_500;
+const CEILING_BYTES = 75_550;
 
 /** Folders of src/ that a program using only policies and pipelines must not pay for. */
 const UNUSED_FOLDERS = [

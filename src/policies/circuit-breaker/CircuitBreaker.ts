@@ -29,7 +29,6 @@ import {
 } from './options.js';
 import { enterHalfOpen, releaseProbe } from './probes.js';
 import { applyBreakerOptions, checkBreakerOptions } from './reconfigure.js';
-import { holdOpen } from './shared.js';
 import { type CircuitBreakerSnapshot, restoreSnapshot, snapshotOf } from './snapshot.js';
 import {
   type CircuitState,
@@ -166,7 +165,7 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
       if (
         this.probesStarted < this.o.probes &&
         this.probesInFlight < this.o.maxConcurrentProbes &&
-        (this.probeGate === undefined || this.probeGate.mayProbe(now))
+        this.probeGate?.mayProbe(now) !== false
       ) {
         if (this.halfOpenDeadline === Number.POSITIVE_INFINITY) {
           this.halfOpenDeadline = now + this.o.halfOpenMaxWait;
@@ -381,16 +380,6 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
       length,
     );
     this.window.reset();
-  }
-
-  /**
-   * @internal Holds the breaker open until `until` (a time of its clock), as shared signals
-   * ask: a closed or half-open breaker opens (reason `shared-open`), an open one keeps its break
-   * or a longer one. Disabled, metrics-only and forced-open breakers are left alone. True when
-   * the breaker opened.
-   */
-  holdOpen(until: number): boolean {
-    return holdOpen(this, until);
   }
 
   /** @internal */

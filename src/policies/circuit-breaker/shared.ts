@@ -3,7 +3,13 @@ import { awaitBreakEnd } from './breakEnd.js';
 import type { CircuitBreaker } from './CircuitBreaker.js';
 import { S_CLOSED, S_HALF_OPEN, S_OPEN } from './state.js';
 
-/** @internal See {@link CircuitBreaker.holdOpen}. */
+/**
+ * @internal Holds breaker `b` open until `until` (a time of its clock), as shared signals ask:
+ * a closed or half-open breaker opens (reason `shared-open`), an open one keeps its break or a
+ * longer one. Disabled, metrics-only and forced-open breakers are left alone. True when the
+ * breaker opened. A function, not a method, so that programs without shared signals do not
+ * carry it.
+ */
 export function holdOpen(b: CircuitBreaker, until: number): boolean {
   const now = b.clock.now();
   b.settleTime(now);

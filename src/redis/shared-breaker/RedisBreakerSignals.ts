@@ -4,6 +4,7 @@ import { type Disposer, Listeners } from '../../events/Listeners.js';
 import type { CircuitBreaker } from '../../policies/circuit-breaker/CircuitBreaker.js';
 import type { StateChangeEvent } from '../../policies/circuit-breaker/events.js';
 import type { ProbeGate } from '../../policies/circuit-breaker/probes.js';
+import { holdOpen } from '../../policies/circuit-breaker/shared.js';
 import { S_HALF_OPEN, S_OPEN } from '../../policies/circuit-breaker/state.js';
 import { brand } from '../../protocol/brand.js';
 import type { StoreStateEvent } from '../RedisRateLimiter.js';
@@ -434,7 +435,7 @@ export class RedisBreakerSignals implements ProbeGate {
       b.settleNow();
       if (b.s !== S_OPEN && b.s !== S_HALF_OPEN) return;
     }
-    if (b.holdOpen(until)) this.nHeldOpen++;
+    if (holdOpen(b, until)) this.nHeldOpen++;
   }
 
   private readonly onMessage = (text: string): void => {
