@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createObservabilityHandler } from '../../../src/http/index.js';
 import {
   CircuitBreaker,
+  ConfigError,
   collectMetrics,
   OptionsError,
   prometheusText,
@@ -104,6 +105,15 @@ describeRedis('shared breaker signals in a registry', (redis) => {
       await connected.close();
       await redis().restart();
     }
+  });
+});
+
+describe('sharedSignalsKind', () => {
+  it('builds no instance from config data: the name asked for says to attach signals in code and register them', () => {
+    const registry = new Registry({}, { kinds: [sharedSignalsKind] });
+    expect(() => registry.get(sharedSignalsKind, 'payments')).toThrow(ConfigError);
+    expect(() => registry.get(sharedSignalsKind, 'payments')).toThrow(/registry\.register/);
+    registry.dispose();
   });
 });
 
