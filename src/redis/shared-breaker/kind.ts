@@ -73,7 +73,8 @@ export const sharedSignalsKind: PolicyKindDescriptor<
           ? `shared open for ${Math.ceil(s.sharedOpenRemaining)} ms more`
           : 'shared state closed';
     return {
-      calls: s.roundTrips,
+      trend: s.roundTrips,
+      trendLabel: 'Redis round trips per second',
       detail: `${what}, ${s.reports} reports, ${s.heldOpen} held open, ${s.leasesGranted} probe leases, ${s.roundTrips} round trips`,
     };
   },
