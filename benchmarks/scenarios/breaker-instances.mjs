@@ -102,7 +102,7 @@ const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export const budgets = [
   {
     id: 'breaker-creation',
-    rank: 32,
+    rank: 34,
     kind: 'limit',
     label: 'creating a circuit breaker (consecutive 5), kept alive: time and bytes per breaker',
     scenario: 'breaker-instances',
@@ -111,7 +111,7 @@ export const budgets = [
   },
   {
     id: 'registry-new-key',
-    rank: 33,
+    rank: 35,
     kind: 'limit',
     label: 'a new key in the registry (its breaker made, the least recently used key evicted)',
     scenario: 'breaker-instances',

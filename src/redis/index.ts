@@ -74,6 +74,7 @@ export {
   BULKHEAD_RENEW_SCRIPT_SHA,
 } from './shared-bulkhead/scripts.js';
 export type { RedisSubscriberAdapter } from './shared-bulkhead/subscriber.js';
+export * from './shared-breaker/index.js';
 export {
   MAX_NOW_US,
   MAX_SPAN_US,

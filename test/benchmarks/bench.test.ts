@@ -97,6 +97,7 @@ const LIBRARIES: Record<string, string[]> = {
   metrics: ['breakwater'],
   hedge: ['breakwater'],
   'load-shedder': ['breakwater'],
+  'shared-breaker': ['breakwater'],
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'breakwater-bench-'));
@@ -238,6 +239,8 @@ describe('npm run bench -- --quick --json FILE', () => {
       'hedge-first-wins',
       'load-shedder-vs-bulkhead',
       'load-shedder-bytes',
+      'shared-breaker-vs-plain',
+      'shared-breaker-bytes',
       'breaker-creation',
       'registry-new-key',
     ]);

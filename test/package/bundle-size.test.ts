@@ -22,16 +22,16 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * what it weighs now plus a little, lowered as it shrinks, and raised only for a feature of the
  * executor every pipeline has (a call's own deadline: 66.3 to 69.4 kB; a call's criticality:
  * 73.1 to 73.6 kB; the retry budget's hooks in the executor and the retry: 73.6 to 74.8 kB;
- * the executor's hedge case, whose race code stays with the hedge policy: 74.8 to 75.5 kB; timeouts
- * outside a hedge bounding its pushback waits, and the pushback question the retry shares with
- * the hedge: 75.5 to 75.55 kB) or
- * of one of the four
- * policies that cannot be left out of a program that does not use it (the bulkhead's queue
- * disciplines, LIFO and CoDel, and the compaction of its queue: 69.4 to 73.1 kB). What
+ * the executor's hedge case, whose race code stays with the hedge policy: 74.8 to 75.5 kB;
+ * timeouts outside a hedge bounding its pushback waits, and the pushback question the retry
+ * shares with the hedge: +57 B) or of one of the four policies that cannot be left out of a
+ * program that does not use it (the bulkhead's queue disciplines, LIFO and CoDel, and the
+ * compaction of its queue: 69.4 to 73.1 kB; the breaker's probe gate, which shared signals
+ * lease half-open probes through: +25 B; together 75.5 to 75.61 kB). What
  * the bytes are spent on is logged by area on every run.
  */
 const TARGET_BYTES = 25_000;
-const CEILING_BYTES = 75_550;
+const CEILING_BYTES = 75_650;
 
 /** Folders of src/ that a program using only policies and pipelines must not pay for. */
 const UNUSED_FOLDERS = [

@@ -162,7 +162,11 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
   private acquireSlow(now: number): number {
     if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(now);
     if (this.s === S_HALF_OPEN) {
-      if (this.probesStarted < this.o.probes && this.probesInFlight < this.o.maxConcurrentProbes) {
+      if (
+        this.probesStarted < this.o.probes &&
+        this.probesInFlight < this.o.maxConcurrentProbes &&
+        this.probeGate?.mayProbe(now) !== false
+      ) {
         if (this.halfOpenDeadline === Number.POSITIVE_INFINITY) {
           this.halfOpenDeadline = now + this.o.halfOpenMaxWait;
         }

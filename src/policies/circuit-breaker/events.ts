@@ -10,7 +10,9 @@ export type TransitionReason =
   | 'probes-succeeded'
   | 'probes-failed'
   | 'half-open-timeout'
-  | 'manual';
+  | 'manual'
+  /** Held open by shared signals: a quorum of instances reported open (`breakwater/redis`). */
+  | 'shared-open';
 
 /** Emitted on every state change. */
 export interface StateChangeEvent {

@@ -10,6 +10,7 @@ import { BrokenCircuitError, IsolatedCircuitError } from './errors.js';
 import type { CallOutcomeEvent, RejectedEvent, StateChangeEvent } from './events.js';
 import { makeWindow } from './makeWindow.js';
 import type { ResolvedBreakerOptions } from './options.js';
+import type { ProbeGate } from './probes.js';
 import { NOT_QUIET, S_CLOSED } from './state.js';
 import type { HealthWindow } from './windows/HealthWindow.js';
 
@@ -47,6 +48,11 @@ export abstract class BreakerFields extends RunsAlone {
   readonly latencyShared: boolean;
   /** @internal Set by a registry: sees every transition. */
   transitionSink: TransitionSink | undefined = undefined;
+  /**
+   * @internal Set by shared signals (`breakwater/redis`): asked before each half-open probe is
+   * admitted, never on the closed path.
+   */
+  probeGate: ProbeGate | undefined = undefined;
 
   /** @internal Replaced as a whole by `reconfigure`; every call reads it as before. */
   o: ResolvedBreakerOptions;

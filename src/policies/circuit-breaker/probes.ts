@@ -2,6 +2,14 @@ import { announceChange } from './announce.js';
 import type { CircuitBreaker } from './CircuitBreaker.js';
 import { S_HALF_OPEN, S_OPEN } from './state.js';
 
+/**
+ * @internal What a breaker asks, when half-open, before admitting a probe it has room for:
+ * false refuses the call. Shared signals lease probes cluster-wide through it.
+ */
+export interface ProbeGate {
+  mayProbe(now: number): boolean;
+}
+
 // The half-open bookkeeping of a breaker: a handful of calls per break, off the closed path.
 
 /** @internal Moves open breaker `b`, whose break is over at `now`, to half-open. */

@@ -1,0 +1,16 @@
+export { sharedSignalsKind } from './kind.js';
+export { type SharedSignalsCounts, sharedSignalsFamilies } from './metrics.js';
+export { type SharedQuorum, type SharedSignalsOptions, sharedSignalsDefaults } from './options.js';
+export {
+  RedisBreakerSignals,
+  type SharedSignalsStats,
+  sharedSignals,
+} from './RedisBreakerSignals.js';
+export {
+  LEASE_SCRIPT,
+  type LuaScript,
+  OUTCOME_SCRIPT,
+  REPORT_SCRIPT,
+  SYNC_SCRIPT,
+  WITHDRAW_SCRIPT,
+} from './scripts.js';

@@ -1,0 +1,139 @@
+/**
+ * The Lua scripts of shared breaker signals. Every time in them is Redis `TIME` (ms, or µs for
+ * fencing tokens); a client's clock never reaches Redis, and what comes back is a duration
+ * (ms left), which each instance adds to its own monotonic clock. Keys and values arrive only
+ * as KEYS/ARGV, so the texts (and their SHA1s) never change. Each script is O(log n) in the
+ * instances of one breaker name, apart from dropping expired members.
+ */
+
+/** The server's time in ms, and the start of each script. */
+const NOW = `if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
+/**
+ * Records `instance` open for `breakMs` in the reports (key `reportsKey`) and opens the shared
+ * state (`stateKey`) for that long when the live reports reach the quorum: `quorum` instances,
+ * or more when `share` (a share of the live instances, heartbeats in `liveKey`) asks for more.
+ * Publishes `open <ms>` on `channel` when it opens or lengthens the shared state. Sets
+ * `reports`, `need`, `opened` (0|1), `remaining` (ms the shared state is open, or 0).
+ */
+const REPORT = `redis.call('ZREMRANGEBYSCORE', reportsKey, '-inf', now)
+redis.call('ZADD', reportsKey, now + breakMs, instance)
+if redis.call('PTTL', reportsKey) < breakMs then redis.call('PEXPIRE', reportsKey, breakMs) end
+local reports = redis.call('ZCARD', reportsKey)
+local need = quorum
+if share ~= '' then
+  redis.call('ZREMRANGEBYSCORE', liveKey, '-inf', now)
+  local byShare = math.ceil(tonumber(share) * redis.call('ZCARD', liveKey) - 1e-9)
+  if byShare > need then need = byShare end
+end
+local remaining = redis.call('PTTL', stateKey)
+local opened = 0
+if reports >= need and remaining < breakMs then
+  redis.call('SET', stateKey, '1', 'PX', breakMs)
+  redis.call('PUBLISH', channel, 'open ' .. breakMs)
+  remaining = breakMs
+  opened = 1
+end
+if remaining < 0 then remaining = 0 end
+`;
+
+/**
+ * An instance's breaker opened: its report, and the shared state when the quorum is reached.
+ * KEYS: reports, live, state. ARGV: instance, breakMs, quorum, share ('' for none), channel.
+ * Returns { reports, need, opened (0|1), remaining ms of the shared state }.
+ */
+export const REPORT_SCRIPT: string = `${NOW}local reportsKey, liveKey, stateKey = KEYS[1], KEYS[2], KEYS[3]
+local instance, breakMs, quorum = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local share, channel = ARGV[4], ARGV[5]
+${REPORT}return { reports, need, opened, remaining }
+`;
+
+/**
+ * An instance's breaker closed on its own probes: its report is withdrawn.
+ * KEYS: reports. ARGV: instance. Returns 1.
+ */
+export const WITHDRAW_SCRIPT: string = `${NOW}redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREM', KEYS[1], ARGV[1])
+return 1
+`;
+
+/**
+ * Asks for the cluster-wide half-open probe lease.
+ * KEYS: probe, fence, state. ARGV: instance, leaseMs, fenceTtlMs.
+ * Returns { granted (0|1), token (the fencing token, 0 when not granted), ms (the lease's,
+ * or how long another instance holds it, or how long the shared state is still open),
+ * sharedOpen (0|1) }. Tokens strictly increase: the last one is kept (with a long TTL), and a
+ * new one is at least the server's time in µs, so it still increases after that key expired.
+ * An instance that asks again while it holds the lease (a reply it never got) gets it back.
+ */
+export const LEASE_SCRIPT: string = `local open = redis.call('PTTL', KEYS[3])
+if open > 0 then return { 0, 0, open, 1 } end
+local held = redis.call('GET', KEYS[1])
+if held then
+  local sep = string.find(held, ' ', 1, true)
+  if string.sub(held, 1, sep - 1) == ARGV[1] then
+    return { 1, tonumber(string.sub(held, sep + 1)), redis.call('PTTL', KEYS[1]), 0 }
+  end
+  return { 0, 0, redis.call('PTTL', KEYS[1]), 0 }
+end
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local token = tonumber(redis.call('GET', KEYS[2]) or '0') + 1
+if token < nowUs then token = nowUs end
+local tokenText = string.format('%.0f', token)
+redis.call('SET', KEYS[2], tokenText, 'PX', ARGV[3])
+redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. tokenText, 'PX', ARGV[2])
+return { 1, token, tonumber(ARGV[2]), 0 }
+`;
+
+/**
+ * The outcome of a leased probe, accepted only while the lease is still the caller's (its
+ * fencing token): a stale outcome changes nothing. 'ok' ends the lease, clears every report and
+ * publishes `closed <token>`; 'failed' ends it, reports the caller open (as REPORT_SCRIPT) and
+ * publishes `reopen <ms>`; 'release' only ends it.
+ * KEYS: probe, reports, live, state. ARGV: instance, token, outcome, breakMs, quorum, share,
+ * channel. Returns { accepted (0|1), remaining ms of the shared state }.
+ */
+export const OUTCOME_SCRIPT: string = `${NOW}if redis.call('GET', KEYS[1]) ~= ARGV[1] .. ' ' .. ARGV[2] then return { 0, 0 } end
+redis.call('DEL', KEYS[1])
+if ARGV[3] == 'ok' then
+  redis.call('DEL', KEYS[2])
+  redis.call('PUBLISH', ARGV[7], 'closed ' .. ARGV[2])
+  return { 1, 0 }
+end
+if ARGV[3] ~= 'failed' then return { 1, 0 } end
+local reportsKey, liveKey, stateKey = KEYS[2], KEYS[3], KEYS[4]
+local instance, breakMs, quorum = ARGV[1], tonumber(ARGV[4]), tonumber(ARGV[5])
+local share, channel = ARGV[6], ARGV[7]
+${REPORT}redis.call('PUBLISH', channel, 'reopen ' .. breakMs)
+return { 1, remaining }
+`;
+
+/**
+ * The poll (the fallback of pub/sub) and heartbeat of one instance.
+ * KEYS: live, state, probe. ARGV: instance, liveMs ('' for no heartbeat).
+ * Returns { ms the shared state is still open (0: closed), ms the probe lease is still held
+ * (0: free) }.
+ */
+export const SYNC_SCRIPT: string = `${NOW}if ARGV[2] ~= '' then
+  local liveMs = tonumber(ARGV[2])
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+  redis.call('ZADD', KEYS[1], now + liveMs, ARGV[1])
+  if redis.call('PTTL', KEYS[1]) < liveMs then redis.call('PEXPIRE', KEYS[1], liveMs) end
+end
+local open = redis.call('PTTL', KEYS[2])
+local probe = redis.call('PTTL', KEYS[3])
+if open < 0 then open = 0 end
+if probe < 0 then probe = 0 end
+return { open, probe }
+`;
+
+/** A script with the SHA1 EVALSHA runs it by (checked against the text by a test). */
+export interface LuaScript {
+  readonly text: string;
+  readonly sha: string;
+}
