@@ -51,6 +51,7 @@ export {
   type StoreFailureMode,
 } from './rateLimiterOptions.js';
 export { GCRA_SCRIPT, GCRA_SCRIPT_SHA, type GcraDecision } from './script.js';
+export * from './shared-breaker/index.js';
 export { redisBulkheadKind } from './shared-bulkhead/kind.js';
 export { type RedisBulkheadCounts, redisBulkheadFamilies } from './shared-bulkhead/metrics.js';
 export {
@@ -74,7 +75,6 @@ export {
   BULKHEAD_RENEW_SCRIPT_SHA,
 } from './shared-bulkhead/scripts.js';
 export type { RedisSubscriberAdapter } from './shared-bulkhead/subscriber.js';
-export * from './shared-breaker/index.js';
 export {
   MAX_NOW_US,
   MAX_SPAN_US,
