@@ -12,9 +12,8 @@ import {
   numberIn,
   string,
 } from '../../validation/validate.js';
-import type { AttemptFailure } from '../retry/options.js';
-import type { Pushback } from '../retry/pushback.js';
 import { isCountedError } from '../shared/classify.js';
+import type { AttemptFailure, Pushback } from '../shared/pushback.js';
 
 /** What a `delay` function is told: which hedge it delays, in which attempt of the call. */
 export interface HedgeDelayContext {

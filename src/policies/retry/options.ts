@@ -23,10 +23,9 @@ export type BackoffKind = 'constant' | 'linear' | 'exponential' | 'decorrelated'
 /** How the delay is randomised. */
 export type JitterKind = 'none' | 'full' | 'equal' | 'decorrelated';
 
-/** What a failed attempt produced: an error, or a result that `handleResult` called a failure. */
-export type AttemptFailure<T = unknown> =
-  | { readonly error: unknown; readonly result?: undefined }
-  | { readonly error?: undefined; readonly result: T };
+import type { AttemptFailure } from '../shared/pushback.js';
+
+export type { AttemptFailure };
 
 /**
  * What `execute` does when retrying stops on a result that `handleResult` retries: `'resolve'`

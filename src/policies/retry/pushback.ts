@@ -1,11 +1,7 @@
 import { MAX_DURATION_MS } from '../../validation/validate.js';
-import type { AttemptFailure } from './options.js';
+import type { AttemptFailure, Pushback } from '../shared/pushback.js';
 
-/**
- * What a server asked of the caller: wait this many ms before the next attempt (a number),
- * do not retry at all (`false`), or nothing (undefined: the retry's own backoff applies).
- */
-export type Pushback = number | false | undefined;
+export type { Pushback };
 
 /**
  * A header's value as HTTP clients hand it out: a string (`Headers.get`, several lines joined
