@@ -7,6 +7,7 @@ export type PolicyKind =
   | 'bulkhead'
   | 'rateLimiter'
   | 'loadShedder'
+  | 'adaptiveLimit'
   | 'timeout'
   | 'retry'
   | 'fallback'

@@ -167,6 +167,7 @@ export class HedgeRace implements HedgeTimerTarget {
     // The call's deadline and criticality hold inside the hedge too (its timer stays outside).
     const outer = this.outer!;
     exec.deadline = outer.deadline;
+    exec.bound = outer.bound;
     exec.callDeadline = outer.callDeadline;
     exec.level = outer.level;
     this.attempts[n] = exec;

@@ -239,6 +239,7 @@ describe('config data of the library kinds', () => {
       bulkhead: 'bulkheads',
       rateLimiter: 'rateLimiters',
       loadShedder: 'loadShedders',
+      adaptiveLimit: 'adaptiveLimits',
       hedge: 'hedges',
     };
     expect(sections).toEqual(Object.fromEntries(POLICY_KINDS.map((k) => [k.name, k.section])));
