@@ -117,6 +117,15 @@ class WindowFigures implements LimitWindow {
   judged = false;
 }
 
+// Slots of `AdaptiveLimit.times`.
+const LAST = 0;
+const AREA = 1;
+const START = 2;
+const END = 3;
+
+/** Calls between two readings of the clock forced by this limit (see `release`). */
+const PEEKS = 256;
+
 /** Windows last at least this many times the recent latency (see `minWindow`). */
 const WINDOW_LATENCIES = 10;
 
@@ -160,12 +169,14 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
   private readonly coarse: CoarseTime | undefined;
   private lim: number;
   private active = 0;
-  // The window being collected: the calls in flight summed over time since it began (`area`,
-  // up to `last`), and the calls that ended in it.
-  private last: number;
-  private area = 0;
-  private wStart: number;
-  private wEnd: number;
+  /**
+   * The window being collected, in a typed array so that the per-call updates store no boxed
+   * number: the calls in flight summed over time since it began (`AREA`, up to `LAST`), its
+   * start and the time from which a call's end may end it.
+   */
+  private readonly times = new Float64Array(4);
+  /** Calls left before a release reads the clock whatever the coarse cache holds. */
+  private peeks = PEEKS;
   private wAnswered = 0;
   private wDropped = 0;
   private wIgnored = 0;
@@ -220,9 +231,9 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     this.partOf = o.partitions?.of;
     this.sharePartitions();
     const now = o.clock.now();
-    this.last = now;
-    this.wStart = now;
-    this.wEnd = now + o.minWindow;
+    this.times[LAST] = now;
+    this.times[START] = now;
+    this.times[END] = now + o.minWindow;
     this.mayWait = o.maxQueue > 0;
     this.needsQueueTime = this.mayWait && o.queueTimeout !== Number.POSITIVE_INFINITY;
     this.queue = this.mayWait
@@ -393,10 +404,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
       now !== NO_TIME ? now : this.coarse === undefined ? this.clock.now() : this.coarse.now();
     const parts = this.partOf;
     if (this.active < this.lim || (parts !== undefined && this.underShare(parts[level]!))) {
-      if (t > this.last) {
-        this.area += this.active * (t - this.last);
-        this.last = t;
-      }
+      this.advance(t);
       const n = ++this.active;
       if (n > this.wMax) this.wMax = n;
       this.nAdmitted++;
@@ -410,6 +418,17 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
       return WAIT;
     }
     return this.refuse('limit');
+  }
+
+  /** Adds the calls in flight since the last reading to the window's sum, up to `t`. */
+  private advance(t: number): void {
+    const times = this.times;
+    const last = times[LAST]!;
+    // Readings of the coarse clock may come before a precise one the executor passed.
+    if (t > last) {
+      times[AREA]! += this.active * (t - last);
+      times[LAST] = t;
+    }
   }
 
   /** The listed level `p` holds fewer calls than its share of the limit. */
@@ -429,11 +448,15 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
 
   /** @internal */
   release(token: number, outcome: Outcome, elapsed: number): void {
-    const t = this.coarse === undefined ? this.clock.now() : this.coarse.now();
-    if (t > this.last) {
-      this.area += this.active * (t - this.last);
-      this.last = t;
+    const coarse = this.coarse;
+    // A real reading costs an allocation: the cache goes stale with its timer's tick, or, when
+    // timers cannot run (code that never yields), every PEEKS calls.
+    if (coarse !== undefined && --this.peeks === 0) {
+      this.peeks = PEEKS;
+      coarse.expire();
     }
+    const t = coarse === undefined ? this.clock.now() : coarse.peek();
+    this.advance(t);
     this.active--;
     if (this.partOf !== undefined) this.partActive[this.partOf[token]!]!--;
     if (outcome === Outcome.Success) this.wAnswered++;
@@ -441,7 +464,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     else this.wIgnored++;
     // NaN (the call was not timed) fails the comparison.
     if (elapsed >= 0 && this.latency !== undefined) this.latency.record(elapsed);
-    if (t >= this.wEnd) this.endWindow(t);
+    if (t >= this.times[END]!) this.endWindow(t);
     if (this.queue !== undefined && this.queue.length > 0 && this.active < this.lim) this.serve();
   }
 
@@ -479,18 +502,19 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
    */
   private endWindow(t: number): void {
     const o = this.o;
-    const duration = t - this.wStart;
+    const times = this.times;
+    const duration = t - times[START]!;
     const counted = this.wAnswered + this.wDropped;
     if (counted < o.minSamples && duration < o.maxWindow) return;
     const ended = counted + this.wIgnored;
     const w = this.figures;
     w.limit = this.lim;
-    w.latency = ended > 0 ? this.area / ended : Number.NaN;
+    w.latency = ended > 0 ? times[AREA]! / ended : Number.NaN;
     w.answered = this.wAnswered;
     w.dropped = this.wDropped;
     w.ignored = this.wIgnored;
     w.maxInFlight = this.wMax;
-    w.meanInFlight = duration > 0 ? this.area / duration : this.active;
+    w.meanInFlight = duration > 0 ? times[AREA]! / duration : this.active;
     w.held = this.nHeld - this.wHeldBefore;
     w.duration = duration;
     w.judged = counted >= o.minSamples;
@@ -511,15 +535,15 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     this.nAnswered += this.wAnswered;
     this.nDropped += this.wDropped;
     this.nIgnored += this.wIgnored;
-    this.wStart = t;
-    this.area = 0;
+    times[START] = t;
+    times[AREA] = 0;
     this.wAnswered = 0;
     this.wDropped = 0;
     this.wIgnored = 0;
     this.wMax = this.active;
     this.wHeldBefore = this.nHeld;
     const span = this.recent > 0 ? WINDOW_LATENCIES * this.recent : 0;
-    this.wEnd = t + Math.min(o.maxWindow, Math.max(o.minWindow, span));
+    times[END] = t + Math.min(o.maxWindow, Math.max(o.minWindow, span));
     if (to !== from) this.setLimit(to, reason as LimitChangeReason);
   }
 
@@ -564,11 +588,8 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
       const exec = q.next(newest);
       if (exec === undefined) break;
       const tag = q.takenTag;
-      const t = this.coarse === undefined ? this.clock.now() : this.coarse.now();
-      if (t > this.last) {
-        this.area += this.active * (t - this.last);
-        this.last = t;
-      }
+      const t = this.coarse === undefined ? this.clock.now() : this.coarse.peek();
+      this.advance(t);
       const n = ++this.active;
       if (n > this.wMax) this.wMax = n;
       this.nAdmitted++;
