@@ -32,11 +32,11 @@ function setUp<T = unknown>(options: AdaptiveLimitOptions<T> = {}) {
 }
 
 /** A function that settles `ms` later on `clock`: with `value`, or rejecting with `error`. */
-const after =
+const settleIn =
   (clock: ManualClock, ms: number, error?: unknown, value: unknown = 'ok') =>
-  () =>
+  (): Promise<never> =>
     new Promise((resolve, reject) => {
-      clock.setTimer(() => (error === undefined ? resolve(value) : reject(error)), ms);
+      clock.setTimer(() => (error === undefined ? resolve(value as never) : reject(error)), ms);
     });
 
 /** Moves `clock` to time `t`, letting every continuation due on the way run. */
@@ -147,7 +147,7 @@ describe('adaptiveLimit admission', () => {
     let called = 0;
     const fn = () => {
       called++;
-      return after(clock, 10)();
+      return settleIn(clock, 10)();
     };
     const calls = [p.tryExecute(fn), p.tryExecute(fn), p.tryExecute(fn)];
     expect(limit.inFlight).toBe(2);
@@ -155,7 +155,7 @@ describe('adaptiveLimit admission', () => {
     const results = await Promise.all(calls);
     expect(results.map(reasonOf)).toEqual(['ok', 'ok', 'limit']);
     expect(called).toBe(2);
-    const error = results[2]!.error as ConcurrencyLimitError;
+    const error = (results[2] as { error: unknown }).error as ConcurrencyLimitError;
     expect(error).toBeInstanceOf(ConcurrencyLimitError);
     expect(isConcurrencyLimitError(error) && isPolicyRejection(error)).toBe(true);
     expect(error.code).toBe(ErrorCode.ConcurrencyLimit);
@@ -175,12 +175,12 @@ describe('adaptiveLimit admission', () => {
     const p = pipeline(limit, timeout({ timeout: 50, clock }));
     const aborter = new AbortController();
     const calls = [
-      p.tryExecute(after(clock, 10)),
+      p.tryExecute(settleIn(clock, 10)),
       p.tryExecute(() => {
         throw new Error('sync');
       }),
-      p.tryExecute(after(clock, 10, new Error('async'))),
-      p.tryExecute(after(clock, 100)),
+      p.tryExecute(settleIn(clock, 10, new Error('async'))),
+      p.tryExecute(settleIn(clock, 100)),
       // It hears its deadline and stops: a timeout (one that does not holds the permit until
       // its work ends, and counts as what the work gave).
       pipeline(limit).tryExecute(listening, { timeout: 30 }),
@@ -203,12 +203,12 @@ describe('adaptiveLimit admission', () => {
     const p = pipeline(limit);
     const q = pipeline(limit, inner);
     const calls = [
-      p.tryExecute(after(clock, 5, new Error('503'))),
-      p.tryExecute(after(clock, 5, new Error('500'))),
-      p.tryExecute(after(clock, 5, undefined, { status: 429 })),
-      p.tryExecute(after(clock, 5, undefined, { status: 200 })),
-      q.tryExecute(after(clock, 5)),
-      q.tryExecute(after(clock, 5)),
+      p.tryExecute(settleIn(clock, 5, new Error('503'))),
+      p.tryExecute(settleIn(clock, 5, new Error('500'))),
+      p.tryExecute(settleIn(clock, 5, undefined, { status: 429 })),
+      p.tryExecute(settleIn(clock, 5, undefined, { status: 200 })),
+      q.tryExecute(settleIn(clock, 5)),
+      q.tryExecute(settleIn(clock, 5)),
     ];
     await clock.advanceAsync(5);
     await Promise.all(calls);
@@ -234,10 +234,10 @@ describe('adaptiveLimit windows', () => {
     await until(clock, second * 1000 + 500);
     const calls = [];
     for (let i = 0; i < k + extra; i++) {
-      calls.push(p.tryExecute(after(clock, ms, i < failing ? new Error('shed') : undefined)));
+      calls.push(p.tryExecute(settleIn(clock, ms, i < failing ? new Error('shed') : undefined)));
     }
     await until(clock, (second + 1) * 1000 - ms);
-    calls.push(p.tryExecute(after(clock, ms)));
+    calls.push(p.tryExecute(settleIn(clock, ms)));
     await until(clock, (second + 1) * 1000);
     return Promise.all(calls);
   }
@@ -344,7 +344,7 @@ describe('adaptiveLimit windows', () => {
 
   it('ends a window only when a call ends past its end, never on a timer', async () => {
     const { clock, limit, p } = setUp({ minSamples: 1 });
-    const call = p.execute(after(clock, 10));
+    const call = p.execute(settleIn(clock, 10));
     await clock.advanceAsync(10);
     await call;
     expect(clock.pendingTimers).toBe(0);
@@ -385,7 +385,7 @@ describe('adaptiveLimit deadline-aware refusal', () => {
   async function learned(options: AdaptiveLimitOptions = {}) {
     const s = setUp({ minSamples: 1, ...options });
     await until(s.clock, 900);
-    const call = s.p.execute(after(s.clock, 100));
+    const call = s.p.execute(settleIn(s.clock, 100));
     await until(s.clock, 1000);
     await call;
     expect(s.limit.stats().recentLatency).toBe(100);
@@ -436,7 +436,7 @@ describe('adaptiveLimit deadline-aware refusal', () => {
     const bounded = retried.tryExecute(
       () => {
         attempts++;
-        return after(clock, 5, new Error('again'))();
+        return settleIn(clock, 5, new Error('again'))();
       },
       { timeout: 120 },
     );
@@ -461,7 +461,7 @@ describe('adaptiveLimit partitions', () => {
     });
     const p = pipeline(limit);
     const run = (criticality: 'critical' | 'sheddable' | 'critical-plus' | 'sheddable-plus') =>
-      p.tryExecute(after(clock, 10), { criticality });
+      p.tryExecute(settleIn(clock, 10), { criticality });
     // Batch alone takes the whole limit.
     const batch = Array.from({ length: 10 }, () => run('sheddable'));
     expect(limit.inFlight).toBe(10);
@@ -501,11 +501,11 @@ describe('adaptiveLimit queue', () => {
       partitions: { critical: 0.5, sheddable: 0.5 },
     });
     const p = pipeline(limit);
-    const first = p.tryExecute(after(clock, 10), { criticality: 'sheddable' });
-    const second = p.tryExecute(after(clock, 10), { criticality: 'sheddable' });
-    const third = p.tryExecute(after(clock, 10), { criticality: 'sheddable' });
+    const first = p.tryExecute(settleIn(clock, 10), { criticality: 'sheddable' });
+    const second = p.tryExecute(settleIn(clock, 10), { criticality: 'sheddable' });
+    const third = p.tryExecute(settleIn(clock, 10), { criticality: 'sheddable' });
     expect(limit.queueLength).toBe(2);
-    expect(reasonOf(await p.tryExecute(after(clock, 10), { criticality: 'sheddable' }))).toBe(
+    expect(reasonOf(await p.tryExecute(settleIn(clock, 10), { criticality: 'sheddable' }))).toBe(
       'limit',
     );
     await clock.advanceAsync(10);
@@ -519,16 +519,16 @@ describe('adaptiveLimit queue', () => {
   it('gives up the place of a call aborted or timed out in the queue; dispose refuses the waiting ones', async () => {
     const { clock, limit } = setUp({ initialLimit: 1, maxQueue: 5, queueTimeout: 50 });
     const p = pipeline(limit);
-    const running = p.tryExecute(after(clock, 100));
+    const running = p.tryExecute(settleIn(clock, 100));
     const aborter = new AbortController();
-    const aborted = p.tryExecute(after(clock, 10), { signal: aborter.signal });
-    const timedOut = p.tryExecute(after(clock, 10));
+    const aborted = p.tryExecute(settleIn(clock, 10), { signal: aborter.signal });
+    const timedOut = p.tryExecute(settleIn(clock, 10));
     aborter.abort(new Error('gone'));
     expect((await aborted).ok).toBe(false);
     expect(limit.queueLength).toBe(1);
     await clock.advanceAsync(50);
     expect(reasonOf(await timedOut)).toBe('queue-timeout');
-    const waiting = p.tryExecute(after(clock, 10));
+    const waiting = p.tryExecute(settleIn(clock, 10));
     limit.dispose();
     const r = await waiting;
     expect((r as { error: unknown }).error).toBeInstanceOf(UsageError);
@@ -554,7 +554,7 @@ describe('adaptiveLimit queue', () => {
     const call = (i: number) =>
       p.tryExecute(() => {
         order.push(i);
-        return after(clock, 30)();
+        return settleIn(clock, 30)();
       });
     const calls = [call(0), call(1)];
     await clock.advanceAsync(25);
