@@ -40,13 +40,21 @@ export interface AdaptiveSecond {
   readonly baselineLatency: number;
 }
 
+/** A change of the limit, with when it happened. */
+export interface AdaptiveChange extends LimitChangeEvent {
+  /** Simulated ms since the start. */
+  readonly at: number;
+  /** The window that made it: 1 for the first to end. */
+  readonly window: number;
+}
+
 /** A finished run. */
 export interface AdaptiveRun {
   readonly sim: Simulation;
   readonly limit: AdaptiveLimit;
   readonly series: readonly AdaptiveSecond[];
   /** Every change of the limit, in order. */
-  readonly changes: readonly LimitChangeEvent[];
+  readonly changes: readonly AdaptiveChange[];
   /** Counts per client group. */
   readonly totals: ReadonlyMap<string, ClientTotals>;
 }
@@ -74,13 +82,14 @@ function setUp(
       baselineLatency: () => limit!.stats().baselineLatency,
     },
   });
-  limit = adaptiveLimit({ clock: sim.clock, ...options });
-  const changes: LimitChangeEvent[] = [];
-  limit.onLimitChange((e) => changes.push(e));
-  return { sim, limit, changes, via: pipeline(limit) };
+  const made = adaptiveLimit({ clock: sim.clock, ...options });
+  limit = made;
+  const changes: AdaptiveChange[] = [];
+  made.onLimitChange((e) => changes.push({ ...e, at: sim.now, window: made.stats().windows }));
+  return { sim, limit: made, changes, via: pipeline(made) };
 }
 
-function finish(sim: Simulation, limit: AdaptiveLimit, changes: LimitChangeEvent[]): AdaptiveRun {
+function finish(sim: Simulation, limit: AdaptiveLimit, changes: AdaptiveChange[]): AdaptiveRun {
   return {
     sim,
     limit,
@@ -110,7 +119,9 @@ export interface RunOptions {
  * Convergence: C = 50, 200 closed-loop clients (each calls again as soon as its call ends, or
  * 50 ms after a refusal), initial limit 20, for `seconds` (330: 30 to converge, then 300).
  */
-export async function convergenceRun(o: RunOptions & { seconds?: number } = {}): Promise<AdaptiveRun> {
+export async function convergenceRun(
+  o: RunOptions & { seconds?: number } = {},
+): Promise<AdaptiveRun> {
   const { sim, limit, changes, via } = setUp(o.seed ?? 1, 50, { initialLimit: 20, ...o.limit });
   sim.closedLoop({ via, clients: 200, refusedPause: 50 });
   await sim.run((o.seconds ?? 330) * 1000);
@@ -195,26 +206,26 @@ export async function baselineShiftRun(o: RunOptions = {}): Promise<AdaptiveRun>
 }
 
 /**
- * Partitions: C = 50, `{ critical: 0.9, sheddable: 0.1 }`. Live calls (`critical`) arrive at
- * 0.5 × what the dependency serves for the first 120 s; batch calls (`sheddable`) flood at 12 ×
- * from 0 to 180 s. So 120 s of both, then 60 s of batch alone.
+ * Partitions: C = 50, `{ critical: 0.9, sheddable: 0.1 }`. Batch calls (`sheddable`) flood at
+ * 12 × what the dependency serves for 90 s. Live calls (`critical`, the default) arrive at 0.5 ×
+ * what it serves for the first 60 s: group `live-start` in the first 10 s, while the limit
+ * learns from its initial 20, then group `live`. The last 30 s are batch alone.
  */
 export async function partitionsRun(o: RunOptions = {}): Promise<AdaptiveRun> {
-  const { sim, limit, changes, via } = setUp(
-    o.seed ?? 9,
-    50,
-    { partitions: { critical: 0.9, sheddable: 0.1 }, ...o.limit },
-    { keepCalls: true },
-  );
+  const { sim, limit, changes, via } = setUp(o.seed ?? 9, 50, {
+    partitions: { critical: 0.9, sheddable: 0.1 },
+    ...o.limit,
+  });
   const capacity = sim.capacityPerSecond;
-  sim.openLoop({ via, rate: 0.5 * capacity, name: 'live', until: 120_000 });
+  sim.openLoop({ via, rate: 0.5 * capacity, name: 'live-start', until: 10_000 });
+  sim.openLoop({ via, rate: 0.5 * capacity, name: 'live', from: 10_000, until: 60_000 });
   sim.openLoop({
     via,
     rate: 12 * capacity,
     name: 'batch',
     options: () => ({ criticality: 'sheddable' }),
   });
-  await sim.run(180_000);
+  await sim.run(90_000);
   return finish(sim, limit, changes);
 }
 
