@@ -22,14 +22,16 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * what it weighs now plus a little, lowered as it shrinks, and raised only for a feature of the
  * executor every pipeline has (a call's own deadline: 66.3 to 69.4 kB; a call's criticality:
  * 73.1 to 73.6 kB; the retry budget's hooks in the executor and the retry: 73.6 to 74.8 kB;
- * the executor's hedge case, whose race code stays with the hedge policy: 74.8 to 75.5 kB) or
+ * the executor's hedge case, whose race code stays with the hedge policy: 74.8 to 75.5 kB; the
+ * executor keeping a call's deadline for the gates that read it: 75.5 to 75.8 kB) or
  * of one of the four
  * policies that cannot be left out of a program that does not use it (the bulkhead's queue
- * disciplines, LIFO and CoDel, and the compaction of its queue: 69.4 to 73.1 kB). What
+ * disciplines, LIFO and CoDel, and the compaction of its queue: 69.4 to 73.1 kB; its queue made
+ * a module of its own, shared with the adaptive limit: 75.8 to 76.5 kB). What
  * the bytes are spent on is logged by area on every run.
  */
 const TARGET_BYTES = 25_000;
-const CEILING_BYTES = 75_500;
+const CEILING_BYTES = 76_600;
 
 /** Folders of src/ that a program using only policies and pipelines must not pay for. */
 const UNUSED_FOLDERS = [
@@ -59,6 +61,7 @@ const AREAS: readonly (readonly [string, RegExp])[] = [
   ['retry', /^policies\/retry\//],
   ['timeout', /^policies\/timeout\//],
   ['deadline queue (bulkhead, timeout)', /^policies\/shared\/DeadlineQueue$/],
+  ['wait queue (bulkhead)', /^policies\/shared\/WaitQueue$/],
   ['option checks', /^validation\//],
   ['errors', /^errors\//],
   ['latency metrics', /^telemetry\/(?:LatencyHistogram|metrics)$/],

@@ -100,7 +100,8 @@ export function resolveQueueOptions(o: {
  * else it needs back when the call leaves the queue).
  */
 export class WaitQueue {
-  private readonly q: DeadlineQueue<WaitingExecution>;
+  /** @internal The ring (a test reads its size, dead entries included). */
+  readonly q: DeadlineQueue<WaitingExecution>;
   /** Calls waiting now (the ring may hold dead entries besides). */
   length = 0;
   private o: ResolvedQueueOptions;
@@ -138,21 +139,6 @@ export class WaitQueue {
     if (this.codel) this.q.keepArrivals(0);
   }
 
-  /** The ring's size, dead entries included. */
-  get size(): number {
-    return this.q.size;
-  }
-
-  /** The `queue` option in force. */
-  get discipline(): QueueDiscipline {
-    return this.o.queue;
-  }
-
-  /** True when a queued call must be given the time it arrived (a finite queue timeout). */
-  get needsTime(): boolean {
-    return this.o.queueTimeout !== Number.POSITIVE_INFINITY;
-  }
-
   /**
    * With `queue: 'codel'`, true while the queue has stood non-empty for `codelInterval`;
    * false otherwise.
@@ -184,7 +170,8 @@ export class WaitQueue {
       return stamp;
     }
     this.length++;
-    return this.q.add(exec, tag, this.needsTime && now === NO_TIME ? this.clock.now() : now);
+    const timed = this.o.queueTimeout !== Number.POSITIVE_INFINITY;
+    return this.q.add(exec, tag, timed && now === NO_TIME ? this.clock.now() : now);
   }
 
   /** A queued call gave up (its signal aborted). */
