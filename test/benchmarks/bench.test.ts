@@ -97,6 +97,7 @@ const LIBRARIES: Record<string, string[]> = {
   metrics: ['breakwater'],
   hedge: ['breakwater'],
   'load-shedder': ['breakwater'],
+  'adaptive-limit': ['breakwater'],
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'breakwater-bench-'));
@@ -238,6 +239,8 @@ describe('npm run bench -- --quick --json FILE', () => {
       'hedge-first-wins',
       'load-shedder-vs-bulkhead',
       'load-shedder-bytes',
+      'adaptive-limit-vs-bulkhead',
+      'adaptive-limit-bytes',
     ]);
     for (const b of report.budgets) {
       if (b.kind === 'na') {
