@@ -51,9 +51,10 @@ export interface GradientOptions {
 /**
  * The Vegas algorithm: estimates the calls waiting at the dependency,
  * `queue = limit × (1 - baseline / latency)`, and keeps it between `alpha` and `beta` times
- * log10(limit). While no queue shows (at most log10(limit)), it grows by half per window (slow
- * start, at once after any cut); below `alpha`, by log10(limit); above `beta`, while the limit
- * held calls back, it sheds the excess queue in one step, to the middle of the band.
+ * log10(limit). While no queue shows (at most log10(limit)) it grows by half per window (at
+ * least by `beta`), a slow start that never ends, so a capacity that grows is found in a few
+ * windows; below `alpha`, by log10(limit); above `beta`, while the limit held calls back, it
+ * sheds the excess queue in one step, to the middle of the band. Both need half the limit in use.
  */
 export interface VegasOptions {
   readonly kind: 'vegas';
