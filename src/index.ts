@@ -41,6 +41,39 @@ export type {
   Failure as ExecutionFailure,
   Success as ExecutionSuccess,
 } from './pipeline/result.js';
+export {
+  AdaptiveLimit,
+  type AdaptiveLimitStats,
+  type PartitionStats,
+} from './policies/adaptive-limit/AdaptiveLimit.js';
+export type {
+  LimitChangeReason,
+  LimitDecision,
+  LimitFunction,
+  LimitWindow,
+} from './policies/adaptive-limit/algorithms.js';
+export type {
+  AdaptiveAlgorithmConfig,
+  AdaptiveLimitConfig,
+} from './policies/adaptive-limit/config.js';
+export {
+  type AdaptiveLimitRejection,
+  ConcurrencyLimitError,
+  isConcurrencyLimitError,
+} from './policies/adaptive-limit/errors.js';
+export type {
+  AdaptiveLimitRejectedEvent,
+  LimitChangeEvent,
+} from './policies/adaptive-limit/events.js';
+export { adaptiveLimitKind } from './policies/adaptive-limit/kind.js';
+export {
+  type AdaptiveAlgorithmName,
+  type AdaptiveLimitOptions,
+  type AimdOptions,
+  adaptiveLimitDefaults,
+  type GradientOptions,
+  type VegasOptions,
+} from './policies/adaptive-limit/options.js';
 export { Bulkhead, type BulkheadStats } from './policies/bulkhead/Bulkhead.js';
 export type { BulkheadConfig } from './policies/bulkhead/config.js';
 export {
@@ -84,6 +117,7 @@ export type { CircuitBreakerSnapshot } from './policies/circuit-breaker/snapshot
 export { CircuitState } from './policies/circuit-breaker/state.js';
 export type { CircuitBreakerStats } from './policies/circuit-breaker/stats.js';
 export {
+  adaptiveLimit,
   bulkhead,
   circuitBreaker,
   fallback,
@@ -183,6 +217,7 @@ export {
   retryBudgetDefaults,
 } from './policies/retry-budget/options.js';
 export { RetryBudget, type RetryBudgetStats } from './policies/retry-budget/RetryBudget.js';
+export type { QueueDiscipline } from './policies/shared/WaitQueue.js';
 export type { TimeoutConfig } from './policies/timeout/config.js';
 export { isTimeoutError, TimeoutError } from './policies/timeout/errors.js';
 export type { TimeoutEvent } from './policies/timeout/events.js';

@@ -19,6 +19,7 @@ export const {
   CircuitBreaker,
   Registry,
   diagnosticsChannels,
+  adaptiveLimit,
   bulkhead,
   circuitBreaker,
   hedge,

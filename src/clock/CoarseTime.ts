@@ -46,6 +46,20 @@ export class CoarseTime {
     return this.cached;
   }
 
+  /**
+   * The time, possibly up to a tick old, without counting a use: for a caller that bounds the
+   * staleness when timers cannot run itself, with {@link expire} every so many readings.
+   */
+  peek(): number {
+    if (!this.fresh) this.read();
+    return this.cached;
+  }
+
+  /** The next reading reads the clock. */
+  expire(): void {
+    this.fresh = false;
+  }
+
   private read(): void {
     this.cached = this.clock.now();
     this.fresh = true;

@@ -7,6 +7,7 @@ export type PolicyKind =
   | 'bulkhead'
   | 'rateLimiter'
   | 'loadShedder'
+  | 'adaptiveLimit'
   | 'timeout'
   | 'retry'
   | 'fallback'
@@ -34,6 +35,8 @@ const UNMARKED: Readonly<Record<string, boolean>> = {
   [ErrorCode.BulkheadFull]: false,
   [ErrorCode.RateLimited]: false,
   [ErrorCode.LoadShed]: false,
+  [ErrorCode.ConcurrencyLimit]: false,
+  [ErrorCode.DeadlineTooShort]: false,
   [ErrorCode.Timeout]: true,
   [ErrorCode.RetryExhausted]: true,
 };

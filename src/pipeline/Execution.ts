@@ -10,6 +10,7 @@ import {
 } from '../protocol/around.js';
 import { DEFAULT_LEVEL } from '../protocol/criticality.js';
 import {
+  type BoundedCall,
   type Gate,
   NO_TIME,
   Outcome,
@@ -77,6 +78,12 @@ export interface PipelineCore {
    * none.
    */
   readonly boundsRetries: number;
+  /**
+   * Timeouts at an index below this one note their deadline for a step that reads it: the
+   * larger of {@link boundsRetries} and the index after the last gate that reads the call's
+   * deadline (every step's when such a gate is inside a hedge).
+   */
+  readonly boundsInner: number;
   /**
    * When the last step is a hedge: the pipeline of the steps inside it, which runs each of its
    * attempts (the steps of this core end at the hedge).
@@ -177,7 +184,7 @@ function captureOuter(resolve: (value: unknown) => void, reject: (reason: unknow
  * dropped, a bulkhead queue's) recognise a reused one by its stamps: each registration gets a
  * new stamp, and an entry is live only while the record's slot still holds that stamp.
  */
-export class Execution implements TimedExecution, WaitingExecution {
+export class Execution implements TimedExecution, WaitingExecution, BoundedCall {
   attempt = 1;
   value: unknown = undefined;
   /**
@@ -192,6 +199,11 @@ export class Execution implements TimedExecution, WaitingExecution {
    * hedge (see `PipelineCore.boundsRetries`), which its waits must not pass either.
    */
   retryBound = Number.POSITIVE_INFINITY;
+  /**
+   * The earliest deadline bounding the attempt at the step being entered: the call's own and
+   * those of the timeouts entered so far, kept only when a gate reads it (see `BoundedCall`).
+   */
+  bound = Number.POSITIVE_INFINITY;
   /** The call's criticality level (see `Gate.admit`). */
   level = DEFAULT_LEVEL;
   /** @internal */ flags = 0;
@@ -257,6 +269,7 @@ export class Execution implements TimedExecution, WaitingExecution {
     this.outerReject = undefined;
     this.deadline = Number.POSITIVE_INFINITY;
     this.retryBound = Number.POSITIVE_INFINITY;
+    this.bound = Number.POSITIVE_INFINITY;
     this.callDeadline = undefined;
     this.level = DEFAULT_LEVEL;
     pool.push(this);
@@ -325,6 +338,7 @@ export class Execution implements TimedExecution, WaitingExecution {
       return undefined;
     }
     this.deadline = now + ms;
+    this.bound = this.deadline;
     this.callDeadline = new CallDeadline(this.deadline, this.core.clock);
     const outer = this.defer();
     this.d.deadlineTimer = this.core.clock.setTimer(() => this.deadlineExpired(ms), ms, false);
@@ -408,7 +422,7 @@ export class Execution implements TimedExecution, WaitingExecution {
       switch (kinds[i]) {
         case StepKind.Gate: {
           const gate = step as Gate;
-          const token = gate.admit(now, this.level);
+          const token = gate.admit(now, this.level, this);
           if (token >= 0) {
             this.set(core.slotOf[i]!, token);
             break;
@@ -425,11 +439,13 @@ export class Execution implements TimedExecution, WaitingExecution {
         case StepKind.Timeout: {
           const timeout = step as DeadlineStep;
           this.set(core.slotOf[i]!, timeout.register(this, i, now));
-          if (i < core.boundsRetries) {
-            // A retry or hedge inside waits no delay that would end past this deadline.
+          if (i < core.boundsInner) {
             if (now === NO_TIME) now = core.clock.now();
             const deadline = now + timeout.timeout;
-            if (deadline < this.retryBound) this.retryBound = deadline;
+            // A retry inside waits no delay that would end past this deadline, and a gate
+            // inside that reads the call's deadline sees it.
+            if (i < core.boundsRetries && deadline < this.retryBound) this.retryBound = deadline;
+            if (deadline < this.bound) this.bound = deadline;
           }
           break;
         }
@@ -632,6 +648,7 @@ export class Execution implements TimedExecution, WaitingExecution {
         }
         // Deadlines inside the retry belonged to the last attempt; the next one gets fresh ones.
         d.cutAt = UNCUT;
+        this.bound = Math.min(this.deadline, this.retryBound);
         this.attempt = this.get(this.core.slotOf[step]!);
         return this.finishOrChain(this.enter(step + 1, this.time()));
       },
@@ -647,7 +664,6 @@ export class Execution implements TimedExecution, WaitingExecution {
     this.set(slot, gate.enqueue(this, step, now));
     return this.startWait(step).then(
       () => {
-        this.set(slot, 0);
         const d = this.detour;
         // Admitted, but cancelled before this continuation ran: give the permit back.
         if (d !== undefined && d.cutAt <= step) {
@@ -703,8 +719,10 @@ export class Execution implements TimedExecution, WaitingExecution {
   }
 
   /** @internal */
-  queueAdmitted(step: number): void {
-    if (this.detour?.waitStep === step) this.endWait()();
+  queueAdmitted(step: number, token = 0): void {
+    if (this.detour?.waitStep !== step) return;
+    this.set(this.core.slotOf[step]!, token);
+    this.endWait()();
   }
 
   /** @internal */

@@ -179,6 +179,7 @@ export class HedgeRace implements HedgeTimerTarget {
     const outer = this.outer!;
     exec.deadline = outer.deadline;
     exec.retryBound = timeLimit(outer);
+    exec.bound = outer.bound;
     exec.callDeadline = outer.callDeadline;
     exec.level = outer.level;
     this.attempts[n] = exec;

@@ -80,6 +80,9 @@ function buildCore(
   let ownSignal = false;
   let waits = false;
   let sampleEvery = Number.POSITIVE_INFINITY;
+  // Timeouts before the last gate that reads the call's deadline note it for that gate.
+  let boundsGates =
+    h >= 0 && all.slice(h + 1).some((s) => s.needs().deadline === true) ? steps.length : 0;
   let clock: Clock = systemClock;
   for (const s of steps) {
     if ('clock' in s && s.clock !== systemClock && clock === systemClock) clock = s.clock as Clock;
@@ -87,6 +90,7 @@ function buildCore(
       sampleEvery = Math.min(sampleEvery, s.latencyEvery);
     }
     const needs = s.needs();
+    if (needs.deadline === true) boundsGates = steps.indexOf(s) + 1;
     needsStartTime ||= needs.startTime;
     needsEndTime ||= needs.endTime;
     waits ||= needs.mayWait;
@@ -94,6 +98,10 @@ function buildCore(
     deferred ||= needs.settlesEarly;
     deferredWhenUnheard ||= needs.settlesWhenUnheard;
   }
+  const boundsRetries = Math.max(
+    0,
+    steps.findIndex((s) => s.stepKind === StepKind.Retry || s.stepKind === StepKind.Hedge),
+  );
   // Every call is timed when the clock is cheap to read (a manual clock in tests).
   if (clock.cheapNow === true && sampleEvery !== Number.POSITIVE_INFINITY) sampleEvery = 1;
   const sampler =
@@ -114,10 +122,8 @@ function buildCore(
     // An attempt of a hedge may be cancelled when another wins: it needs a signal of its own.
     ownSignal: ownSignal || forAttempts,
     listensToCaller: waits || ownSignal || deferred,
-    boundsRetries: Math.max(
-      0,
-      steps.findIndex((s) => s.stepKind === StepKind.Retry || s.stepKind === StepKind.Hedge),
-    ),
+    boundsRetries,
+    boundsInner: Math.max(boundsRetries, boundsGates),
     inner,
     races: h < 0 ? NO_RACES : [],
   };

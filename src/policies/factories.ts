@@ -1,4 +1,6 @@
 import type { DurationString } from '../protocol/kind.js';
+import { AdaptiveLimit } from './adaptive-limit/AdaptiveLimit.js';
+import type { AdaptiveLimitOptions } from './adaptive-limit/options.js';
 import { Bulkhead } from './bulkhead/Bulkhead.js';
 import type { BulkheadOptions } from './bulkhead/options.js';
 import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
@@ -83,4 +85,13 @@ export function loadShedder<T = unknown>(options?: LoadShedderOptions<T>): LoadS
  */
 export function hedge<T = unknown>(options?: HedgeOptions<T>): Hedge<T> {
   return new Hedge(options);
+}
+
+/**
+ * A new {@link AdaptiveLimit} (an adaptive concurrency limit), typed by the result of the calls
+ * it guards when `T` is given or inferred from an annotated `handleResult`.
+ * @example `adaptiveLimit({ handleResult: (r: Response) => r.status === 503 || r.status === 429 })`
+ */
+export function adaptiveLimit<T = unknown>(options?: AdaptiveLimitOptions<T>): AdaptiveLimit<T> {
+  return new AdaptiveLimit(options);
 }

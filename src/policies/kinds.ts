@@ -1,5 +1,9 @@
 import type { AnyPolicyKind, KindConfigTypes } from '../protocol/kind.js';
 import { REJECTED_CHANNEL } from '../telemetry/channels.js';
+import type { AdaptiveLimitStats } from './adaptive-limit/AdaptiveLimit.js';
+import type { AdaptiveLimitConfig } from './adaptive-limit/config.js';
+import { LIMIT_CHANGE_CHANNEL } from './adaptive-limit/diagnostics.js';
+import { adaptiveLimitKind } from './adaptive-limit/kind.js';
 import type { BulkheadStats } from './bulkhead/Bulkhead.js';
 import type { BulkheadConfig } from './bulkhead/config.js';
 import { bulkheadKind } from './bulkhead/kind.js';
@@ -46,6 +50,7 @@ export const POLICY_KINDS: readonly AnyPolicyKind[] = [
   bulkheadKind,
   rateLimiterKind,
   loadShedderKind,
+  adaptiveLimitKind,
   hedgeKind,
 ];
 
@@ -57,10 +62,16 @@ export const diagnosticsChannels = {
    */
   stateChange: STATE_CHANGE_CHANNEL,
   /**
-   * A breaker, bulkhead, rate limiter or load shedder refused a call: `{ kind: 'circuitBreaker'
-   * | 'bulkhead' | 'rateLimiter' | 'loadShedder', name, reason, error }`.
+   * A breaker, bulkhead, rate limiter, load shedder or adaptive limit refused a call:
+   * `{ kind: 'circuitBreaker' | 'bulkhead' | 'rateLimiter' | 'loadShedder' | 'adaptiveLimit',
+   * name, reason, error }`.
    */
   rejected: REJECTED_CHANNEL,
+  /**
+   * An adaptive limit changed its limit: `{ name, from, to, reason, latency, baseline,
+   * answered, dropped, maxInFlight }` (see `LimitChangeEvent`).
+   */
+  limitChange: LIMIT_CHANGE_CHANNEL,
   /** A retry policy is about to wait and try again: `{ name, attempt, delay, error }`. */
   retry: RETRY_CHANNEL,
   /** A timeout policy's deadline passed: `{ name, timeout }`. */
@@ -73,7 +84,7 @@ export const diagnosticsChannels = {
 export const spanEventNames = {
   /** A retry policy is about to wait and try again. */
   retry: RETRY_EVENT,
-  /** A circuit breaker, bulkhead or rate limiter refused a call. */
+  /** A circuit breaker, bulkhead, rate limiter, load shedder or adaptive limit refused a call. */
   rejected: REJECTED_EVENT,
   /** A circuit breaker changed state. */
   stateChange: STATE_CHANGE_EVENT,
@@ -104,6 +115,7 @@ export interface PolicyKindConfigs {
   readonly bulkhead: KindConfigTypes<'bulkheads', BulkheadConfig>;
   readonly rateLimiter: KindConfigTypes<'rateLimiters', RateLimiterConfig>;
   readonly loadShedder: KindConfigTypes<'loadShedders', LoadShedderConfig>;
+  readonly adaptiveLimit: KindConfigTypes<'adaptiveLimits', AdaptiveLimitConfig>;
   readonly hedge: KindConfigTypes<'hedges', HedgeConfig>;
 }
 
@@ -131,6 +143,7 @@ export type RegistryInstanceSnapshot =
   | (InstanceEntry & { readonly kind: 'retryBudget'; readonly stats: RetryBudgetStats })
   | (InstanceEntry & { readonly kind: 'timeout'; readonly stats: TimeoutStats })
   | (InstanceEntry & { readonly kind: 'loadShedder'; readonly stats: LoadShedderStats })
+  | (InstanceEntry & { readonly kind: 'adaptiveLimit'; readonly stats: AdaptiveLimitStats })
   | (InstanceEntry & { readonly kind: 'hedge'; readonly stats: HedgeStats });
 
 /**

@@ -55,6 +55,12 @@ export interface StepNeeds {
   readonly callSlot: boolean;
   /** The step keeps a time per call in the execution record (a retry's first start). */
   readonly timeSlot: boolean;
+  /**
+   * A gate reads the call's deadline when it admits it (see {@link BoundedCall}): the executor
+   * then keeps the earliest deadline of the timeouts outside it. Optional for gates made
+   * outside the library. @default false
+   */
+  readonly deadline?: boolean;
 }
 
 /** Every answer false: a step spreads it and sets what it needs (`{ ...NEEDS_NOTHING, callSlot: true }`). */
@@ -68,7 +74,21 @@ export const NEEDS_NOTHING: StepNeeds = Object.freeze({
   concurrentAttempts: false,
   callSlot: false,
   timeSlot: false,
+  deadline: false,
 });
+
+/**
+ * What a gate that asks for it (`needs().deadline`) learns of a call at admission: when the call
+ * must be over. Only the general executor passes one; a call that cannot have a deadline (a
+ * pipeline of gates alone, `executeSync`) passes none.
+ */
+export interface BoundedCall {
+  /**
+   * The earliest deadline bounding the call at this gate, on the pipeline's clock: the call's
+   * own (`execute(fn, { timeout })`) or an outer timeout policy's; Infinity when none.
+   */
+  readonly bound: number;
+}
 
 /**
  * A policy that admits or refuses calls: circuit breaker, bulkhead (and later rate limiter,
@@ -87,9 +107,10 @@ export interface Gate {
   /**
    * Admits (a token >= 0), refuses ({@link REJECTED}) or asks to wait ({@link WAIT}).
    * `now` is the pipeline's clock reading, or {@link NO_TIME}; `level` is the call's
-   * criticality, 0 (`sheddable`) to 3 (`critical-plus`), 2 (`critical`) unless it gave one.
+   * criticality, 0 (`sheddable`) to 3 (`critical-plus`), 2 (`critical`) unless it gave one;
+   * `call` tells when the call must be over, when the executor has it (see {@link BoundedCall}).
    */
-  admit(now: number, level: number): number;
+  admit(now: number, level: number, call?: BoundedCall): number;
   /**
    * Returns the permit taken by `admit` with how the call ended; `elapsed` is NaN when the
    * pipeline did not time the call; `detail` is the error or value, for events.
@@ -114,8 +135,8 @@ export interface Gate {
 export interface WaitingExecution {
   /** True while the execution still waits at `step` under `stamp`. */
   queueLive(step: number, stamp: number): boolean;
-  /** The execution waiting at `step` may go on. */
-  queueAdmitted(step: number): void;
+  /** The execution waiting at `step` may go on, with the gate's `token` (0 unless given). */
+  queueAdmitted(step: number, token?: number): void;
   /** The execution waiting at `step` is refused. */
   queueRejected(step: number, error: Error): void;
 }

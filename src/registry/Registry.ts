@@ -3,6 +3,8 @@ import { systemClock } from '../clock/systemClock.js';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
 import { KeyedStep } from '../pipeline/KeyedStep.js';
+import type { AdaptiveLimit } from '../policies/adaptive-limit/AdaptiveLimit.js';
+import { adaptiveLimitKind } from '../policies/adaptive-limit/kind.js';
 import type { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
 import { bulkheadKind } from '../policies/bulkhead/kind.js';
 import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
@@ -299,6 +301,14 @@ export class Registry {
    */
   rateLimiter(name: string): RateLimiter {
     return this.named(this.rateLimiters, name) as RateLimiter;
+  }
+
+  /**
+   * The adaptive limit named `name`: the same instance on every call, built from
+   * `defaults.adaptiveLimit` with `adaptiveLimits.<name>` on top.
+   */
+  adaptiveLimit(name: string): AdaptiveLimit {
+    return this.get(adaptiveLimitKind, name);
   }
 
   /** The hedge policy named `name`: the same instance on every call. */

@@ -98,6 +98,7 @@ const LIBRARIES: Record<string, string[]> = {
   hedge: ['breakwater'],
   'load-shedder': ['breakwater'],
   'shared-breaker': ['breakwater'],
+  'adaptive-limit': ['breakwater'],
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'breakwater-bench-'));
@@ -243,6 +244,8 @@ describe('npm run bench -- --quick --json FILE', () => {
       'shared-breaker-bytes',
       'breaker-creation',
       'registry-new-key',
+      'adaptive-limit-vs-bulkhead',
+      'adaptive-limit-bytes',
     ]);
     for (const b of report.budgets) {
       if (b.kind === 'na') {

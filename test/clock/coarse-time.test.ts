@@ -19,6 +19,21 @@ describe('CoarseTime', () => {
     expect(clock.reads).toBe(10);
   });
 
+  it('peek serves the cached reading without counting a use; expire makes the next read real', () => {
+    const clock = new CountingClock(5);
+    const coarse = CoarseTime.of(clock);
+    expect(coarse.peek()).toBe(5);
+    clock.advance(0.25);
+    for (let i = 0; i < 640; i++) expect(coarse.peek()).toBe(5);
+    expect(clock.reads).toBe(1);
+    coarse.expire();
+    expect(coarse.peek()).toBe(5.25);
+    expect(clock.reads).toBe(2);
+    // The tick still makes it stale.
+    clock.advance(1);
+    expect(coarse.peek()).toBe(6.25);
+  });
+
   it('a tick makes the cache stale; a tick nobody read after stops the timer', () => {
     const clock = new CountingClock(5);
     const coarse = CoarseTime.of(clock);

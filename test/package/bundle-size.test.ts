@@ -24,14 +24,16 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * 73.1 to 73.6 kB; the retry budget's hooks in the executor and the retry: 73.6 to 74.8 kB;
  * the executor's hedge case, whose race code stays with the hedge policy: 74.8 to 75.5 kB;
  * timeouts outside a hedge bounding its pushback waits, and the pushback question the retry
- * shares with the hedge: +57 B) or of one of the four policies that cannot be left out of a
- * program that does not use it (the bulkhead's queue disciplines, LIFO and CoDel, and the
- * compaction of its queue: 69.4 to 73.1 kB; the breaker's probe gate, which shared signals
- * lease half-open probes through: +25 B; together 75.5 to 75.61 kB). What
+ * shares with the hedge: +57 B; the executor keeping a call's deadline for the gates that read
+ * it: +0.3 kB) or of one of the four policies that cannot be left out of a program that does
+ * not use it (the bulkhead's queue disciplines, LIFO and CoDel, and the compaction of its
+ * queue: 69.4 to 73.1 kB; the breaker's probe gate, which shared signals lease half-open probes
+ * through: +25 B; the bulkhead's queue made a module of its own, shared with the adaptive
+ * limit: +0.7 kB; together 75.5 to 76.69 kB). What
  * the bytes are spent on is logged by area on every run.
  */
 const TARGET_BYTES = 25_000;
-const CEILING_BYTES = 75_650;
+const CEILING_BYTES = 76_700;
 
 /** Folders of src/ that a program using only policies and pipelines must not pay for. */
 const UNUSED_FOLDERS = [
@@ -61,6 +63,7 @@ const AREAS: readonly (readonly [string, RegExp])[] = [
   ['retry', /^policies\/retry\//],
   ['timeout', /^policies\/timeout\//],
   ['deadline queue (bulkhead, timeout)', /^policies\/shared\/DeadlineQueue$/],
+  ['wait queue (bulkhead)', /^policies\/shared\/WaitQueue$/],
   ['option checks', /^validation\//],
   ['errors', /^errors\//],
   ['latency metrics', /^telemetry\/(?:LatencyHistogram|metrics)$/],

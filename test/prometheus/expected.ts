@@ -56,6 +56,28 @@ export const SCENARIO_SERIES: readonly [string, Record<string, string>, number][
   ),
   // Two requests in the window, none accepted: (2 - 2 × 0) / (2 + 1).
   ['breakwater_load_shedder_refusal_rate', { name: 'api-shed', key: '' }, 2 / 3],
+  ['breakwater_adaptive_limit_limit', { name: 'api-limit', key: '' }, 2],
+  ['breakwater_adaptive_limit_in_flight', { name: 'api-limit', key: '' }, 0],
+  ['breakwater_adaptive_limit_queue_length', { name: 'api-limit', key: '' }, 0],
+  ['breakwater_adaptive_limit_recent_latency_seconds', { name: 'api-limit', key: '' }, 0.02],
+  ['breakwater_adaptive_limit_baseline_latency_seconds', { name: 'api-limit', key: '' }, 0.02],
+  ['breakwater_adaptive_limit_admitted_total', { name: 'api-limit', key: '' }, 1],
+  ...(['limit', 'queue-timeout', 'codel', 'deadline'] as const).map(
+    (reason) =>
+      [
+        'breakwater_adaptive_limit_rejections_total',
+        { name: 'api-limit', key: '', reason },
+        reason === 'limit' ? 1 : 0,
+      ] as [string, Record<string, string>, number],
+  ),
+  ...(['answered', 'dropped', 'ignored'] as const).map(
+    (outcome) =>
+      [
+        'breakwater_adaptive_limit_samples_total',
+        { name: 'api-limit', key: '', outcome },
+        outcome === 'answered' ? 1 : 0,
+      ] as [string, Record<string, string>, number],
+  ),
   ['breakwater_hedge_calls_total', { name: 'fetch-hedge', key: '' }, 1],
   ['breakwater_hedge_hedges_total', { name: 'fetch-hedge', key: '' }, 1],
   ['breakwater_hedge_won_total', { name: 'fetch-hedge', key: '' }, 1],

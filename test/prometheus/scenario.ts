@@ -1,5 +1,6 @@
 import { afterEach } from 'vitest';
 import {
+  adaptiveLimit,
   bulkhead,
   circuitBreaker,
   hedge,
@@ -52,6 +53,9 @@ export function useScenario(): () => Promise<Scenario> {
  * - timeout `report` (100 ms): one call timed out.
  * - load shedder `api-shed` (no low-traffic floor, random 0.4): one call let through that
  *   fails, then one refused (judged at (1 - 0) / 2 = 0.5; refusal rate 2/3 after it).
+ * - adaptive limit `api-limit` (initial limit 1, windows of 1 ms and one call): a 20 ms call
+ *   that ends the first window (latency 20 ms, the baseline too: no queue, so the limit grows
+ *   to 2), and one call refused while it ran.
  * - hedge `fetch-hedge` (delay 10 ms): one call whose first attempt answers after 30 ms and
  *   whose hedge, started at 10 ms, after 5 ms: 1 call, 1 hedge, won by the hedge.
  */
@@ -135,6 +139,21 @@ export async function runScenario(): Promise<Scenario> {
   const sp = pipeline(shed);
   await sp.tryExecute(() => Promise.reject(new Error('overloaded')));
   if ((await sp.tryExecute(() => 'shed')).ok) throw new Error('The shedder should have refused');
+  const limit = adaptiveLimit({
+    name: 'api-limit',
+    initialLimit: 1,
+    minSamples: 1,
+    minWindow: 1,
+    clock,
+  });
+  registry.register('api-limit', limit);
+  const lp = pipeline(limit);
+  const first = lp.tryExecute(() => new Promise((resolve) => clock.setTimer(() => resolve(1), 20)));
+  if ((await lp.tryExecute(() => 'full')).ok) throw new Error('The limit should have refused');
+  await clock.advanceAsync(20);
+  await first;
+  if (limit.limit !== 2) throw new Error('The limit should have grown to 2');
+
   const hedged = pipeline(fetchHedge).tryExecute(
     ({ hedge: n }) =>
       new Promise<string>((resolve) => clock.setTimer(() => resolve('ok'), n === 0 ? 30 : 5)),

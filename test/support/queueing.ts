@@ -115,6 +115,11 @@ export interface ClosedLoopOptions {
   readonly clients: number;
   /** Pause between a call's end and the next call, in ms: a number, or drawn by a function. @default 0 */
   readonly think?: number | ((random: () => number) => number);
+  /**
+   * Pause after a call a policy refused, in ms, instead of `think`: a client that calls again at
+   * once after a refusal made without waiting would call for ever at one instant. @default think
+   */
+  readonly refusedPause?: number;
   readonly name?: string;
   /** Start at this time (ms). @default now */
   readonly from?: number;
@@ -371,8 +376,13 @@ export class Simulation {
     let stopped = false;
     const client = (): void => {
       if (stopped || this.clock.now() >= until) return;
-      void this.call(name, options.via, options.options).then(() => {
-        const pause = typeof think === 'number' ? think : think(this.random);
+      void this.call(name, options.via, options.options).then((outcome) => {
+        const pause =
+          outcome === 'refused' && options.refusedPause !== undefined
+            ? options.refusedPause
+            : typeof think === 'number'
+              ? think
+              : think(this.random);
         if (pause > 0) this.schedule(this.clock.now() + pause, client);
         else client();
       });
@@ -452,7 +462,7 @@ export class Simulation {
     client: string,
     via: Runner,
     options: (() => ExecuteOptions | undefined) | undefined,
-  ): Promise<void> {
+  ): Promise<CallOutcome> {
     const now = this.clock.now();
     const record: CallRecord = {
       client,
@@ -484,11 +494,15 @@ export class Simulation {
           // A policy's error after the function ran (a timeout) is a failure, not a refusal.
           if (record.attempts === 0 && isPolicyRejection(error)) {
             const reason = (error as { reason?: unknown }).reason;
-            this.ended(record, totals, 'refused', typeof reason === 'string' ? reason : error.name);
-          } else {
-            const name = error instanceof Error ? error.name : String(error);
-            this.ended(record, totals, 'failed', name);
+            return this.ended(
+              record,
+              totals,
+              'refused',
+              typeof reason === 'string' ? reason : error.name,
+            );
           }
+          const name = error instanceof Error ? error.name : String(error);
+          return this.ended(record, totals, 'failed', name);
         },
       );
   }
@@ -507,7 +521,7 @@ export class Simulation {
     totals: ClientTotals,
     outcome: CallOutcome,
     reason: string | undefined,
-  ): void {
+  ): CallOutcome {
     record.end = this.now;
     record.outcome = outcome;
     record.reason = reason;
@@ -523,6 +537,7 @@ export class Simulation {
       totals.failed++;
     }
     if (record.attempts > 0) this.latencies.push(record.end - record.start);
+    return outcome;
   }
 
   private attempt(record: CallRecord | undefined, context?: ExecutionContext): Promise<void> {

@@ -6,7 +6,6 @@ import { RunsAlone } from '../../pipeline/RunsAlone.js';
 import { brand } from '../../protocol/brand.js';
 import {
   NEEDS_NOTHING,
-  NO_TIME,
   Outcome,
   REJECTED,
   StepKind,
@@ -19,9 +18,9 @@ import { rejectedChannel } from '../../telemetry/channels.js';
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
-import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { buildFromResolved, presetLatency, presetName, takePreset } from '../shared/preset.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
+import { type QueueRefusal, WaitQueue } from '../shared/WaitQueue.js';
 import { BulkheadRejectedError, type BulkheadRejection } from './errors.js';
 import type { BulkheadRejectedEvent } from './events.js';
 import {
@@ -103,16 +102,11 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
   /** The clock this policy reads. */
   readonly clock: Clock;
   private active = 0;
-  private queued = 0;
   private nAdmitted = 0;
   private nRejectedFull = 0;
   private nRejectedTimeout = 0;
   private nRejectedCodel = 0;
-  private readonly queue: DeadlineQueue<QueuedExecution>;
-  /** True with `queue: 'codel'`: enqueue and a full queue then check the waiting calls' ages. */
-  private codel: boolean;
-  /** CoDel: when the queue last went from empty to non-empty (valid while `queued > 0`). */
-  private nonEmptySince = 0;
+  private readonly queue: WaitQueue;
   private fullError: BulkheadRejectedError;
   private timeoutError: BulkheadRejectedError;
   /** Made when first needed: most bulkheads never refuse for CoDel. */
@@ -138,18 +132,12 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     this.timeoutError = stackless(
       () => new BulkheadRejectedError(name, 'queue-timeout', o.maxConcurrent),
     );
-    this.queue = new DeadlineQueue<QueuedExecution>(
+    this.queue = new WaitQueue(
       o.clock,
-      o.queueTimeout,
-      (exec, stamp, step) => exec.queueLive(step, stamp),
-      (exec, _stamp, step) => {
-        this.queued--;
-        this.emitRejected('queue-timeout');
-        exec.queueRejected(step, this.error('queue-timeout'));
-      },
+      o,
+      (step) => step,
+      (reason) => this.refuseQueued(reason),
     );
-    this.codel = o.queue === 'codel';
-    if (this.codel) this.queue.keepArrivals(0);
     if (typeof options === 'object' && options.name !== undefined) {
       noteCodeBuilt('bulkhead', name, this);
     }
@@ -162,7 +150,7 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
 
   /** Calls waiting in the queue now. */
   get queueLength(): number {
-    return this.queued;
+    return this.queue.length;
   }
 
   /** The `maxConcurrent` option. */
@@ -183,7 +171,7 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     rejectedCodel: number;
   }): void {
     sums.inFlight += this.active;
-    sums.queueLength += this.queued;
+    sums.queueLength += this.queue.length;
     sums.admitted += this.nAdmitted;
     sums.rejectedFull += this.nRejectedFull;
     sums.rejectedQueueTimeout += this.nRejectedTimeout;
@@ -200,7 +188,7 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
    * (see {@link BulkheadStats.dropping}); false otherwise.
    */
   get dropping(): boolean {
-    return this.codel && this.queued > 0 && this.standing(this.clock.now());
+    return this.queue.dropping;
   }
 
   /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
@@ -217,7 +205,7 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
   stats(): BulkheadStats {
     const stats: BulkheadStats = {
       inFlight: this.active,
-      queueLength: this.queued,
+      queueLength: this.queue.length,
       maxConcurrent: this.o.maxConcurrent,
       admitted: this.nAdmitted,
       rejectionsByReason: {
@@ -288,18 +276,11 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
       );
       this.codelError = undefined;
     }
-    if (this.mayWait && o.queueTimeout !== old.queueTimeout) {
+    if (this.mayWait) {
       this.needsQueueTime = o.queueTimeout !== Number.POSITIVE_INFINITY;
-      this.queue.setDuration(o.queueTimeout, this.clock.now());
+      this.queue.setOptions(o);
     }
-    const codel = o.queue === 'codel';
-    if (codel && !this.codel) {
-      const now = this.clock.now();
-      this.queue.keepArrivals(now);
-      this.nonEmptySince = now;
-    }
-    this.codel = codel;
-    if (this.queued > 0 && this.active < o.maxConcurrent) this.serve();
+    if (this.queue.length > 0 && this.active < o.maxConcurrent) this.serve();
   }
 
   /** Calls `listener` when the bulkhead refuses a call. */
@@ -314,42 +295,20 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
       this.nAdmitted++;
       return 0;
     }
-    if (this.queued < this.o.maxQueue) return WAIT;
     // A standing CoDel queue may hold calls already past their target: they make room.
-    if (this.codel) {
-      this.shed(now === NO_TIME ? this.clock.now() : now);
-      if (this.queued < this.o.maxQueue) return WAIT;
-    }
+    if (this.queue.canWait(now)) return WAIT;
     this.emitRejected('full');
     return REJECTED;
   }
 
   /** @internal Puts `exec` in the queue at pipeline step `step`; returns its stamp. */
   enqueue(exec: QueuedExecution, step: number, now: number): number {
-    if (this.codel) return this.enqueueCodel(exec, step, now === NO_TIME ? this.clock.now() : now);
-    this.queued++;
-    return this.queue.add(
-      exec,
-      step,
-      this.needsQueueTime && now === NO_TIME ? this.clock.now() : now,
-    );
-  }
-
-  private enqueueCodel(exec: QueuedExecution, step: number, now: number): number {
-    this.shed(now);
-    if (this.queued === 0) this.nonEmptySince = now;
-    this.queued++;
-    const stamp = this.queue.add(exec, step, now);
-    this.queue.noteArrival(now);
-    return stamp;
+    return this.queue.add(exec, step, now);
   }
 
   /** @internal A queued execution gave up (its signal aborted). */
   leave(): void {
-    this.queued--;
-    this.queue.prune();
-    // LIFO leaves dead entries below live ones, out of reach of the head.
-    if (this.queue.size > 2 * this.queued + 16) this.queue.compact();
+    this.queue.leave();
   }
 
   /** @internal */
@@ -357,66 +316,34 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     // NaN (the call was not timed) fails the comparison.
     if (elapsed >= 0 && this.latency !== undefined) this.latency.record(elapsed);
     this.active--;
-    if (this.queued > 0 && this.active < this.o.maxConcurrent) this.serve();
+    if (this.queue.length > 0 && this.active < this.o.maxConcurrent) this.serve();
   }
 
   /** Admits waiting calls into the free slots, in the order of the `queue` discipline. */
   private serve(): void {
     const q = this.queue;
-    const discipline = this.o.queue;
-    // Adaptive LIFO: newest first while a CoDel queue stands.
-    const lifo = discipline === 'lifo' || (discipline === 'codel' && this.shed(this.clock.now()));
-    while (this.queued > 0 && this.active < this.o.maxConcurrent) {
-      const exec = lifo ? q.takeLastLive() : q.takeFirstLive();
+    const newest = q.newestFirst();
+    while (q.length > 0 && this.active < this.o.maxConcurrent) {
+      const exec = q.next(newest);
       if (exec === undefined) break;
-      this.queued--;
       this.active++;
       this.nAdmitted++;
       exec.queueAdmitted(q.takenTag);
     }
   }
 
-  /** True when the (non-empty) queue has not been empty within the last `codelInterval`. */
-  private standing(now: number): boolean {
-    return now - this.nonEmptySince >= this.o.codelInterval;
+  /** A waiting call is refused for `reason`: counted and told; returns the error it fails with. */
+  private refuseQueued(reason: QueueRefusal): BulkheadRejectedError {
+    this.emitRejected(reason);
+    return this.error(reason);
   }
-
-  /**
-   * CoDel: when the queue stands, refuses the calls that have waited longer than `codelTarget`
-   * and returns true (the queue is then served newest first); otherwise returns false.
-   */
-  private shed(now: number): boolean {
-    if (this.queued === 0 || !this.standing(now)) return false;
-    this.queue.dropArrivedBefore(
-      now - this.o.codelTarget,
-      (this.refuseStale ??= (exec, _stamp, step) => {
-        this.queued--;
-        this.emitRejected('codel');
-        exec.queueRejected(step, this.error('codel'));
-      }),
-    );
-    return true;
-  }
-
-  /** Made when first needed, as {@link codelError}. */
-  private refuseStale: ((exec: QueuedExecution, stamp: number, step: number) => void) | undefined =
-    undefined;
 
   /**
    * Refuses every queued call (they fail with a {@link UsageError}), cancels the queue timer
    * and removes all listeners. Calls in flight finish normally.
    */
   dispose(): void {
-    const error = new UsageError(`Bulkhead "${this.name}" was disposed`);
-    for (
-      let exec = this.queue.takeFirstLive();
-      exec !== undefined;
-      exec = this.queue.takeFirstLive()
-    ) {
-      this.queued--;
-      exec.queueRejected(this.queue.takenTag, error);
-    }
-    this.queue.clear();
+    this.queue.dispose(`Bulkhead "${this.name}"`);
     this.rejected.clear();
   }
 
@@ -456,7 +383,7 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     else if (reason === 'queue-timeout') this.nRejectedTimeout++;
     else this.nRejectedCodel++;
     if (this.rejected.size !== 0) {
-      this.rejected.emit({ reason, inFlight: this.active, queued: this.queued });
+      this.rejected.emit({ reason, inFlight: this.active, queued: this.queue.length });
     }
     if (rejectedChannel.hasSubscribers) {
       rejectedChannel.publish({

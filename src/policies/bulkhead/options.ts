@@ -1,6 +1,5 @@
 import type { Clock } from '../../clock/Clock.js';
 import { systemClock } from '../../clock/systemClock.js';
-import { OptionsError } from '../../errors/OptionsError.js';
 import type { DurationString } from '../../protocol/kind.js';
 import {
   type MetricsOptions,
@@ -11,19 +10,22 @@ import {
   boolean,
   checkOptionsObject,
   clockOption,
-  duration,
   integer,
-  oneOf,
   string,
 } from '../../validation/validate.js';
+import {
+  QUEUE_OPTION_KEYS,
+  type QueueDiscipline,
+  queueDefaults,
+  type ResolvedQueueOptions,
+  resolveQueueOptions,
+} from '../shared/WaitQueue.js';
 
 /**
  * The order in which a bulkhead admits its waiting calls: `'fifo'` oldest first, `'lifo'`
  * newest first, `'codel'` oldest first until the queue stands (CoDel with adaptive LIFO).
  */
-export type BulkheadQueue = 'fifo' | 'lifo' | 'codel';
-
-const QUEUES: readonly BulkheadQueue[] = ['fifo', 'lifo', 'codel'];
+export type BulkheadQueue = QueueDiscipline;
 
 /** Options of {@link Bulkhead}. */
 export interface BulkheadOptions {
@@ -74,22 +76,13 @@ export interface BulkheadOptions {
 /** Defaults of {@link BulkheadOptions}. */
 export const bulkheadDefaults = Object.freeze({
   maxConcurrent: 10,
-  maxQueue: 0,
-  queueTimeout: Number.POSITIVE_INFINITY,
-  queue: 'fifo' as BulkheadQueue,
-  codelTarget: 5,
-  codelInterval: 100,
+  ...queueDefaults,
   name: 'bulkhead',
 });
 
 /** @internal */
-export interface ResolvedBulkheadOptions {
+export interface ResolvedBulkheadOptions extends ResolvedQueueOptions {
   maxConcurrent: number;
-  maxQueue: number;
-  queueTimeout: number;
-  queue: BulkheadQueue;
-  codelTarget: number;
-  codelInterval: number;
   name: string;
   clock: Clock;
   debug: boolean;
@@ -107,53 +100,14 @@ export function resolveBulkheadOptions(
       ? { maxConcurrent: options }
       : checkOptionsObject(
           options,
-          [
-            'maxConcurrent',
-            'maxQueue',
-            'queueTimeout',
-            'queue',
-            'codelTarget',
-            'codelInterval',
-            'name',
-            'clock',
-            'debug',
-            'metrics',
-          ],
+          ['maxConcurrent', ...QUEUE_OPTION_KEYS, 'name', 'clock', 'debug', 'metrics'],
           '',
         );
   const d = bulkheadDefaults;
-  const maxQueue = integer(o.maxQueue, 'maxQueue', d.maxQueue, 0, MAX_INT32);
-  const queue = oneOf(o.queue, 'queue', d.queue, QUEUES);
-  if (queue !== 'fifo' && maxQueue === 0) {
-    throw new OptionsError(
-      'queue',
-      queue,
-      '"fifo" while maxQueue is 0 (no call waits, so there is no queue to order); give maxQueue >= 1',
-    );
-  }
-  if (queue !== 'codel') {
-    for (const field of ['codelTarget', 'codelInterval'] as const) {
-      if (o[field] !== undefined) {
-        throw new OptionsError(field, o[field], `not set: it applies only with queue: "codel"`);
-      }
-    }
-  }
-  const codelInterval = duration(o.codelInterval, 'codelInterval', d.codelInterval, 2);
-  const codelTarget = duration(
-    o.codelTarget,
-    'codelTarget',
-    d.codelTarget,
-    1,
-    false,
-    codelInterval - 1,
-  );
+  const queue = resolveQueueOptions(o);
   return {
     maxConcurrent: integer(o.maxConcurrent, 'maxConcurrent', d.maxConcurrent, 1, MAX_INT32),
-    maxQueue,
-    queueTimeout: duration(o.queueTimeout, 'queueTimeout', d.queueTimeout, 1, true),
-    queue,
-    codelTarget,
-    codelInterval,
+    ...queue,
     name: string(o.name, 'name', d.name),
     clock: clockOption(o.clock, 'clock', systemClock),
     debug: boolean(o.debug, 'debug', false),

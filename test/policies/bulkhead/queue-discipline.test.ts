@@ -39,7 +39,7 @@ async function finish(clock: ManualClock, h: { id: string; gate: { resolve(v: st
 const reasonOf = (o: { error: unknown }) => (o.error as BulkheadRejectedError).reason;
 
 /** The ring behind a bulkhead's queue (internal), to check that it stays bounded. */
-const ringSize = (b: Bulkhead) => (b as unknown as { queue: { size: number } }).queue.size;
+const ringSize = (b: Bulkhead) => (b as unknown as { queue: { q: { size: number } } }).queue.q.size;
 
 describe('Bulkhead queue option: validation', () => {
   it('takes fifo, lifo and codel, fifo by default, and names the valid values otherwise', () => {

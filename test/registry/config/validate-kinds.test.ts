@@ -239,6 +239,7 @@ describe('config data of the library kinds', () => {
       bulkhead: 'bulkheads',
       rateLimiter: 'rateLimiters',
       loadShedder: 'loadShedders',
+      adaptiveLimit: 'adaptiveLimits',
       hedge: 'hedges',
     };
     expect(sections).toEqual(Object.fromEntries(POLICY_KINDS.map((k) => [k.name, k.section])));
@@ -390,12 +391,12 @@ describe('config data of a kind defined outside the library', () => {
       {
         path: 'defaults.backup',
         message:
-          'is not a known policy kind; known policy kinds are `circuitBreaker`, `retry`, `retryBudget`, `timeout`, `bulkhead`, `rateLimiter`, `loadShedder`, `hedge`',
+          'is not a known policy kind; known policy kinds are `circuitBreaker`, `retry`, `retryBudget`, `timeout`, `bulkhead`, `rateLimiter`, `loadShedder`, `adaptiveLimit`, `hedge`',
       },
       {
         path: 'backups',
         message:
-          'is not a known key; known keys are `defaults`, `circuitBreakers`, `retries`, `retryBudgets`, `timeouts`, `bulkheads`, `rateLimiters`, `loadShedders`, `hedges`, `keys`',
+          'is not a known key; known keys are `defaults`, `circuitBreakers`, `retries`, `retryBudgets`, `timeouts`, `bulkheads`, `rateLimiters`, `loadShedders`, `adaptiveLimits`, `hedges`, `keys`',
       },
     ]);
   });

@@ -1,0 +1,62 @@
+import { ErrorCode } from '../../errors/codes.js';
+import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
+
+/**
+ * Why an adaptive limit refused a call: the limit was full with no room in the queue
+ * (`'limit'`), the call waited past `queueTimeout` (`'queue-timeout'`) or past `codelTarget`
+ * while a CoDel queue stood (`'codel'`), or its time left was below the recent latency
+ * (`'deadline'`).
+ */
+export type AdaptiveLimitRejection = 'limit' | 'queue-timeout' | 'codel' | 'deadline';
+
+/**
+ * An adaptive concurrency limit refused the call without making it: its limit was full (code
+ * `ERR_BREAKWATER_CONCURRENCY_LIMIT`), or the call's deadline left it less time than the
+ * dependency's recent latency (code `ERR_BREAKWATER_DEADLINE_TOO_SHORT`, reason `'deadline'`).
+ * Breakers do not count it and retries do not retry it.
+ */
+export class ConcurrencyLimitError extends PolicyRejectedError {
+  static override readonly codes: readonly string[] = [
+    ErrorCode.ConcurrencyLimit,
+    ErrorCode.DeadlineTooShort,
+  ];
+  readonly reason: AdaptiveLimitRejection;
+  /** The limit when the call was refused. */
+  limit: number;
+  /**
+   * With reason `'deadline'`: the call's time left and the recent latency it fell short of, in
+   * ms (NaN otherwise).
+   */
+  timeLeft: number;
+  latency: number;
+
+  /** @internal */
+  constructor(policyName: string, reason: AdaptiveLimitRejection, limit: number) {
+    super(
+      reason === 'deadline' ? ErrorCode.DeadlineTooShort : ErrorCode.ConcurrencyLimit,
+      reason === 'limit'
+        ? `Adaptive limit "${policyName}" is full`
+        : reason === 'queue-timeout'
+          ? `Adaptive limit "${policyName}": the call waited in the queue past its queue timeout`
+          : reason === 'codel'
+            ? `Adaptive limit "${policyName}": the queue stood longer than codelInterval and the call waited past codelTarget`
+            : `Adaptive limit "${policyName}": the call's time left is below the dependency's recent latency`,
+      'adaptiveLimit',
+      policyName,
+    );
+    this.reason = reason;
+    this.limit = limit;
+    this.timeLeft = Number.NaN;
+    this.latency = Number.NaN;
+  }
+}
+
+Object.defineProperty(ConcurrencyLimitError.prototype, 'name', {
+  value: 'ConcurrencyLimitError',
+  writable: true,
+});
+
+/** True when `error` is a {@link ConcurrencyLimitError} from any copy of breakwater. */
+export function isConcurrencyLimitError(error: unknown): error is ConcurrencyLimitError {
+  return error instanceof ConcurrencyLimitError;
+}

@@ -1,0 +1,47 @@
+import type { PolicyKindDescriptor } from '../../protocol/kind.js';
+import { checkThenApply } from '../shared/reconfigureWith.js';
+import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
+import { AdaptiveLimit, type AdaptiveLimitStats } from './AdaptiveLimit.js';
+import { adaptiveLimitSchema } from './config.js';
+import { type AdaptiveLimitCounts, adaptiveLimitMetrics } from './metrics.js';
+import {
+  type AdaptiveLimitOptions,
+  type ResolvedAdaptiveLimitOptions,
+  resolveAdaptiveLimitOptions,
+} from './options.js';
+
+const ms = (value: number): string => (value > 0 ? `${value.toFixed(1)} ms` : '–');
+
+/** The adaptive limit kind: what the registry, config data and exporters know of it. */
+export const adaptiveLimitKind: PolicyKindDescriptor<
+  AdaptiveLimit,
+  ResolvedAdaptiveLimitOptions,
+  AdaptiveLimitCounts
+> = {
+  name: 'adaptiveLimit',
+  label: 'adaptive limit',
+  section: 'adaptiveLimits',
+  is: (value): value is AdaptiveLimit => value instanceof AdaptiveLimit,
+  create: (options) => new AdaptiveLimit(options as AdaptiveLimitOptions),
+  resolve: (data) => resolveAdaptiveLimitOptions(data as AdaptiveLimitOptions),
+  reconfigure: checkThenApply,
+  dispose: (limit) => limit.dispose(),
+  view: (limit) => ({ stats: limit.stats() }),
+  config: { schema: adaptiveLimitSchema, codeOnly: ['handle', 'handleResult'] },
+  metrics: adaptiveLimitMetrics,
+  // Queue timeouts are fired by the queue's timer, CoDel refusals by another call's arrival or
+  // release: both outside the waiting call's context.
+  spanEvents: [rejectedSpanEvent('adaptiveLimit', ['queue-timeout', 'codel'])],
+  dashboard({ stats }) {
+    const s = stats as AdaptiveLimitStats;
+    const r = s.rejectionsByReason;
+    return {
+      calls: s.admitted,
+      rejected: r.limit + r.queueTimeout + r.codel + r.deadline,
+      detail:
+        `limit ${s.limit}, ${s.inFlight} in flight` +
+        (s.queueLength > 0 || s.queue !== 'fifo' ? `, ${s.queueLength} queued` : '') +
+        `; latency ${ms(s.recentLatency)}, baseline ${ms(s.baselineLatency)} (${s.algorithm}: ${s.decision})`,
+    };
+  },
+};
