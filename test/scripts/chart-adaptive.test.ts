@@ -17,6 +17,7 @@ import {
   renderChart,
   toPoints,
 } from '../../scripts/chart-adaptive.mjs';
+import { type AdaptiveSecond, convergenceRun, overloadRun } from '../support/adaptive-runs.js';
 import { bulkheadOverload } from '../support/bulkheadOverload.js';
 import { chartSeries } from '../support/chartSeries.js';
 import { findAll, parseSvg, type SvgElement } from '../support/svg.js';
@@ -235,4 +236,45 @@ describe('docs/images/bulkhead-codel.svg', () => {
       'the chart differs from the run: run npm run docs:charts',
     );
   });
+});
+
+/** An adaptive-limit run's seconds as the chart's points. */
+function adaptivePoints(series: readonly AdaptiveSecond[]): ChartPoint[] {
+  const figure = (v: number) => (Number.isFinite(v) ? v : null);
+  return series.map((s) => ({
+    t: s.second,
+    limit: s.limit,
+    inflight: figure(s.inFlight),
+    p50: figure(s.p50),
+    p99: figure(s.p99),
+  }));
+}
+
+describe.each([
+  {
+    file: 'adaptive-convergence.svg',
+    title: 'Adaptive limit: C = 50, 200 closed-loop clients, initial limit 20 (simulated, seed 1)',
+    run: () => convergenceRun(),
+    seconds: 330,
+  },
+  {
+    file: 'adaptive-overload.svg',
+    title: 'Adaptive limit: C = 50, 2 x overload, open loop, 600 s (simulated, seed 2)',
+    run: () => overloadRun(),
+    seconds: 600,
+  },
+])('docs/images/$file', ({ file, title, run, seconds }) => {
+  it('is the chart of its seeded adaptive-limit run, every point inside its panel', async () => {
+    const { series } = await run();
+    const svg = renderChart(toPoints(JSON.parse(JSON.stringify(adaptivePoints(series)))), {
+      title,
+    });
+    const { panels } = anatomy(svg);
+    expect(panels[0]!.lines[0]!.points.length).toBe(seconds);
+    for (const panel of panels) expect(outside(panel)).toEqual([]);
+    await expect(svg).toMatchFileSnapshot(
+      `../../docs/images/${file}`,
+      'the chart differs from the run: run npm run docs:charts',
+    );
+  }, 120_000);
 });
