@@ -39,6 +39,9 @@ export interface KeyedExecuteOptions extends ExecuteOptions {
  * await api.execute(() => fetch(`https://${host}/v1/items`), { key: host });
  * ```
  */
+/** Pipelines a keyed pipeline of one keyed step keeps for reuse. */
+const SOLE_CACHE = 1024;
+
 export class KeyedPipeline<R = unknown> {
   /** The policies and keyed steps, outermost first. */
   readonly policies: readonly (Policy | KeyedStep)[];
@@ -51,6 +54,13 @@ export class KeyedPipeline<R = unknown> {
    * more, nested maps by each instance in turn, the last one's holding the pipeline.
    */
   private readonly cache = new WeakMap<object, unknown>();
+  /**
+   * The pipelines of a sole keyed step, by instance, in the order they were built; at most
+   * {@link SOLE_CACHE} (the oldest is dropped). A `WeakMap` would hold them as long as their
+   * instances live, but with many keys its entries (ephemerons) cost each collection more than
+   * building a pipeline again: a new key cost about 20 µs with one.
+   */
+  private readonly soleCache = new Map<object, Pipeline>();
 
   constructor(policies: readonly (Policy | KeyedStep)[]) {
     policies.forEach((p, i) => {
@@ -123,7 +133,13 @@ export class KeyedPipeline<R = unknown> {
     const sole = this.sole;
     if (sole === undefined) return this.pipelineForMany(key);
     const instance = sole.resolve(key);
-    return (this.cache.get(instance) as Pipeline | undefined) ?? this.build([instance]);
+    const cached = this.soleCache.get(instance);
+    if (cached !== undefined) return cached;
+    const built = this.build([instance]);
+    const cache = this.soleCache;
+    if (cache.size >= SOLE_CACHE) cache.delete(cache.keys().next().value!);
+    cache.set(instance, built);
+    return built;
   }
 
   private pipelineForMany(key: string | undefined): Pipeline {
@@ -145,6 +161,7 @@ export class KeyedPipeline<R = unknown> {
     const pipeline = new Pipeline(
       this.policies.map((p) => (p instanceof KeyedStep ? (instances[k++] as Policy) : p)),
     );
+    if (this.sole !== undefined) return pipeline;
     let node = this.cache;
     const last = instances.length - 1;
     for (let i = 0; i < last; i++) {

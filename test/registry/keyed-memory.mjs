@@ -8,6 +8,8 @@
 //         (default options: a count window of 100), then sit idle; prints the bytes per key.
 //         "churn": `keys` distinct keys pushed through a registry capped at `cap` keys; prints
 //         the heap once `cap` keys are held, after `2 × cap` keys and at the end.
+//         "keyed-pipeline": `keys` keys each make one call through a keyed pipeline
+//         (`pipeline(registry.keyed('circuitBreaker', 'api'))`); prints the bytes per key.
 //         "pipelines": `keys` pipelines of one key's breaker each (what a keyed pipeline builds
 //         and keeps per live key), each called once; prints the bytes per pipeline.
 //
@@ -87,6 +89,17 @@ if (mode === 'idle') {
       growth: (atEnd.total - base.total) / (atCap.total - base.total) - 1,
       growthAfterTwoRounds: (atEnd.total - base.total) / (afterTwoRounds.total - base.total) - 1,
     })}\n`,
+  );
+} else if (mode === 'keyed-pipeline') {
+  const registry = new Registry({ keys: { maxKeys: keys, idleTimeout: '1h' } });
+  const keyed = pipeline(registry.keyed('circuitBreaker', 'api'));
+  keyed.executeSync(() => 1, { key: 'warm-up' });
+  const before = memory();
+  for (let i = 0; i < keys; i++) keyed.executeSync(() => 1, { key: `host-${i}` });
+  const after = memory();
+  const held = registry.snapshot().instances.length;
+  process.stdout.write(
+    `${JSON.stringify({ mode, keys, held, bytesPerKey: (after.total - before.total) / keys })}\n`,
   );
 } else if (mode === 'pipelines') {
   // Breakers of their own, not the registry's (which keeps only so many live per name), each

@@ -56,6 +56,14 @@ describe('keyed breakers memory', () => {
     expect(result.bytesPerPipeline).toBeLessThanOrEqual(1_000);
   }, 60_000);
 
+  it('a keyed pipeline keeps a bounded number of per-key pipelines: many keys cost what the registry keeps', async () => {
+    const result = await measure(['keyed-pipeline', '200000']);
+    expect(result.held).toBe(200_000);
+    // An idle key costs the registry under 200 bytes; a pipeline kept per key would add 1.4 kB.
+    expect(result.bytesPerKey).toBeGreaterThan(0);
+    expect(result.bytesPerKey).toBeLessThanOrEqual(300);
+  }, 60_000);
+
   it('pushing many distinct keys through a capped registry keeps the heap flat', async () => {
     const result = await measure(['churn', '300000', '50000']);
     expect(result.held).toBe(50_000);
