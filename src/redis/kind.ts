@@ -1,20 +1,11 @@
-import { OptionsError } from '../errors/OptionsError.js';
-import {
-  configSchema,
-  type InstanceHealth,
-  POLICY_KIND,
-  type PolicyKindDescriptor,
-} from '../protocol/kind.js';
+import { POLICY_KIND, type PolicyKindDescriptor } from '../protocol/kind.js';
+import { AVAILABLE, codeOnlyRedisKind } from './codeOnlyKind.js';
 import { type RedisRateLimiterCounts, redisRateLimiterMetrics } from './metrics.js';
 import { RedisRateLimiter, type RedisRateLimiterStats } from './RedisRateLimiter.js';
 import type { RedisRateLimiterOptions } from './rateLimiterOptions.js';
 
 const IN_CODE =
   'a Redis rate limiter is built in code with its client (`new RedisRateLimiter({ client, ... })`) and added with `registry.register(name, limiter)`';
-
-/** The state of a Redis rate limiter whose store answers, and of one deciding locally. */
-const AVAILABLE = 'available';
-const FALLBACK = 'fallback';
 
 /**
  * The Redis rate limiter kind: registered limiters, and named ones built in code, show in
@@ -40,25 +31,7 @@ export const redisRateLimiterKind: PolicyKindDescriptor<
   section: 'redisRateLimiters',
   is: (value): value is RedisRateLimiter => value instanceof RedisRateLimiter,
   create: (options) => new RedisRateLimiter(options as RedisRateLimiterOptions),
-  resolve() {
-    throw new OptionsError('client', undefined, IN_CODE);
-  },
-  // Registered instances are never reconfigured from config data, and no other exists.
-  reconfigure: () => () => {},
-  dispose: (limiter) => limiter.dispose(),
-  view: (limiter) => ({
-    state: limiter.storeAvailable ? AVAILABLE : FALLBACK,
-    stats: limiter.stats(),
-  }),
-  state: (limiter) => (limiter.storeAvailable ? AVAILABLE : FALLBACK),
-  restState: AVAILABLE,
-  health: (state): InstanceHealth => (state === AVAILABLE ? 'ok' : 'degraded'),
-  config: {
-    schema: configSchema([]),
-    codeOnly: ['client'],
-    check() {},
-    missing: () => ({ option: 'client', message: `is required: ${IN_CODE}` }),
-  },
+  ...codeOnlyRedisKind<RedisRateLimiter>(IN_CODE),
   metrics: redisRateLimiterMetrics,
   dashboard({ state, stats }) {
     const s = stats as RedisRateLimiterStats;

@@ -1,20 +1,11 @@
-import { OptionsError } from '../../errors/OptionsError.js';
-import {
-  configSchema,
-  type InstanceHealth,
-  POLICY_KIND,
-  type PolicyKindDescriptor,
-} from '../../protocol/kind.js';
+import { POLICY_KIND, type PolicyKindDescriptor } from '../../protocol/kind.js';
+import { AVAILABLE, codeOnlyRedisKind } from '../codeOnlyKind.js';
 import { type RedisBulkheadCounts, redisBulkheadMetrics } from './metrics.js';
 import type { RedisBulkheadOptions } from './options.js';
 import { RedisBulkhead, type RedisBulkheadStats } from './RedisBulkhead.js';
 
 const IN_CODE =
   'a Redis bulkhead is built in code with its client (`new RedisBulkhead({ client, ... })`) and added with `registry.register(name, bulkhead)`';
-
-/** The state of a Redis bulkhead whose store answers, and of one admitting by onStoreFailure. */
-const AVAILABLE = 'available';
-const FALLBACK = 'fallback';
 
 /**
  * The Redis bulkhead kind: registered bulkheads, and named ones built in code, show in
@@ -33,25 +24,7 @@ export const redisBulkheadKind: PolicyKindDescriptor<
   section: 'redisBulkheads',
   is: (value): value is RedisBulkhead => value instanceof RedisBulkhead,
   create: (options) => new RedisBulkhead(options as RedisBulkheadOptions),
-  resolve() {
-    throw new OptionsError('client', undefined, IN_CODE);
-  },
-  // Registered instances are never reconfigured from config data, and no other exists.
-  reconfigure: () => () => {},
-  dispose: (bulkhead) => bulkhead.dispose(),
-  view: (bulkhead) => ({
-    state: bulkhead.storeAvailable ? AVAILABLE : FALLBACK,
-    stats: bulkhead.stats(),
-  }),
-  state: (bulkhead) => (bulkhead.storeAvailable ? AVAILABLE : FALLBACK),
-  restState: AVAILABLE,
-  health: (state): InstanceHealth => (state === AVAILABLE ? 'ok' : 'degraded'),
-  config: {
-    schema: configSchema([]),
-    codeOnly: ['client'],
-    check() {},
-    missing: () => ({ option: 'client', message: `is required: ${IN_CODE}` }),
-  },
+  ...codeOnlyRedisKind<RedisBulkhead>(IN_CODE),
   metrics: redisBulkheadMetrics,
   dashboard({ state, stats }) {
     const s = stats as RedisBulkheadStats;
