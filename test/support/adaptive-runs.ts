@@ -129,6 +129,18 @@ export async function convergenceRun(
 }
 
 /**
+ * A cold start above capacity: C = 10, 60 closed-loop clients (10 ms pause after a refusal),
+ * the default initial limit of 20, so that the first window already queues at the dependency
+ * and shows a latency about twice its own; for 60 s.
+ */
+export async function coldStartRun(o: RunOptions = {}): Promise<AdaptiveRun> {
+  const { sim, limit, changes, via } = setUp(o.seed ?? 10, 10, o.limit);
+  sim.closedLoop({ via, clients: 60, refusedPause: 10 });
+  await sim.run(60_000);
+  return finish(sim, limit, changes);
+}
+
+/**
  * Steady overload: C = 50, Poisson arrivals at `overload` × what the dependency serves (2 by
  * default) for `seconds` (600).
  */

@@ -233,6 +233,18 @@ describe('overload server', () => {
     expect(serviceTimes({ serviceMs: 20 })()).toBe(20);
   });
 
+  it('draws uniform service times within half the mean either side, from its seeded source', () => {
+    const draw = serviceTimes({ serviceMs: 100, distribution: 'uniform', random: seededRandom(5) });
+    const draws = Array.from({ length: 100_000 }, draw);
+    const mean = draws.reduce((a, b) => a + b, 0) / draws.length;
+    expect(Math.abs(mean - 100)).toBeLessThan(0.5);
+    expect(Math.min(...draws)).toBeGreaterThanOrEqual(50);
+    expect(Math.max(...draws)).toBeLessThan(150);
+    // Both halves of the range are drawn about equally.
+    const low = draws.filter((d) => d < 100).length / draws.length;
+    expect(Math.abs(low - 0.5)).toBeLessThan(0.01);
+  });
+
   it.each([
     [{ workers: 0, serviceMs: 20 }, 'workers must be in [1, 100000], whole: 0'],
     [{ workers: 1.5, serviceMs: 20 }, 'workers must be in [1, 100000], whole: 1.5'],

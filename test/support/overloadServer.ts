@@ -21,11 +21,14 @@ import { seededRandom } from './random.js';
 export interface OverloadServerOptions {
   /** Requests served at once (the capacity C), at least 1. */
   readonly workers: number;
-  /** Service time of one request in ms: the fixed time, or the mean of the exponential. */
+  /** Service time of one request in ms: the fixed time, or the mean of the draws. */
   readonly serviceMs: number;
-  /** `'exponential'` draws each request's service time from `random`. @default 'fixed' */
-  readonly distribution?: 'fixed' | 'exponential';
-  /** Source of the exponential draws, numbers in [0, 1). @default seededRandom(1) */
+  /**
+   * `'exponential'` and `'uniform'` (in [serviceMs / 2, 3 * serviceMs / 2]) draw each request's
+   * service time from `random`. @default 'fixed'
+   */
+  readonly distribution?: 'fixed' | 'exponential' | 'uniform';
+  /** Source of the draws, numbers in [0, 1). @default seededRandom(1) */
   readonly random?: () => number;
   /**
    * Requests allowed to wait for a worker; one that finds `workers + maxQueue` requests in
@@ -113,8 +116,10 @@ export function serviceTimes(
   options: Pick<OverloadServerOptions, 'serviceMs' | 'distribution' | 'random'>,
 ): () => number {
   const { serviceMs } = options;
-  if (options.distribution !== 'exponential') return () => serviceMs;
+  const { distribution = 'fixed' } = options;
+  if (distribution === 'fixed') return () => serviceMs;
   const random = options.random ?? seededRandom(1);
+  if (distribution === 'uniform') return () => serviceMs * (0.5 + random());
   return () => -serviceMs * Math.log(1 - random());
 }
 

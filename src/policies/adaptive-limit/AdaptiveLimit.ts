@@ -31,6 +31,7 @@ import {
   type BaselineState,
   type Decision,
   decide,
+  freshBaseline,
   type LimitChangeReason,
   type LimitDecision,
   type LimitWindow,
@@ -184,13 +185,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
   private wHeldBefore = 0;
   private readonly figures = new WindowFigures();
   private readonly decision: Decision = { limit: 0, reason: 'few-samples' };
-  private readonly b: BaselineState = {
-    baseline: Number.NaN,
-    lastLatency: Number.NaN,
-    lastInFlight: 0,
-    lastCut: false,
-    throughput: 0,
-  };
+  private readonly b: BaselineState = freshBaseline();
   private recent = Number.NaN;
   private lastDecision: LimitDecision | 'none' = 'none';
   private nWindows = 0;
@@ -525,10 +520,12 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
       this.recent = w.latency;
     }
     w.baseline = this.b.baseline;
-    decide(o.algorithm, w, this.decision);
+    decide(o.algorithm, w, this.decision, this.b);
     const from = this.lim;
     const to = Math.min(o.maxLimit, Math.max(o.minLimit, this.decision.limit));
     const reason = this.decision.reason;
+    // At the lowest limit a probe learns nothing more.
+    if (reason === 'probe' && to === from) this.b.probing = false;
     this.b.lastCut = to < from && (reason === 'latency' || reason === 'queue');
     this.lastDecision = moved !== undefined && to === from ? 'baseline' : reason;
     this.nWindows++;

@@ -52,6 +52,9 @@ export type LimitFunction = (window: LimitWindow) => number;
  *   AIMD: above `maxLatency`);
  * - `'queue'`: the estimated queue at the dependency was above `beta` (Vegas);
  * - `'increase'`: the latency showed room, with the limit in use;
+ * - `'probe'`: the baseline was first measured with the limit full, so it may hold a queue at
+ *   the dependency: the limit halves per window until the latency stops falling
+ *   with it (gradient and Vegas, once, at the start);
  * - `'custom'`: the limit function's answer;
  * - `'reconfigure'`: new `minLimit` / `maxLimit` options moved it into their range.
  */
@@ -60,6 +63,7 @@ export type LimitChangeReason =
   | 'latency'
   | 'queue'
   | 'increase'
+  | 'probe'
   | 'custom'
   | 'reconfigure';
 
@@ -94,6 +98,29 @@ export interface BaselineState {
   lastCut: boolean;
   /** Calls ended per ms in the last window that moved the baseline. */
   throughput: number;
+  /**
+   * The baseline came from a window with the limit full and no cut has shown it free of a
+   * queue yet: the algorithms that read it probe down (reason `'probe'`).
+   */
+  probing: boolean;
+  /** The limit a probe that found the knee gives back (the one before its last cut), or 0. */
+  kneeLimit: number;
+  /** The limit of the last judged window. */
+  lastLimit: number;
+}
+
+/** @internal A baseline state with nothing learned. */
+export function freshBaseline(): BaselineState {
+  return {
+    baseline: Number.NaN,
+    lastLatency: Number.NaN,
+    lastInFlight: 0,
+    lastCut: false,
+    throughput: 0,
+    probing: false,
+    kneeLimit: 0,
+    lastLimit: 0,
+  };
 }
 
 /** The latency band above the baseline that shows no queue: a fifth of the tolerated band. */
@@ -103,6 +130,8 @@ export const noQueueBand = (tolerance: number): number => 1 + (tolerance - 1) / 
 const FALL = 0.5;
 /** How far it moves per window toward a latency it follows up. */
 const FOLLOW = 0.1;
+/** What a probe keeps of the limit. */
+const PROBE_KEEP = 0.5;
 /** The Vegas and AIMD algorithms, with no band of their own, use the gradient's default one. */
 const DEFAULT_NO_QUEUE = noQueueBand(1.25);
 
@@ -133,6 +162,21 @@ export function updateBaseline(
   if (!(b > 0)) {
     s.baseline = latency;
     s.throughput = throughput;
+    s.probing = limited(w);
+  } else if (s.probing) {
+    // Above the dependency's capacity, a cut lowers the latency with the calls in flight (its
+    // queue shortens); below it, the latency stays. Probing goes on only while the latency
+    // fell by half the cut at least: halving the limit makes that a quarter, far above the
+    // noise of a window's mean.
+    if (latency < b) s.baseline = b + (latency - b) * FALL;
+    const cut = 1 - w.meanInFlight / s.lastInFlight;
+    const fell = 1 - latency / s.lastLatency;
+    if (!limited(w) || fell < cut / 2) {
+      s.probing = false;
+      // The limit before the last cut had no queue either: its latency was no higher.
+      if (limited(w)) s.kneeLimit = s.lastLimit;
+    }
+    s.throughput = throughput;
   } else if (latency < b) {
     s.baseline = b + (latency - b) * FALL;
     s.throughput = throughput;
@@ -153,6 +197,7 @@ export function updateBaseline(
   }
   s.lastLatency = latency;
   s.lastInFlight = w.meanInFlight;
+  s.lastLimit = w.limit;
   return moved;
 }
 
@@ -167,14 +212,23 @@ const limited = (w: LimitWindow): boolean => w.held > 0 || w.maxInFlight >= w.li
 /** True when at least half the limit was in use at some point. */
 const inUse = (w: LimitWindow): boolean => w.maxInFlight * 2 >= w.limit;
 
-/** @internal Decides the limit after window `w` with `algorithm`, into `out`. */
-export function decide(algorithm: ResolvedAlgorithm, w: LimitWindow, out: Decision): Decision {
+/**
+ * @internal Decides the limit after window `w` with `algorithm`, into `out`; the baseline's
+ * state `s` says whether it is still being probed (see {@link BaselineState.probing}).
+ */
+export function decide(
+  algorithm: ResolvedAlgorithm,
+  w: LimitWindow,
+  out: Decision,
+  s: BaselineState,
+): Decision {
   const L = w.limit;
   out.limit = L;
   switch (algorithm.kind) {
     case 'gradient': {
       if (w.dropped > 0) return set(out, dropCut(w), 'drop');
       if (!w.judged) return set(out, L, 'few-samples');
+      if (s.probing || s.kneeLimit > 0) return probe(s, L, out);
       const r = w.latency / w.baseline;
       const tolerance = algorithm.tolerance;
       if (r > tolerance) {
@@ -192,6 +246,7 @@ export function decide(algorithm: ResolvedAlgorithm, w: LimitWindow, out: Decisi
     case 'vegas': {
       if (w.dropped > 0) return set(out, dropCut(w), 'drop');
       if (!w.judged) return set(out, L, 'few-samples');
+      if (s.probing || s.kneeLimit > 0) return probe(s, L, out);
       const queue = Math.max(0, L * (1 - w.baseline / w.latency));
       const log = Math.max(1, Math.floor(Math.log10(L)));
       const alpha = algorithm.alpha * log;
@@ -234,6 +289,14 @@ export function decide(algorithm: ResolvedAlgorithm, w: LimitWindow, out: Decisi
       return set(out, next, 'custom');
     }
   }
+}
+
+/** A probe's step: down by half, or back to the knee it found. */
+function probe(s: BaselineState, L: number, out: Decision): Decision {
+  if (s.probing) return set(out, Math.floor(L * PROBE_KEEP), 'probe');
+  const knee = s.kneeLimit;
+  s.kneeLimit = 0;
+  return set(out, Math.max(L, knee), 'probe');
 }
 
 function set(out: Decision, limit: number, reason: LimitDecision): Decision {

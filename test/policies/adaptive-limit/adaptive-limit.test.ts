@@ -248,24 +248,34 @@ describe('adaptiveLimit windows', () => {
       minSamples: 1,
       handle: (e) => (e as Error).message === 'shed',
     });
+    // 4 calls of 20 ms, under half the limit: the baseline (20) holds none of our queue, and
+    // the limit stays, too little in use to judge.
+    await windowOf(clock, p, 0, 3, 20);
+    expect(limit.stats()).toMatchObject({
+      limit: 10,
+      recentLatency: 20,
+      baselineLatency: 20,
+      decision: 'app-limited',
+      windows: 1,
+    });
     // 10 calls of 20 ms and 2 refused: no queue (20 / 20), limit reached: 10 + 1.
-    await windowOf(clock, p, 0, 10, 20, 2);
+    await windowOf(clock, p, 1, 10, 20, 2);
     expect(limit.stats()).toMatchObject({
       limit: 11,
       recentLatency: 20,
       baselineLatency: 20,
       decision: 'increase',
-      windows: 1,
+      windows: 2,
     });
     // 30 ms with the limit full: 30 / 20 = 1.5 > 1.25, cut to 11 × 1.125 / 1.5 = 8.25.
-    await windowOf(clock, p, 1, 11, 30, 2);
+    await windowOf(clock, p, 2, 11, 30, 2);
     // The cut lowered the calls in flight (12 × 30 / 1000 = 0.36 to 9 × 29.75 / 1000 = 0.268)
     // but not the latency (29.75 >= 0.98 × 30): the dependency got slower; the baseline takes
     // 29.75, and the limit grows again.
-    await windowOf(clock, p, 2, 8, 29.75, 2);
+    await windowOf(clock, p, 3, 8, 29.75, 2);
     expect(limit.stats()).toMatchObject({ limit: 9, baselineLatency: 29.75, recentLatency: 29.75 });
     // One drop in 10 calls: 9 × 0.9 = 8.1.
-    await windowOf(clock, p, 3, 9, 20, 0, 1);
+    await windowOf(clock, p, 4, 9, 20, 0, 1);
     expect(changes).toEqual([
       {
         name: 'adaptiveLimit',
@@ -316,8 +326,8 @@ describe('adaptiveLimit windows', () => {
     expect(limit.stats()).toMatchObject({
       recentLatency: 29.75,
       decision: 'drop',
-      windows: 4,
-      samples: { answered: 41, dropped: 1, ignored: 0 },
+      windows: 5,
+      samples: { answered: 45, dropped: 1, ignored: 0 },
       rejectionsByReason: { limit: 6 },
     });
   });
@@ -335,7 +345,8 @@ describe('adaptiveLimit windows', () => {
     const limit = adaptiveLimit({ clock, initialLimit: 10, minSamples: 1 });
     const p = pipeline(limit);
     await windowOf(clock, p, 0, 10, 20, 2);
-    expect(limit.stats()).toMatchObject({ limit: 11, recentLatency: 20, windows: 1 });
+    // The first window had the limit full: a probe halves it (see the learning tests).
+    expect(limit.stats()).toMatchObject({ limit: 5, recentLatency: 20, windows: 1 });
     // 13 calls started and ended at 4 instants (and its own reading when built).
     expect(clock.reads).toBeLessThanOrEqual(8);
     await clock.advanceAsync(10);

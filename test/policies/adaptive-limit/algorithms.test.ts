@@ -9,6 +9,7 @@ import {
   type BaselineState,
   type Decision,
   decide,
+  freshBaseline,
   updateBaseline,
 } from '../../../src/policies/adaptive-limit/algorithms.js';
 import {
@@ -38,8 +39,9 @@ function win(over: Partial<LimitWindow>): LimitWindow {
 const algorithm = (a: unknown): ResolvedAlgorithm =>
   resolveAdaptiveLimitOptions({ algorithm: a as 'gradient' }).algorithm;
 
+/** What `a` decides after `w`, with a baseline that is not being probed. */
 function run(a: ResolvedAlgorithm, w: LimitWindow): Decision {
-  return { ...decide(a, w, { limit: 0, reason: 'few-samples' }) };
+  return { ...decide(a, w, { limit: 0, reason: 'few-samples' }, freshBaseline()) };
 }
 
 afterEach(() => setListenerErrorHandler((error) => console.error(error)));
@@ -218,18 +220,14 @@ describe('a custom function', () => {
 });
 
 describe('the baseline', () => {
-  const fresh = (): BaselineState => ({
-    baseline: Number.NaN,
-    lastLatency: Number.NaN,
-    lastInFlight: 0,
-    lastCut: false,
-    throughput: 0,
-  });
+  const fresh = freshBaseline;
 
   it('starts at the first judged latency, falls halfway to a lower one, follows a tenth of the way within the no-queue band', () => {
     const s = fresh();
-    expect(updateBaseline(s, win({ latency: 20 }), 1.05)).toBeUndefined();
+    // A first window with the limit not reached: its latency holds none of our queue.
+    expect(updateBaseline(s, win({ latency: 20, maxInFlight: 15 }), 1.05)).toBeUndefined();
     expect(s.baseline).toBe(20);
+    expect(s.probing).toBe(false);
     updateBaseline(s, win({ latency: 10 }), 1.05);
     expect(s.baseline).toBe(15);
     updateBaseline(s, win({ latency: 15.5 }), 1.05);
@@ -264,5 +262,70 @@ describe('the baseline', () => {
     const busier = { ...fresh(), baseline: 20, throughput: 0.1 };
     expect(updateBaseline(busier, win({ ...idle, answered: 120 }), 1.05)).toBeUndefined();
     expect(busier.baseline).toBe(20);
+  });
+});
+
+describe('the probe of a baseline first measured with the limit full', () => {
+  const g = algorithm('gradient');
+  const v = algorithm('vegas');
+  const a = algorithm('aimd');
+
+  /** Feeds window `w` to the baseline, then lets `alg` decide with it, as the gate does. */
+  function step(s: BaselineState, alg: ResolvedAlgorithm, w: LimitWindow): Decision {
+    updateBaseline(s, w, 1.05);
+    return {
+      ...decide(alg, { ...w, baseline: s.baseline }, { limit: 0, reason: 'few-samples' }, s),
+    };
+  }
+
+  it('halves while the latency falls with the calls in flight, then gives back the cut that did not lower it', () => {
+    for (const alg of [g, v]) {
+      const s = freshBaseline();
+      // 20 in flight at 40 ms: maybe 10 at the dependency and 10 queued there.
+      expect(step(s, alg, win({ limit: 20, latency: 40 }))).toEqual({ limit: 10, reason: 'probe' });
+      expect(s).toMatchObject({ baseline: 40, probing: true });
+      // 10 in flight at 20 ms: the latency fell by half with them, so there was a queue.
+      expect(step(s, alg, win({ limit: 10, latency: 20 }))).toEqual({ limit: 5, reason: 'probe' });
+      expect(s).toMatchObject({ baseline: 30, probing: true });
+      // 5 at 19.5 ms: a fall of 2.5 %, under half the cut: 10 had no queue either.
+      expect(step(s, alg, win({ limit: 5, latency: 19.5 }))).toEqual({
+        limit: 10,
+        reason: 'probe',
+      });
+      expect(s).toMatchObject({ baseline: 24.75, probing: false, kneeLimit: 0 });
+    }
+  });
+
+  it('ends at the first cut when the latency stays: one window at half the limit', () => {
+    const s = freshBaseline();
+    expect(step(s, g, win({ limit: 20, latency: 20 }))).toEqual({ limit: 10, reason: 'probe' });
+    expect(step(s, g, win({ limit: 10, latency: 20.4 }))).toEqual({ limit: 20, reason: 'probe' });
+    // Then the algorithm's own rule: no queue shows, so it grows by a tenth.
+    expect(step(s, g, win({ limit: 20, latency: 20 }))).toEqual({ limit: 22, reason: 'increase' });
+  });
+
+  it('ends without giving anything back when the limit stops holding calls back', () => {
+    const s = freshBaseline();
+    step(s, g, win({ limit: 20, latency: 40 }));
+    step(s, g, win({ limit: 10, latency: 20, maxInFlight: 6 }));
+    expect(s).toMatchObject({ probing: false, kneeLimit: 0 });
+  });
+
+  it('waits for a judged window without drops, and leaves AIMD, which reads no baseline, alone', () => {
+    const s = freshBaseline();
+    step(s, g, win({ limit: 20, latency: 40 }));
+    expect(
+      decide(g, win({ limit: 10, judged: false }), { limit: 0, reason: 'few-samples' }, s),
+    ).toEqual({
+      limit: 10,
+      reason: 'few-samples',
+    });
+    expect(
+      decide(g, win({ limit: 10, dropped: 50 }), { limit: 0, reason: 'few-samples' }, s).reason,
+    ).toBe('drop');
+    expect(decide(a, win({ limit: 10 }), { limit: 0, reason: 'few-samples' }, s)).toEqual({
+      limit: 11,
+      reason: 'increase',
+    });
   });
 });

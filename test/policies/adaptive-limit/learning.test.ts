@@ -1,10 +1,36 @@
 /**
  * What the adaptive limit learns from (C workers of 20 ms; runs in test/support/adaptive-runs.ts,
- * seeded): drops, a capacity that grows tenfold, a steady load under capacity, and a
- * dependency that gets slower by itself.
+ * seeded): a start above capacity, drops, a capacity that grows tenfold, a steady load under
+ * capacity, and a dependency that gets slower by itself.
  */
 import { describe, expect, it } from 'vitest';
-import { baselineShiftRun, dropsRun, rampUpRun, steadyRun } from '../../support/adaptive-runs.js';
+import {
+  baselineShiftRun,
+  coldStartRun,
+  dropsRun,
+  rampUpRun,
+  steadyRun,
+} from '../../support/adaptive-runs.js';
+
+describe('a cold start above capacity: C = 10, initial limit 20, 60 clients', () => {
+  it('probes down to the knee instead of taking the queued latency for the baseline', async () => {
+    const run = await coldStartRun();
+    // Halves while the latency falls with the calls in flight (a queue at the dependency),
+    // then gives back the last cut, which did not lower it.
+    expect(run.changes.slice(0, 3).map((c) => [c.from, c.to, c.reason, c.window])).toEqual([
+      [20, 10, 'probe', 1],
+      [10, 5, 'probe', 2],
+      [5, 10, 'probe', 3],
+    ]);
+    expect(run.changes.slice(3).every((c) => c.reason !== 'probe')).toBe(true);
+    // Learned: the limit stays within [C, 1.3 x C], the baseline within 15 % of the 20 ms
+    // service. Taking the first window's latency (about 40 ms) for the baseline, it stayed
+    // between 2 and 2.5 x C, every call queueing at the dependency.
+    const late = run.series.slice(20);
+    expect(late.every((s) => s.limit >= 10 && s.limit <= 13)).toBe(true);
+    expect(late.every((s) => s.baselineLatency >= 20 && s.baselineLatency <= 23)).toBe(true);
+  }, 60_000);
+});
 
 describe('drops: every call times out at 5 s', () => {
   it('reaches the minimum within 10 windows, every change a cut for drops', async () => {
@@ -40,8 +66,9 @@ describe('0.7 × C for 600 s', () => {
     const run = await steadyRun();
     const refused = (from: number) => run.series.slice(from).reduce((a, s) => a + s.refused, 0);
     expect(refused(30)).toBe(0);
-    // The first seconds, from the initial limit of 20 up past the load.
-    expect(refused(0)).toBe(4_673);
+    // The first seconds: a window at 10 (the probe of a first window with the limit full), then
+    // from 20 up past the load.
+    expect(refused(0)).toBe(5_721);
     expect(run.series.slice(12).every((s) => s.refused === 0)).toBe(true);
     expect(run.series[11]!.refused).toBeGreaterThan(0);
     // The baseline is refreshed all along (it follows the latency, within 5 %).

@@ -31,11 +31,13 @@ describe('2 × overload for 600 s', () => {
     expect(run.series.at(-1)!.limit).toBe(57);
     const trend = slope(run.series.slice(60).map((s) => [s.second, s.limit] as const));
     expect(trend).toBeLessThanOrEqual(0);
-    // The limit last moved at 18 s, from 52 to 57: under steady overload the latency stays
-    // above the baseline, so nothing raises it (the baseline stays where it was learned).
-    expect(run.changes).toHaveLength(11);
+    // After the probe of its first window (20 to 10 and back), the limit last moved at 16 s,
+    // from 52 to 57: under steady overload the latency stays above the baseline, so nothing
+    // raises it (the baseline stays where it was learned).
+    expect(run.changes).toHaveLength(13);
+    expect(run.changes.filter((c) => c.reason === 'probe')).toHaveLength(2);
     expect(run.changes.at(-1)).toMatchObject({ from: 52, to: 57, reason: 'increase' });
-    expect(Math.floor(run.changes.at(-1)!.at / 1000)).toBe(18);
+    expect(Math.floor(run.changes.at(-1)!.at / 1000)).toBe(16);
     expect(run.series.at(-1)!.baselineLatency).toBeCloseTo(run.series[60]!.baselineLatency, 10);
   });
 
