@@ -1,8 +1,8 @@
 /**
  * Two builds of the library in one process, on the per-call rows a hot-path change can move:
  * closed breaker, composed pipeline, retry (alone and with a retry budget: a build without
- * budgets runs the retry alone), cooperative timeout, bulkhead, rate limiter, hedge and
- * adaptive limit (each as `pipeline(policy).execute(target)`), a bulkhead whose calls wait in its queue (FIFO, and CoDel
+ * budgets runs the retry alone), cooperative timeout, bulkhead, rate limiter, hedge, adaptive
+ * limit and load shedder (each as `pipeline(policy).execute(target)`), a bulkhead whose calls wait in its queue (FIFO, and CoDel
  * where the build has the `queue` option), and `tryAcquire()`. Each round times every row of the
  * old build and of the new one in alternating order, in batches of the same size, each loop
  * compiled from a source of its own; the report gives the median ns/op of each build and the
@@ -111,6 +111,11 @@ const rows = {
   // Builds from before the adaptive limit have no `adaptiveLimit`: leave the row out with --filter.
   'adaptive limit': (bw) => {
     const p = bw.pipeline(bw.adaptiveLimit());
+    return () => p.execute(target);
+  },
+  // Builds from before the load shedder have no `loadShedder`: leave the row out with --filter.
+  'load shedder': (bw) => {
+    const p = bw.pipeline(bw.loadShedder());
     return () => p.execute(target);
   },
   'tryAcquire() (sync)': (bw) => {

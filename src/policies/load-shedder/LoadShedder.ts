@@ -229,9 +229,9 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
     if (excess <= 0 || requests < o.minRequests) return 0;
     let rate = excess / (requests + 1);
     // Once calls are accepted again, the recent part shows it long before the whole window.
-    const recent = w.recentRequests;
+    const recent = w.recentRequests();
     if (recent >= o.minRequests) {
-      const r = (recent - o.k * w.recentAccepts) / (recent + 1);
+      const r = (recent - o.k * w.recentAccepts()) / (recent + 1);
       if (r < rate) rate = r;
       if (rate <= 0) return 0;
     }
@@ -246,9 +246,9 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
   private levelProbability(rate: number, level: number): number {
     const w = this.window;
     let mass = rate * w.totalRequests;
-    for (let l = 0; l < level; l++) mass -= w.levelRequests[l]!;
+    for (let l = 0; l < level; l++) mass -= w.levelRequests(l);
     if (mass <= 0) return 0;
-    const own = w.levelRequests[level]!;
+    const own = w.levelRequests(level);
     return own <= mass ? 1 : mass / own;
   }
 
