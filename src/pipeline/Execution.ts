@@ -48,6 +48,11 @@ export interface PipelineCore {
    */
   readonly sampler: LatencySampler | undefined;
   /**
+   * Picks the calls with a deadline to time for a gate that compares deadlines with their
+   * durations (see `StepNeeds.boundedLatency`); undefined when no gate does.
+   */
+  readonly boundedSampler: LatencySampler | undefined;
+  /**
    * Per step, the slot holding its per-call number (a breaker's generation, a timeout's or a
    * queue's stamp, a retry's attempt count), or {@link NO_SLOT}.
    */
@@ -456,7 +461,13 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall 
         }
       }
     }
-    if (core.startedSlot !== NO_SLOT) this.set(core.startedSlot, this.attemptStart(now));
+    if (core.startedSlot !== NO_SLOT) {
+      const bounded = core.boundedSampler;
+      if (bounded !== undefined && this.bound !== Number.POSITIVE_INFINITY && bounded.due()) {
+        this.flags |= F_TIMED;
+      }
+      this.set(core.startedSlot, this.attemptStart(now));
+    }
     return this.call();
   }
 
@@ -948,7 +959,7 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall 
     const core = this.core;
     if (!core.needsEndTime) {
       if ((this.flags & F_TIMED) !== 0) this.flags &= ~F_TIMED;
-      else if (!core.sampler!.due()) return NO_TIME;
+      else if (core.sampler === undefined || !core.sampler.due()) return NO_TIME;
       if (now === NO_TIME) return core.clock.now();
     }
     return now;

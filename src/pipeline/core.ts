@@ -9,6 +9,12 @@ import { isKeyedStep } from './keyedMark.js';
 import { LatencySampler } from './LatencySampler.js';
 
 /**
+ * Calls with a deadline timed for a gate that compares deadlines with durations, one in this
+ * many: a duration costs a second clock reading, and a few a second keep an estimate current.
+ */
+const BOUNDED_EVERY = 4;
+
+/**
  * @internal How a pipeline runs its calls, decided once from its steps when it is built: what
  * the executor knows of them, and which of the lighter paths of `Pipeline` apply.
  */
@@ -80,6 +86,7 @@ function buildCore(
   let ownSignal = false;
   let waits = false;
   let sampleEvery = Number.POSITIVE_INFINITY;
+  let boundedLatency = false;
   // Timeouts before the last gate that reads the call's deadline note it for that gate.
   let boundsGates =
     h >= 0 && all.slice(h + 1).some((s) => s.needs().deadline === true) ? steps.length : 0;
@@ -91,6 +98,7 @@ function buildCore(
     }
     const needs = s.needs();
     if (needs.deadline === true) boundsGates = steps.indexOf(s) + 1;
+    boundedLatency ||= needs.boundedLatency === true;
     needsStartTime ||= needs.startTime;
     needsEndTime ||= needs.endTime;
     waits ||= needs.mayWait;
@@ -108,6 +116,10 @@ function buildCore(
     needsEndTime || sampleEvery === Number.POSITIVE_INFINITY
       ? undefined
       : new LatencySampler(sampleEvery);
+  const boundedSampler =
+    boundedLatency && !needsEndTime
+      ? new LatencySampler(clock.cheapNow === true ? 1 : BOUNDED_EVERY)
+      : undefined;
   const core: PipelineCore = {
     steps,
     kinds: kindsOf(steps),
@@ -115,8 +127,9 @@ function buildCore(
     needsStartTime,
     needsEndTime,
     sampler,
+    boundedSampler,
     pool: [],
-    ...assignSlots(steps, needsEndTime || sampler !== undefined),
+    ...assignSlots(steps, needsEndTime || sampler !== undefined || boundedSampler !== undefined),
     deferred,
     deferredWhenUnheard: deferredWhenUnheard && !deferred,
     // An attempt of a hedge may be cancelled when another wins: it needs a signal of its own.

@@ -61,6 +61,13 @@ export interface StepNeeds {
    * outside the library. @default false
    */
   readonly deadline?: boolean;
+  /**
+   * The gate wants the duration of calls that carry a deadline, for an estimate of how long calls
+   * take that it compares deadlines with: the executor times some of them (one in four; each on
+   * a clock that is cheap to read) and passes the duration to `release`. Optional for gates made
+   * outside the library. @default false
+   */
+  readonly boundedLatency?: boolean;
 }
 
 /** Every answer false: a step spreads it and sets what it needs (`{ ...NEEDS_NOTHING, callSlot: true }`). */
@@ -75,6 +82,7 @@ export const NEEDS_NOTHING: StepNeeds = Object.freeze({
   callSlot: false,
   timeSlot: false,
   deadline: false,
+  boundedLatency: false,
 });
 
 /**

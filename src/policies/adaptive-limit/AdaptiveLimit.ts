@@ -25,6 +25,7 @@ import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
 import { isCountedError } from '../shared/classify.js';
+import { LatencyWindow } from '../shared/LatencyWindow.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { type QueueDiscipline, type QueueRefusal, WaitQueue } from '../shared/WaitQueue.js';
 import {
@@ -70,6 +71,12 @@ export interface AdaptiveLimitStats {
   readonly recentLatency: number;
   /** The estimate of the dependency's latency without a queue, in ms. NaN until then. */
   readonly baselineLatency: number;
+  /**
+   * The median duration of the calls with a deadline timed over the last 5 to 10 s, in ms, which
+   * `deadlineRefusal` compares their time left with. NaN until 10 were timed, and without
+   * `deadlineRefusal`.
+   */
+  readonly medianLatency: number;
   /** `gradient`, `vegas`, `aimd` or `custom`. */
   readonly algorithm: 'gradient' | 'vegas' | 'aimd' | 'custom';
   /** What the last window decided (a change, or why it held the limit); `none` before the first. */
@@ -127,6 +134,9 @@ const END = 3;
 /** Calls between two readings of the clock forced by this limit (see `release`). */
 const PEEKS = 256;
 
+/** Timed calls the median of `deadlineRefusal` needs, and the half of the time it covers, ms. */
+const MEDIAN_SAMPLES = 10;
+const MEDIAN_HALF_WINDOW = 5_000;
 /** Windows last at least this many times the recent latency (see `minWindow`). */
 const WINDOW_LATENCIES = 10;
 
@@ -137,9 +147,10 @@ const WINDOW_LATENCIES = 10;
  * while the latency shows no queue at the dependency and cuts it when the latency rises past
  * what it tolerates or calls are dropped (see {@link AdaptiveLimitOptions.algorithm}).
  *
- * No call is timed for it: it adds up the calls in flight over time and divides by the calls
- * that ended (Little's law), reading a coarse clock when a call starts and ends. Calls with a
- * deadline whose time left is below the recent latency are refused before they start. With
+ * No call is timed for its limit: it adds up the calls in flight over time and divides by the
+ * calls that ended (Little's law), reading a coarse clock when a call starts and ends. Calls
+ * with a deadline whose time left is below the dependency's median latency (timed on some of
+ * the calls with a deadline) are refused before they start. With
  * `partitions`, shares of the limit are kept for calls by criticality once it is full; with
  * `maxQueue`, calls wait for a permit in a queue like the bulkhead's.
  *
@@ -187,6 +198,8 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
   private readonly decision: Decision = { limit: 0, reason: 'few-samples' };
   private readonly b: BaselineState = freshBaseline();
   private recent = Number.NaN;
+  /** The median of the timed calls, made at the first one when `deadlineRefusal` is on. */
+  private median: LatencyWindow | undefined = undefined;
   private lastDecision: LimitDecision | 'none' = 'none';
   private nWindows = 0;
   // Totals of the windows ended (the window being collected adds its own).
@@ -267,6 +280,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
       // The token is the call's level when partitions count it; a queue keeps its stamp there.
       callSlot: this.mayWait || this.partOf !== undefined,
       deadline: this.o.deadlineRefusal,
+      boundedLatency: this.o.deadlineRefusal,
     };
   }
 
@@ -279,6 +293,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
       queueLength: this.queueLength,
       recentLatency: this.recent,
       baselineLatency: this.b.baseline,
+      medianLatency: this.median === undefined ? Number.NaN : this.median.read(this.clock.now()),
       algorithm: this.o.algorithm.kind,
       decision: this.lastDecision,
       windows: this.nWindows,
@@ -390,10 +405,12 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
 
   /** @internal */
   admit(now: number, level = DEFAULT_LEVEL, call?: BoundedCall): number {
-    if (call !== undefined && call.bound !== Number.POSITIVE_INFINITY && this.o.deadlineRefusal) {
+    if (call !== undefined && call.bound !== Number.POSITIVE_INFINITY && this.median) {
       const t = now === NO_TIME ? this.clock.now() : now;
-      // A call with less time than the dependency usually takes would most likely time out.
-      if (call.bound - t < this.recent) return this.refuse('deadline', call.bound - t);
+      // A call with less time than half the dependency's calls take would more likely than not
+      // time out. NaN (too few timed) fails the comparison.
+      const median = this.median.read(t);
+      if (call.bound - t < median) return this.refuse('deadline', call.bound - t, median);
     }
     const t =
       now !== NO_TIME ? now : this.coarse === undefined ? this.clock.now() : this.coarse.now();
@@ -457,8 +474,16 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     if (outcome === Outcome.Success) this.wAnswered++;
     else if (outcome === Outcome.Failure) this.wDropped++;
     else this.wIgnored++;
-    // NaN (the call was not timed) fails the comparison.
-    if (elapsed >= 0 && this.latency !== undefined) this.latency.record(elapsed);
+    // NaN (the call was not timed) fails the comparisons.
+    if (elapsed >= 0) {
+      if (this.latency !== undefined) this.latency.record(elapsed);
+      if (this.o.deadlineRefusal && outcome !== Outcome.Ignored) {
+        (this.median ??= new LatencyWindow(0.5, MEDIAN_SAMPLES, MEDIAN_HALF_WINDOW)).record(
+          elapsed,
+          t,
+        );
+      }
+    }
     if (t >= this.times[END]!) this.endWindow(t);
     if (this.queue !== undefined && this.queue.length > 0 && this.active < this.lim) this.serve();
   }
@@ -605,8 +630,12 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     return this.lastError;
   }
 
-  /** Counts and tells a refusal for `reason` (`timeLeft`: a `'deadline'` one's). */
-  private refuse(reason: AdaptiveLimitRejection, timeLeft = Number.NaN): number {
+  /** Counts and tells a refusal for `reason` (`timeLeft` and `median`: a `'deadline'` one's). */
+  private refuse(
+    reason: AdaptiveLimitRejection,
+    timeLeft = Number.NaN,
+    median = Number.NaN,
+  ): number {
     const r = this.nRejected;
     if (reason === 'limit') r.limit++;
     else if (reason === 'queue-timeout') r.queueTimeout++;
@@ -616,7 +645,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     error.limit = this.lim;
     if (reason === 'deadline') {
       error.timeLeft = Math.max(0, timeLeft);
-      error.latency = this.recent;
+      error.latency = median;
     }
     this.lastError = error;
     if (this.rejected.size !== 0) {

@@ -167,11 +167,11 @@ export function updateBaseline(
     // Above the dependency's capacity, a cut lowers the latency with the calls in flight (its
     // queue shortens); below it, the latency stays. Probing goes on only while the latency
     // fell by half the cut at least: halving the limit makes that a quarter, far above the
-    // noise of a window's mean.
+    // noise of a window's mean. A cut that did not lower the calls in flight tested nothing.
     if (latency < b) s.baseline = b + (latency - b) * FALL;
     const cut = 1 - w.meanInFlight / s.lastInFlight;
     const fell = 1 - latency / s.lastLatency;
-    if (!limited(w) || fell < cut / 2) {
+    if (!limited(w) || !(cut > 0 && fell >= cut / 2)) {
       s.probing = false;
       // The limit before the last cut had no queue either: its latency was no higher.
       if (limited(w)) s.kneeLimit = s.lastLimit;

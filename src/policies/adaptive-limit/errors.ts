@@ -4,7 +4,7 @@ import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
 /**
  * Why an adaptive limit refused a call: the limit was full with no room in the queue
  * (`'limit'`), the call waited past `queueTimeout` (`'queue-timeout'`) or past `codelTarget`
- * while a CoDel queue stood (`'codel'`), or its time left was below the recent latency
+ * while a CoDel queue stood (`'codel'`), or its time left was below the median latency
  * (`'deadline'`).
  */
 export type AdaptiveLimitRejection = 'limit' | 'queue-timeout' | 'codel' | 'deadline';
@@ -12,7 +12,7 @@ export type AdaptiveLimitRejection = 'limit' | 'queue-timeout' | 'codel' | 'dead
 /**
  * An adaptive concurrency limit refused the call without making it: its limit was full (code
  * `ERR_BREAKWATER_CONCURRENCY_LIMIT`), or the call's deadline left it less time than the
- * dependency's recent latency (code `ERR_BREAKWATER_DEADLINE_TOO_SHORT`, reason `'deadline'`).
+ * dependency's median latency (code `ERR_BREAKWATER_DEADLINE_TOO_SHORT`, reason `'deadline'`).
  * Breakers do not count it and retries do not retry it.
  */
 export class ConcurrencyLimitError extends PolicyRejectedError {
@@ -24,7 +24,7 @@ export class ConcurrencyLimitError extends PolicyRejectedError {
   /** The limit when the call was refused. */
   limit: number;
   /**
-   * With reason `'deadline'`: the call's time left and the recent latency it fell short of, in
+   * With reason `'deadline'`: the call's time left and the median latency it fell short of, in
    * ms (NaN otherwise).
    */
   timeLeft: number;
@@ -40,7 +40,7 @@ export class ConcurrencyLimitError extends PolicyRejectedError {
           ? `Adaptive limit "${policyName}": the call waited in the queue past its queue timeout`
           : reason === 'codel'
             ? `Adaptive limit "${policyName}": the queue stood longer than codelInterval and the call waited past codelTarget`
-            : `Adaptive limit "${policyName}": the call's time left is below the dependency's recent latency`,
+            : `Adaptive limit "${policyName}": the call's time left is below the dependency's median latency`,
       'adaptiveLimit',
       policyName,
     );

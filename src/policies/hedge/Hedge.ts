@@ -16,11 +16,11 @@ import { NEEDS_NOTHING, NO_TIME, StepKind, type StepNeeds } from '../../protocol
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
+import { LatencyWindow } from '../shared/LatencyWindow.js';
 import { askPushback } from '../shared/pushback.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { hedgeChannel } from './diagnostics.js';
 import type { HedgeEvent, HedgeRefusedEvent } from './events.js';
-import { LatencyWindow } from './LatencyWindow.js';
 import { type HedgeOptions, type ResolvedHedgeOptions, resolveHedgeOptions } from './options.js';
 import { TimerHeap } from './TimerHeap.js';
 

@@ -81,6 +81,7 @@ describe('adaptiveLimit options', () => {
       queueLength: 0,
       recentLatency: Number.NaN,
       baselineLatency: Number.NaN,
+      medianLatency: Number.NaN,
       algorithm: 'gradient',
       decision: 'none',
       windows: 0,
@@ -392,21 +393,24 @@ describe('adaptiveLimit windows', () => {
 });
 
 describe('adaptiveLimit deadline-aware refusal', () => {
-  /** A limit that has learned a recent latency of 100 ms. */
+  /** Durations with a median of 100 ms and a mean of 234.5 ms (the tail pulls the mean up). */
+  const DURATIONS = [50, 60, 70, 90, 100, 100, 110, 300, 400, 500, 900];
+
+  /** A limit whose calls with a deadline, every one timed on the manual clock, took DURATIONS. */
   async function learned(options: AdaptiveLimitOptions = {}) {
     const s = setUp({ minSamples: 1, ...options });
-    await until(s.clock, 900);
-    const call = s.p.execute(settleIn(s.clock, 100));
-    await until(s.clock, 1000);
-    await call;
-    expect(s.limit.stats().recentLatency).toBe(100);
+    const calls = DURATIONS.map((ms) => s.p.execute(settleIn(s.clock, ms), { timeout: 1_000 }));
+    await s.clock.advanceAsync(900);
+    await Promise.all(calls);
     return s;
   }
 
-  it('refuses before it starts a call whose own deadline leaves less than the recent latency', async () => {
+  it('refuses before it starts a call whose own deadline leaves less than the median latency, not the mean', async () => {
     const { limit, p } = await learned({ name: 'api' });
+    // The median is read from a histogram, within 3 % of the exact one.
+    expect(Math.abs(limit.stats().medianLatency - 100)).toBeLessThanOrEqual(3);
     let called = 0;
-    const r = await p.tryExecute(() => called++, { timeout: 99 });
+    const r = await p.tryExecute(() => called++, { timeout: 90 });
     expect(r.ok).toBe(false);
     expect(called).toBe(0);
     const error = (r as { error: ConcurrencyLimitError }).error;
@@ -414,10 +418,11 @@ describe('adaptiveLimit deadline-aware refusal', () => {
     expect(error).toMatchObject({
       reason: 'deadline',
       code: ErrorCode.DeadlineTooShort,
-      timeLeft: 99,
-      latency: 100,
+      timeLeft: 90,
     });
-    expect(await p.tryExecute(() => called++, { timeout: 100 })).toMatchObject({ ok: true });
+    expect(error.latency).toBe(limit.stats().medianLatency);
+    // 150 ms is below the mean but above the median: most calls would make it.
+    expect(await p.tryExecute(() => called++, { timeout: 150 })).toMatchObject({ ok: true });
     expect(await p.tryExecute(() => called++)).toMatchObject({ ok: true });
     expect(called).toBe(2);
     expect(limit.stats().rejectionsByReason.deadline).toBe(1);
@@ -442,7 +447,7 @@ describe('adaptiveLimit deadline-aware refusal', () => {
     await call;
     expect(attempts).toBe(3);
     // The call's own deadline, 120 ms, bounds the attempts: the second starts at 15 ms with 105
-    // left, the third at 30 ms with 90, below the 100 ms latency.
+    // left, the third at 30 ms with 90, below the median of about 100 ms.
     attempts = 0;
     const bounded = retried.tryExecute(
       () => {
@@ -456,11 +461,57 @@ describe('adaptiveLimit deadline-aware refusal', () => {
     expect(attempts).toBe(2);
   });
 
-  it('refuses nothing for its deadline before it has a latency, or with deadlineRefusal false', async () => {
-    const { p } = setUp();
+  /** Runs `n` calls of `ms` at once through `p` (with `options`), and waits for them. */
+  async function calls(
+    clock: ManualClock,
+    p: ReturnType<typeof pipeline>,
+    n: number,
+    ms: number,
+    options?: { timeout: number },
+  ) {
+    const all = Array.from({ length: n }, () => p.tryExecute(settleIn(clock, ms), options));
+    await clock.advanceAsync(ms);
+    return Promise.all(all);
+  }
+
+  it('times only calls with a deadline, and refuses nothing for its deadline before 10 were timed, or with deadlineRefusal false', async () => {
+    const { clock, limit, p } = setUp();
+    await calls(clock, p, 20, 100);
+    expect(limit.stats().medianLatency).toBeNaN();
+    const timed = await calls(clock, p, 9, 100, { timeout: 150 });
+    expect(timed.every((r) => r.ok)).toBe(true);
+    expect(limit.stats().medianLatency).toBeNaN();
     expect((await p.tryExecute(() => 'x', { timeout: 1 })).ok).toBe(true);
-    const { p: off } = await learned({ deadlineRefusal: false });
-    expect((await off.tryExecute(() => 'x', { timeout: 1 })).ok).toBe(true);
+    // The tenth call with a deadline (the one above took no time).
+    expect(Math.abs(limit.stats().medianLatency - 100)).toBeLessThanOrEqual(3);
+    expect((await p.tryExecute(() => 'x', { timeout: 1 })).ok).toBe(false);
+    const { limit: off, p: offPipeline } = await learned({ deadlineRefusal: false });
+    expect(off.stats().medianLatency).toBeNaN();
+    expect((await offPipeline.tryExecute(() => 'x', { timeout: 1 })).ok).toBe(true);
+  });
+
+  it('on a clock that is costly to read, times one call with a deadline in four', async () => {
+    class CostlyClock extends ManualClock {
+      override readonly cheapNow = false;
+    }
+    const clock = new CostlyClock();
+    const limit = adaptiveLimit({ clock });
+    const p = pipeline(limit);
+    await calls(clock, p, 19, 20, { timeout: 1_000 });
+    await calls(clock, p, 20, 20, { timeout: 1_000 });
+    expect(limit.stats().medianLatency).toBeNaN();
+    await calls(clock, p, 1, 20, { timeout: 1_000 });
+    expect(Math.abs(limit.stats().medianLatency - 20)).toBeLessThanOrEqual(1);
+    await clock.advanceAsync(10);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('forgets the timed calls after 10 s: the median covers the last 5 to 10 s', async () => {
+    const { clock, limit } = await learned();
+    await clock.advanceAsync(5_000);
+    expect(limit.stats().medianLatency).toBeGreaterThan(0);
+    await clock.advanceAsync(5_000);
+    expect(limit.stats().medianLatency).toBeNaN();
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LatencyWindow } from '../../../src/policies/hedge/LatencyWindow.js';
 import { TimerHeap } from '../../../src/policies/hedge/TimerHeap.js';
+import { LatencyWindow } from '../../../src/policies/shared/LatencyWindow.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { seededRandom } from '../../support/random.js';
 
