@@ -133,7 +133,7 @@ describe('error classes', () => {
       'ConcurrencyLimitError',
       new ConcurrencyLimitError('db', 'deadline', 40),
       ErrorCode.DeadlineTooShort,
-      'Adaptive limit "db": the call\'s time left is below the dependency\'s recent latency',
+      'Adaptive limit "db": the call\'s time left is below the dependency\'s median latency',
     ],
     [
       'TimeoutError',

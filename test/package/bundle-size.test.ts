@@ -25,15 +25,16 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * the executor's hedge case, whose race code stays with the hedge policy: 74.8 to 75.5 kB;
  * timeouts outside a hedge bounding its pushback waits, and the pushback question the retry
  * shares with the hedge: +57 B; the executor keeping a call's deadline for the gates that read
- * it: +0.3 kB) or of one of the four policies that cannot be left out of a program that does
- * not use it (the bulkhead's queue disciplines, LIFO and CoDel, and the compaction of its
+ * it: +0.3 kB; timing calls that carry a deadline for a gate that compares deadlines with
+ * their durations: +0.23 kB) or of one of the four policies that cannot be left out of a
+ * program that does not use it (the bulkhead's queue disciplines, LIFO and CoDel, and the compaction of its
  * queue: 69.4 to 73.1 kB; the breaker's probe gate, which shared signals lease half-open probes
  * through: +25 B; the bulkhead's queue made a module of its own, shared with the adaptive
- * limit: +0.7 kB; together 75.5 to 76.69 kB). What
+ * limit: +0.7 kB; together 75.5 to 76.69 kB, then 76.93 kB with the deadline timing). What
  * the bytes are spent on is logged by area on every run.
  */
 const TARGET_BYTES = 25_000;
-const CEILING_BYTES = 76_700;
+const CEILING_BYTES = 76_950;
 
 /** Folders of src/ that a program using only policies and pipelines must not pay for. */
 const UNUSED_FOLDERS = [

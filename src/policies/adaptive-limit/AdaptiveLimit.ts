@@ -545,12 +545,14 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
       this.recent = w.latency;
     }
     w.baseline = this.b.baseline;
-    decide(o.algorithm, w, this.decision, this.b);
     const from = this.lim;
-    const to = Math.min(o.maxLimit, Math.max(o.minLimit, this.decision.limit));
+    let to = this.decide(w);
+    // A probe that cannot move the limit (at minLimit) learns nothing: the algorithm decides.
+    if (this.decision.reason === 'probe' && to === from) {
+      this.b.probing = false;
+      to = this.decide(w);
+    }
     const reason = this.decision.reason;
-    // At the lowest limit a probe learns nothing more.
-    if (reason === 'probe' && to === from) this.b.probing = false;
     this.b.lastCut = to < from && (reason === 'latency' || reason === 'queue');
     this.lastDecision = moved !== undefined && to === from ? 'baseline' : reason;
     this.nWindows++;
@@ -567,6 +569,13 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     const span = this.recent > 0 ? WINDOW_LATENCIES * this.recent : 0;
     times[END] = t + Math.min(o.maxWindow, Math.max(o.minWindow, span));
     if (to !== from) this.setLimit(to, reason as LimitChangeReason);
+  }
+
+  /** The algorithm's decision after window `w`, in `decision`; returns its limit, kept in range. */
+  private decide(w: LimitWindow): number {
+    const o = this.o;
+    decide(o.algorithm, w, this.decision, this.b);
+    return Math.min(o.maxLimit, Math.max(o.minLimit, this.decision.limit));
   }
 
   private setLimit(to: number, reason: LimitChangeReason): void {

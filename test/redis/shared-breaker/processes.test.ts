@@ -104,8 +104,10 @@ describeRedis('shared breaker signals across processes', (redis) => {
       console.log(
         `shared open reached the other 7 processes ${JSON.stringify(delays)} ms after the third process opened`,
       );
-      // Pub/sub brings it in a few ms; what a busy machine cannot break is the poll's bound.
-      expect(Math.max(...delays)).toBeLessThan(pollInterval + 500);
+      // Pub/sub brings it in a few ms (4-14 ms measured), well under a poll: each process acts
+      // on its own message, timed on its own wall clock, so neither the test's event loop nor
+      // the messages to it count. 150 ms leaves ten times the measured delay to the machine.
+      expect(Math.max(...delays)).toBeLessThan(150);
       for (const c of procs.slice(3)) {
         const t = c.messages.find(opened)!;
         expect(t.reason).toBe('shared-open');
