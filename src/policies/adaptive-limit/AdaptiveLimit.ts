@@ -412,8 +412,10 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
       const median = this.median.read(t);
       if (call.bound - t < median) return this.refuse('deadline', call.bound - t, median);
     }
+    // The coarse cache without counting a use of it (releases expire it every PEEKS calls):
+    // counting cost a real reading, and its boxed number, every 64 calls.
     const t =
-      now !== NO_TIME ? now : this.coarse === undefined ? this.clock.now() : this.coarse.now();
+      now !== NO_TIME ? now : this.coarse === undefined ? this.clock.now() : this.coarse.peek();
     const parts = this.partOf;
     if (this.active < this.lim || (parts !== undefined && this.underShare(parts[level]!))) {
       this.advance(t);
