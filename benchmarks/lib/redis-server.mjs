@@ -129,7 +129,8 @@ async function spawnOn(port, dir) {
 
 /**
  * Starts `redis-server` on a free loopback port and waits until it answers PING. Resolves to
- * `{ host, port, version, stop() }`.
+ * `{ host, port, version, pause(), resume(), stop() }`: `pause` stops the process (SIGSTOP), so
+ * that it accepts connections and answers nothing, until `resume` (SIGCONT) or `stop`.
  */
 export async function startRedisServer() {
   hookExit();
@@ -152,8 +153,16 @@ export async function startRedisServer() {
     host: HOST,
     port,
     version: redisServerVersion(),
+    pause() {
+      child.kill('SIGSTOP');
+    },
+    resume() {
+      child.kill('SIGCONT');
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
+        // A stopped process would hold the SIGTERM until it runs again.
+        child.kill('SIGCONT');
         child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
         await exited(child);

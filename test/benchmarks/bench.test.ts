@@ -246,6 +246,8 @@ describe('npm run bench -- --quick --json FILE', () => {
       'registry-new-key',
       'adaptive-limit-vs-bulkhead',
       'adaptive-limit-bytes',
+      'shared-breaker-redis-stopped',
+      'shared-breaker-redis-stopped-bytes',
     ]);
     for (const b of report.budgets) {
       if (b.kind === 'na') {
