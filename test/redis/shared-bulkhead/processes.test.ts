@@ -1,8 +1,9 @@
 /**
  * A RedisBulkhead shared by real separate processes (the BUILT package; `npm test` builds
  * first), calling a loopback HTTP server that counts its own requests in flight: never more
- * than the shared limit at once, fencing tokens unique and increasing, and the permits of a
- * process killed while holding them back within one lease.
+ * than the shared limit at once, fencing tokens unique and increasing (with the processes'
+ * clocks in step, and skewed by ±5 s: leases are timed by Redis TIME alone), and the permits of
+ * a process killed while holding them back within one lease.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -113,40 +114,49 @@ describeRedis('RedisBulkhead across processes', (redis) => {
     redisPort = redis().port;
   });
 
-  it('4 processes x 10 callers, a shared limit of 20: never more than 20 requests in flight at the server, fencing tokens unique and increasing in each process', async () => {
-    const name = `procs-${process.pid}`;
-    const startAt = Date.now() + 1_500;
-    const endAt = startAt + 3_000;
-    const runs = [1, 2, 3, 4].map(() =>
-      runNodeScript(
-        fixture,
-        [redis().port, httpPort, name, 20, 10, startAt, endAt, 3_000],
-        root,
-        30_000,
-      ),
-    );
-    const exits = await Promise.all(runs);
-    for (const exit of exits) {
-      expect(exit.code, exit.stderr).toBe(0);
-    }
-    const reports = exits.map((exit) => JSON.parse(exit.stdout) as Report);
-    const tokens = reports.flatMap((r) => r.tokens);
-    const calls = reports.reduce((n, r) => n + r.calls, 0);
-    console.log(
-      `bulkhead across 4 processes: ${calls} calls, max in flight at the server ${http.state.maxInFlight} (limit 20)`,
-    );
-    expect(http.state.maxInFlight).toBeLessThanOrEqual(20);
-    // The limit was contended: 40 callers for 20 permits.
-    expect(http.state.maxInFlight).toBeGreaterThanOrEqual(10);
-    expect(calls).toBe(http.state.requests);
-    expect(new Set(tokens).size).toBe(tokens.length);
-    for (const r of reports) {
-      for (let i = 1; i < r.tokens.length; i++)
-        expect(r.tokens[i]).toBeGreaterThan(r.tokens[i - 1]!);
-      expect(r.lost).toBe(0);
-      expect(r.stats.fallbackAdmissions).toBe(0);
-    }
-  }, 60_000);
+  it.each([
+    ['in step', () => 0],
+    ['skewed by ±5 s', (i: number) => (i % 2 === 0 ? 5_000 : -5_000)],
+  ])(
+    'clocks %s: 4 processes x 10 callers, a shared limit of 20: never more than 20 requests in flight at the server, fencing tokens unique and increasing in each process',
+    async (clocks, skew) => {
+      const name = `procs-${process.pid}-${clocks === 'in step' ? 'step' : 'skewed'}`;
+      http.state.maxInFlight = 0;
+      http.state.requests = 0;
+      const startAt = Date.now() + 1_500;
+      const endAt = startAt + 3_000;
+      const runs = [0, 1, 2, 3].map((i) =>
+        runNodeScript(
+          fixture,
+          [redis().port, httpPort, name, 20, 10, startAt, endAt, 3_000, skew(i)],
+          root,
+          30_000,
+        ),
+      );
+      const exits = await Promise.all(runs);
+      for (const exit of exits) {
+        expect(exit.code, exit.stderr).toBe(0);
+      }
+      const reports = exits.map((exit) => JSON.parse(exit.stdout) as Report);
+      const tokens = reports.flatMap((r) => r.tokens);
+      const calls = reports.reduce((n, r) => n + r.calls, 0);
+      console.log(
+        `bulkhead across 4 processes: ${calls} calls, max in flight at the server ${http.state.maxInFlight} (limit 20)`,
+      );
+      expect(http.state.maxInFlight).toBeLessThanOrEqual(20);
+      // The limit was contended: 40 callers for 20 permits.
+      expect(http.state.maxInFlight).toBeGreaterThanOrEqual(10);
+      expect(calls).toBe(http.state.requests);
+      expect(new Set(tokens).size).toBe(tokens.length);
+      for (const r of reports) {
+        for (let i = 1; i < r.tokens.length; i++)
+          expect(r.tokens[i]).toBeGreaterThan(r.tokens[i - 1]!);
+        expect(r.lost).toBe(0);
+        expect(r.stats.fallbackAdmissions).toBe(0);
+      }
+    },
+    60_000,
+  );
 
   it('a process stopped (SIGSTOP) for longer than its lease loses its permits to others, and on SIGCONT reports each loss as an event, with no error', async () => {
     const lease = 1_500;
