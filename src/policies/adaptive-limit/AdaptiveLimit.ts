@@ -405,7 +405,11 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
 
   /** @internal */
   admit(now: number, level = DEFAULT_LEVEL, call?: BoundedCall): number {
-    if (call !== undefined && call.bound !== Number.POSITIVE_INFINITY && this.median) {
+    if (
+      call !== undefined &&
+      call.bound !== Number.POSITIVE_INFINITY &&
+      this.median !== undefined
+    ) {
       const t = now === NO_TIME ? this.clock.now() : now;
       // A call with less time than half the dependency's calls take would more likely than not
       // time out. NaN (too few timed) fails the comparison.

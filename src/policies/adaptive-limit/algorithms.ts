@@ -53,8 +53,8 @@ export type LimitFunction = (window: LimitWindow) => number;
  * - `'queue'`: the estimated queue at the dependency was above `beta` (Vegas);
  * - `'increase'`: the latency showed room, with the limit in use;
  * - `'probe'`: the baseline was first measured with the limit full, so it may hold a queue at
- *   the dependency: the limit halves per window until the latency stops falling
- *   with it (gradient and Vegas, once, at the start);
+ *   the dependency: the limit halves per window while the latency falls with it, then gets
+ *   the last cut back (gradient and Vegas, once, at the start);
  * - `'custom'`: the limit function's answer;
  * - `'reconfigure'`: new `minLimit` / `maxLimit` options moved it into their range.
  */

@@ -169,8 +169,8 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
 
   /** @internal Lets the call through (its level) or refuses it, and counts it as a request. */
   admit(now: number, level = DEFAULT_LEVEL): number {
-    // Kept small, with the rare paths in methods of their own, so that V8 inlines it: the
-    // clock's cases and the refusal inline cost about 6 ns a call.
+    // The rare paths (a clock without a cache, a refusal) are methods of their own, so that
+    // this one stays small enough for V8 to inline.
     const w = this.window;
     const t = now === NO_TIME ? this.coarseNow() : now;
     if (t >= w.nextBucketAt) w.advance(t);
