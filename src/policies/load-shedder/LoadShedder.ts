@@ -79,6 +79,13 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
   private readonly coarse: CoarseTime | undefined;
   /** Calls left before one reads the clock whatever the coarse cache holds. */
   private peeks = PEEKS;
+  /**
+   * Calls that the formula cannot refuse, whatever they turn out to be, until time moves to
+   * another bucket: each adds one request and no accept, so the formula stays at 0 for as many
+   * calls as its excess is below 0, or its requests below `minRequests`. A healthy call then
+   * costs a decrement instead of the formula.
+   */
+  private unrefused = 0;
   private nAdmitted = 0;
   private readonly nRefused = [0, 0, 0, 0];
   private readonly error: LoadShedError;
@@ -107,7 +114,7 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
 
   /** Counters since it was built, and its window now. */
   stats(): LoadShedderStats {
-    this.window.advance(this.clock.now());
+    this.advance(this.clock.now());
     const n = this.nRefused;
     return {
       admitted: this.nAdmitted,
@@ -128,7 +135,7 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
    * it as a request).
    */
   refusalProbability(criticality: Criticality = 'critical'): number {
-    this.window.advance(this.clock.now());
+    this.advance(this.clock.now());
     const rate = this.o.signal === undefined ? this.refusalRate() : this.withSignal();
     return rate === 0 ? 0 : this.levelProbability(rate, CRITICALITY_LEVELS.indexOf(criticality));
   }
@@ -160,6 +167,7 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
   applyOptions(o: ResolvedLoadShedderOptions): void {
     if (o.window !== this.o.window) this.window = new ThrottleWindow(o.window / BUCKETS);
     this.o = o;
+    this.unrefused = 0;
   }
 
   /** Removes all listeners. The policy stays usable. */
@@ -173,13 +181,22 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
     // this one stays small enough for V8 to inline.
     const w = this.window;
     const t = now === NO_TIME ? this.coarseNow() : now;
-    if (t >= w.nextBucketAt) w.advance(t);
+    if (t >= w.nextBucketAt) this.advance(t);
     // Judged on the requests before it, then counted (refused or not).
-    const rate = this.o.signal === undefined ? this.refusalRate() : this.withSignal();
+    let rate = 0;
+    if (this.unrefused > 0) this.unrefused--;
+    else rate = this.o.signal === undefined ? this.refusalRate() : this.withSignal();
     w.request(level);
     if (rate !== 0 && this.sheds(rate, level)) return REJECTED;
     this.nAdmitted++;
     return level;
+  }
+
+  /** Moves the window to `now`. */
+  private advance(now: number): void {
+    this.window.advance(now);
+    // Buckets leaving the window may take more accepts than requests with them.
+    this.unrefused = 0;
   }
 
   /** The time from the coarse cache (the clock itself when cheap to read). */
@@ -249,7 +266,12 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
     const requests = w.totalRequests;
     // Most calls end here, with no division: enough requests accepted, or too few requests.
     const excess = requests - o.k * w.totalAccepts;
-    if (excess <= 0 || requests < o.minRequests) return 0;
+    if (excess <= 0 || requests < o.minRequests) {
+      if (o.signal === undefined) {
+        this.unrefused = Math.max(Math.floor(-excess), o.minRequests - requests - 1);
+      }
+      return 0;
+    }
     let rate = excess / (requests + 1);
     // Once calls are accepted again, the recent part shows it long before the whole window.
     const recent = w.recentRequests();

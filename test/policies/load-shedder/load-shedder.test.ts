@@ -276,3 +276,41 @@ describe('LoadShedder in a registry', () => {
     expect(() => s.reconfigure({ maxRefusalRate: 2 })).toThrow(OptionsError);
   });
 });
+
+describe('LoadShedder decisions call by call', () => {
+  it.each([
+    [2, 10],
+    [1.5, 7],
+    [3, 1],
+  ])(
+    'k %s, minRequests %s: refuses exactly the calls the formula gives a chance, skipped or not',
+    async (k, minRequests) => {
+      const clock = new ManualClock();
+      // A draw of 0 refuses every call whose refusal probability is above 0.
+      const shed = loadShedder({ clock, k, minRequests, maxRefusalRate: 0.9, random: () => 0 });
+      const p = pipeline(shed);
+      let requests = 0;
+      let accepts = 0;
+      const decisions: boolean[] = [];
+      const expected: boolean[] = [];
+      // Healthy, then failing, then healthy again, then a mix: all in one bucket of the window.
+      const outcomes = [
+        ...Array.from({ length: 40 }, () => true),
+        ...Array.from({ length: 120 }, () => false),
+        ...Array.from({ length: 60 }, () => true),
+        ...Array.from({ length: 200 }, (_, i) => i % 3 === 0),
+      ];
+      for (const good of outcomes) {
+        expected.push(requests - k * accepts > 0 && requests >= minRequests);
+        const r = await p.tryExecute(good ? ok : fail);
+        const refused = !r.ok && isLoadShedError(r.error);
+        decisions.push(refused);
+        requests++;
+        if (!refused && good) accepts++;
+      }
+      expect(decisions).toEqual(expected);
+      expect(decisions.some((d) => d)).toBe(true);
+      expect(decisions.some((d) => !d)).toBe(true);
+    },
+  );
+});
