@@ -20,6 +20,29 @@ export interface DecisionTarget {
   failed(error: unknown): void;
 }
 
+/**
+ * @internal What one decision asks: the script's ARGV (see {@link GCRA_SCRIPT}) and, as
+ * numbers, the rate and burst its reply is read with. A limiter makes its usual one once.
+ */
+export class GcraRequest {
+  readonly args: readonly string[];
+
+  constructor(
+    readonly intervalUs: number,
+    readonly burst: number,
+    permits: number,
+    nowUs: number | undefined,
+    lease: number | undefined,
+  ) {
+    const args = [String(intervalUs), String(burst), String(permits)];
+    // Trailing ARGV left out rather than sent empty: fewer arguments to write and to parse.
+    if (nowUs !== undefined || lease !== undefined)
+      args.push(nowUs === undefined ? '' : String(nowUs));
+    if (lease !== undefined) args.push(String(lease));
+    this.args = args;
+  }
+}
+
 class PendingDecision implements DeadlineEntry {
   done = false;
   /** 0: EVALSHA; 1: EVALSHA again after a NOSCRIPT; 2: EVAL. */
@@ -28,7 +51,7 @@ class PendingDecision implements DeadlineEntry {
   epoch = 0;
   constructor(
     readonly keys: readonly string[],
-    readonly args: readonly string[],
+    readonly request: GcraRequest,
     readonly deadline: number,
     readonly target: DecisionTarget,
   ) {}
@@ -124,30 +147,29 @@ export class RedisGcraStore {
     if (this.disposed) {
       return Promise.reject(new UsageError(`Store "${this.name}" was disposed`));
     }
-    const args = [
-      String(intervalUs),
-      String(burst),
-      String(permits),
-      nowUs === undefined ? '' : String(nowUs),
-      lease === undefined ? '' : String(lease),
-    ];
+    const request = new GcraRequest(intervalUs, burst, permits, nowUs, lease);
     return new Promise<GcraDecision>((resolve, reject) => {
-      this.send(key, args, new PromiseTarget(resolve, reject), this.clock.now());
+      this.send(key, request, new PromiseTarget(resolve, reject), this.clock.now());
     });
   }
 
   /**
-   * @internal `decide` for a caller that checked its arguments once (a limiter): `args` are
-   * the script's ARGV as {@link decide} writes them, and the outcome goes to `target` rather
+   * @internal `decide` for a caller that checked its arguments once (a limiter), whose
+   * `request` may serve many decisions, and the outcome goes to `target` rather
    * than to a promise of its own, so a decision costs one promise reaction (the client's).
    * `now` is the store's clock read by the caller: the deadline runs from it.
    */
-  send(key: string, args: readonly string[], target: DecisionTarget, now: number): void {
+  send(key: string, request: GcraRequest, target: DecisionTarget, now: number): void {
     if (this.disposed) {
       target.failed(new UsageError(`Store "${this.name}" was disposed`));
       return;
     }
-    const decision = new PendingDecision([this.keyStart + key], args, now + this.timeout, target);
+    const decision = new PendingDecision(
+      [this.keyStart + key],
+      request,
+      now + this.timeout,
+      target,
+    );
     this.deadlines.add(decision);
     this.sendSha(decision);
   }
@@ -195,7 +217,7 @@ export class RedisGcraStore {
     decision.epoch = this.loads;
     let reply: PromiseLike<unknown>;
     try {
-      reply = this.adapter.evalsha(this.sha, decision.keys, decision.args);
+      reply = this.adapter.evalsha(this.sha, decision.keys, decision.request.args);
     } catch (error) {
       this.fail(decision, error);
       return;
@@ -209,7 +231,7 @@ export class RedisGcraStore {
   private sendEval(decision: PendingDecision): void {
     let reply: PromiseLike<unknown>;
     try {
-      reply = this.adapter.eval(GCRA_SCRIPT, decision.keys, decision.args);
+      reply = this.adapter.eval(GCRA_SCRIPT, decision.keys, decision.request.args);
     } catch (error) {
       this.fail(decision, error);
       return;
@@ -222,7 +244,7 @@ export class RedisGcraStore {
 
   private onReply(decision: PendingDecision, reply: unknown): void {
     if (decision.done) return;
-    const result = decisionOf(reply);
+    const result = decisionOf(reply, decision.request.intervalUs, decision.request.burst);
     if (result !== undefined) {
       this.deadlines.settle(decision);
       decision.target.decided(result);

@@ -24,7 +24,7 @@ import { keepLatest } from './boundedMaps.js';
 import { LocalFallback } from './LocalFallback.js';
 import { type Lease, leaseAfter, permitsToAsk } from './leases.js';
 import { type PermitWaiter, PermitWaits } from './PermitWaits.js';
-import { type DecisionTarget, RedisGcraStore } from './RedisGcraStore.js';
+import { type DecisionTarget, GcraRequest, RedisGcraStore } from './RedisGcraStore.js';
 import {
   type RedisRateLimiterOptions,
   redisRateLimiterDefaults,
@@ -176,10 +176,8 @@ export class RedisRateLimiter extends RunsAlone implements WaitingGate {
   private nextProbe = 0;
   private readonly error: RateLimitedError;
   private readonly waits: PermitWaits;
-  private readonly intervalArg: string;
-  private readonly burstArg: string;
-  /** The script's ARGV for one permit without a lease, the common decision: made once. */
-  private readonly oneArgs: readonly string[];
+  /** The request for one permit without a lease, the common decision: made once. */
+  private readonly oneRequest: GcraRequest;
   private disposed = false;
   /** The stamp of the last call that waited at the limiter in a pipeline. */
   private stamp = 0;
@@ -223,9 +221,7 @@ export class RedisRateLimiter extends RunsAlone implements WaitingGate {
             r.probeInterval,
           )
         : undefined;
-    this.intervalArg = String(o.intervalUs);
-    this.burstArg = String(o.burst);
-    this.oneArgs = Object.freeze([this.intervalArg, this.burstArg, '1', '', '']);
+    this.oneRequest = new GcraRequest(o.intervalUs, o.burst, 1, undefined, undefined);
     this.error = stackless(() => new RateLimitedError(o.name, o.clock, 0));
     this.waits = new PermitWaits(this, o.clock, (freeAt) => {
       this.error.freeAt = freeAt;
@@ -284,12 +280,18 @@ export class RedisRateLimiter extends RunsAlone implements WaitingGate {
         ? permits
         : permitsToAsk(lease, permits, now, this.rtt, this.o.intervalUs, this.leaseSize);
     if (ask > permits) lease!.asking = true;
-    const args =
+    const request =
       permits === 1 && ask === 1
-        ? this.oneArgs
-        : [this.intervalArg, this.burstArg, String(permits), '', ask > permits ? String(ask) : ''];
+        ? this.oneRequest
+        : new GcraRequest(
+            this.o.intervalUs,
+            this.o.burst,
+            permits,
+            undefined,
+            ask > permits ? ask : undefined,
+          );
     return new Promise<number>((resolve, reject) => {
-      this.store.send(key, args, new Ask(this, key, permits, now, probe, resolve, reject), now);
+      this.store.send(key, request, new Ask(this, key, permits, now, probe, resolve, reject), now);
     });
   }
 
