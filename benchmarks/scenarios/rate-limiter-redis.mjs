@@ -27,8 +27,12 @@
  * breakwater its own counters per 1,000 decisions (`cachedRefusalsPer1000`,
  * `leasedAdmissionsPer1000`) and `fallbackDecisions` (always 0: the rows check it). `nsPerOp`
  * is the wall time per decision (1e9 / decisions per second), its spread the slowest and
- * fastest of 8 windows of the run; `bytesPerOp` is the heap kept after full collections per
- * decision (a leak would show there).
+ * fastest of its 250 ms slices; `bytesPerOp` is the heap kept after full collections per
+ * decision in a run of the row alone (a leak would show there).
+ *
+ * Rows compared with each other (the two libraries on 100,000 keys at one concurrency) are
+ * measured together, in slices taken in turn (see `measureGroup`), so that a machine whose
+ * speed drifts during the scenario weighs on both alike; every other row runs alone.
  *
  * Without `redis-server` on PATH the scenario has no rows, and reports both libraries absent.
  */
@@ -71,7 +75,6 @@ export const notImplemented =
 const KEY_COUNT = 100_000;
 const KEYS = Array.from({ length: KEY_COUNT }, (_, i) => `user-${i}`);
 const HOT_KEY = 'hot';
-const WINDOWS = 8;
 
 /** Commands that are requests of a client: the rest (GET, SET, TIME ...) run inside scripts. */
 const REQUESTS = ['evalsha', 'eval', 'evalsha_ro', 'eval_ro', 'script', 'ping'];
@@ -141,10 +144,7 @@ function compileCaller(outcome) {
       const t1 = now();
       run.decisions++;
       run.admitted += admitted;
-      if (run.latencies !== undefined) {
-        run.latencies.add(t1 - t0);
-        if (t1 >= run.windowEnd) run.closeWindow(t1);
-      }
+      if (run.latencies !== undefined) run.latencies.add(t1 - t0);
       i += stride;
     }`,
   );
@@ -153,31 +153,16 @@ function compileCaller(outcome) {
 const now = () => performance.now();
 
 /**
- * `concurrency` callers for `ms`, caller `w` on keys w, w + concurrency, ...; with
- * `latencies`, records each call and the time per decision of each of {@link WINDOWS} windows.
+ * `concurrency` callers for `ms`, caller `w` on keys from + w, from + w + concurrency, ...;
+ * with `latencies`, records each call.
  */
-async function drive(caller, call, concurrency, ms, latencies) {
+async function drive(caller, call, concurrency, ms, latencies, from = 0) {
   const start = now();
-  const windowMs = ms / WINDOWS;
-  const run = {
-    end: start + ms,
-    decisions: 0,
-    admitted: 0,
-    latencies,
-    windowEnd: start + windowMs,
-    windowStart: start,
-    windowDecisions: 0,
-    windows: [],
-    closeWindow(t) {
-      const n = this.decisions - this.windowDecisions;
-      if (n > 0) this.windows.push(((t - this.windowStart) * 1e6) / n);
-      this.windowStart = t;
-      this.windowDecisions = this.decisions;
-      this.windowEnd = t + windowMs;
-    },
-  };
+  const run = { end: start + ms, decisions: 0, admitted: 0, latencies };
   const callers = [];
-  for (let w = 0; w < concurrency; w++) callers.push(caller(call, run, w, concurrency, now));
+  for (let w = 0; w < concurrency; w++) {
+    callers.push(caller(call, run, from + w, concurrency, now));
+  }
   await Promise.all(callers);
   return { ...run, elapsedMs: now() - start };
 }
@@ -234,76 +219,140 @@ async function connect(port, autoPipelining) {
   return client;
 }
 
-// ---- one row -------------------------------------------------------------------------------
+// ---- a group of rows ------------------------------------------------------------------------
 
 const per1000 = (n, decisions) => (n * 1_000) / decisions;
 
+/** Measured time per row, in slices of {@link SLICE_MS} taken in turn by the rows of a group. */
+const RUN_MS = 2_500;
+const SLICE_MS = 250;
+
+/** A row ready to run: its client, limiter, call and compiled caller, and its sums so far. */
+async function setUp(spec, port) {
+  const client = await connect(port, spec.autoPipelining);
+  const limiter = await spec.make(client);
+  return {
+    spec,
+    client,
+    limiter,
+    call: spec.call(limiter, client),
+    caller: compileCaller(spec.outcome),
+    latencies: new Latencies(),
+    decisions: 0,
+    admitted: 0,
+    elapsedMs: 0,
+    cpuUs: 0,
+    roundTrips: 0,
+    serverUs: 0,
+    slices: [],
+    /** The key the next slice starts from: each slice goes on where the last one stopped. */
+    nextKey: 0,
+    stats0: undefined,
+  };
+}
+
+/** One slice of row `r`: its calls, and the server's and this process's work for them. */
+async function slice(r, admin, ms) {
+  const requests0 = await requests(admin);
+  const cpu0 = process.cpuUsage();
+  const { concurrency } = r.spec;
+  const run = await drive(r.caller, r.call, concurrency, ms, r.latencies, r.nextKey);
+  const cpu = process.cpuUsage(cpu0);
+  r.nextKey += Math.ceil(run.decisions / concurrency) * concurrency;
+  const requests1 = await requests(admin);
+  r.decisions += run.decisions;
+  r.admitted += run.admitted;
+  r.elapsedMs += run.elapsedMs;
+  r.cpuUs += cpu.user + cpu.system;
+  r.roundTrips += requests1.calls - requests0.calls;
+  r.serverUs += requests1.us - requests0.us;
+  r.slices.push((run.elapsedMs * 1e6) / run.decisions);
+}
+
 /**
- * Runs a row: a fresh client and limiter, a warm-up, then the measured run with the server's
- * request count and the limiter's counters read before and after it.
+ * Heap kept per decision by row `r` run alone for `ms`, on keys it has not used yet (a leak,
+ * or a map of keys filling up, would show here).
  */
-async function measureRedis(spec, quick) {
+async function keptBytes(r, heap, ms) {
+  const heap0 = await heap();
+  const run = await drive(r.caller, r.call, r.spec.concurrency, ms, undefined, r.nextKey);
+  return ((await heap()) - heap0) / run.decisions;
+}
+
+/** The row's figures (see the scenario's comment) from its sums. */
+function figuresOf(r, kept) {
+  const { decisions, elapsedMs } = r;
+  const ns = (elapsedMs * 1e6) / decisions;
+  const figures = {
+    concurrency: r.spec.concurrency,
+    decisionsPerSecond: (decisions * 1_000) / elapsedMs,
+    p50Us: r.latencies.quantile(0.5),
+    p99Us: r.latencies.quantile(0.99),
+    roundTripsPer1000: per1000(r.roundTrips, decisions),
+    roundTripsPerSecond: (r.roundTrips * 1_000) / elapsedMs,
+    admittedPer1000: per1000(r.admitted, decisions),
+    clientCpuUsPerDecision: r.cpuUs / decisions,
+    serverUsPerDecision: r.serverUs / decisions,
+  };
+  const stats0 = r.stats0;
+  const stats1 = r.stats1;
+  if (stats1?.fallbackAdmissions !== undefined) {
+    figures.fallbackDecisions = stats1.fallbackAdmissions - stats0.fallbackAdmissions;
+  } else if (stats1 !== undefined) {
+    figures.cachedRefusalsPer1000 = per1000(
+      stats1.cachedRefusals - stats0.cachedRefusals,
+      decisions,
+    );
+    figures.leasedAdmissionsPer1000 = per1000(
+      stats1.leasedAdmissions - stats0.leasedAdmissions,
+      decisions,
+    );
+    figures.fallbackDecisions = stats1.fallbackDecisions - stats0.fallbackDecisions;
+  }
+  return {
+    nsPerOp: ns,
+    nsMin: Math.min(ns, ...r.slices),
+    nsMax: Math.max(ns, ...r.slices),
+    bytesPerOp: kept,
+    bytesMin: kept,
+    bytesMax: kept,
+    calls: decisions,
+    memory: figures,
+  };
+}
+
+/**
+ * Measures rows that are compared with each other (breakwater and rate-limiter-flexible on the
+ * same shape) together: each gets a fresh client and limiter on a server emptied before the
+ * group and a warm-up, then the rows take {@link SLICE_MS} slices in turn, in the order ABBA,
+ * so a machine that slows down or speeds up during the group weighs on every row alike. The
+ * heap each row keeps is read afterwards, each row run alone.
+ */
+async function measureGroup(specs, quick) {
   const { redis, admin } = await server();
   await admin.flushall();
-  const client = await connect(redis.port, spec.autoPipelining);
-  const limiter = await spec.make(client);
-  const call = spec.call(limiter, client);
-  const caller = compileCaller(spec.outcome);
+  const rows = [];
   // A quick run checks the harness: one collection instead of waiting for the heap to settle.
   const heap = quick ? async () => heapAfterGc(1) : settleHeap;
   try {
-    await drive(caller, call, spec.concurrency, quick ? 50 : 500);
-    const stats0 = limiter?.stats?.();
-    const requests0 = await requests(admin);
-    const heap0 = await heap();
-    const latencies = new Latencies();
-    const cpu0 = process.cpuUsage();
-    const run = await drive(caller, call, spec.concurrency, quick ? 200 : 2_500, latencies);
-    const cpu = process.cpuUsage(cpu0);
-    const requests1 = await requests(admin);
-    const stats1 = limiter?.stats?.();
-    const heap1 = await heap();
-    const { decisions } = run;
-    const ns = (run.elapsedMs * 1e6) / decisions;
-    const kept = (heap1 - heap0) / decisions;
-    const roundTrips = requests1.calls - requests0.calls;
-    const figures = {
-      concurrency: spec.concurrency,
-      decisionsPerSecond: (decisions * 1_000) / run.elapsedMs,
-      p50Us: latencies.quantile(0.5),
-      p99Us: latencies.quantile(0.99),
-      roundTripsPer1000: per1000(roundTrips, decisions),
-      roundTripsPerSecond: (roundTrips * 1_000) / run.elapsedMs,
-      admittedPer1000: per1000(run.admitted, decisions),
-      clientCpuUsPerDecision: (cpu.user + cpu.system) / decisions,
-      serverUsPerDecision: (requests1.us - requests0.us) / decisions,
-    };
-    if (stats1?.fallbackAdmissions !== undefined) {
-      figures.fallbackDecisions = stats1.fallbackAdmissions - stats0.fallbackAdmissions;
-    } else if (stats1 !== undefined) {
-      figures.cachedRefusalsPer1000 = per1000(
-        stats1.cachedRefusals - stats0.cachedRefusals,
-        decisions,
-      );
-      figures.leasedAdmissionsPer1000 = per1000(
-        stats1.leasedAdmissions - stats0.leasedAdmissions,
-        decisions,
-      );
-      figures.fallbackDecisions = stats1.fallbackDecisions - stats0.fallbackDecisions;
+    for (const spec of specs) rows.push(await setUp(spec, redis.port));
+    for (const r of rows) await drive(r.caller, r.call, r.spec.concurrency, quick ? 50 : 500);
+    for (const r of rows) r.stats0 = r.limiter?.stats?.();
+    const sliceMs = quick ? 50 : SLICE_MS;
+    const rounds = Math.max(1, Math.round((quick ? 200 : RUN_MS) / sliceMs));
+    for (let k = 0; k < rounds; k++) {
+      const order = k % 2 === 0 ? rows : [...rows].reverse();
+      for (const r of order) await slice(r, admin, sliceMs);
     }
-    return {
-      nsPerOp: ns,
-      nsMin: Math.min(ns, ...run.windows),
-      nsMax: Math.max(ns, ...run.windows),
-      bytesPerOp: kept,
-      bytesMin: kept,
-      bytesMax: kept,
-      calls: decisions,
-      memory: figures,
-    };
+    for (const r of rows) r.stats1 = r.limiter?.stats?.();
+    const results = [];
+    for (const r of rows) results.push(figuresOf(r, await keptBytes(r, heap, quick ? 100 : 1_000)));
+    return results;
   } finally {
-    limiter?.dispose?.();
-    client.disconnect();
+    for (const r of rows) {
+      r.limiter?.dispose?.();
+      r.client.disconnect();
+    }
   }
 }
 
@@ -341,15 +390,24 @@ export function rows({ quick }) {
   if (serverVersion === undefined) return [];
   const keys = count(KEY_COUNT);
   const list = [];
-  const add = (row) =>
-    list.push({
-      library: row.library,
-      variant: row.variant,
-      kind: 'memory',
-      baseline: row.baseline,
-      measure: () => measureRedis(row, quick),
-      check: row.check,
-    });
+  /** Adds rows measured together (see measureGroup): the first to run measures them all. */
+  const addGroup = (...specs) => {
+    let results;
+    for (const [i, row] of specs.entries()) {
+      list.push({
+        library: row.library,
+        variant: row.variant,
+        kind: 'memory',
+        baseline: row.baseline,
+        measure: async () => {
+          results ??= measureGroup(specs, quick);
+          return (await results)[i];
+        },
+        check: row.check,
+      });
+    }
+  };
+  const add = (row) => addGroup(row);
 
   const bw = breakwaterModule('redis/index.js');
   // breakwater's limiters are made once the module is loaded (made in measure, awaited there).
@@ -373,28 +431,30 @@ export function rows({ quick }) {
     });
   }
   for (const [concurrency, autoPipelining] of shapes) {
-    add({
-      library: LIB.breakwater,
-      variant: `tryAcquire(key), ${keys} keys, ${at(concurrency, autoPipelining)}`,
-      baseline: bareVariant(concurrency, autoPipelining),
-      concurrency,
-      autoPipelining,
-      outcome: 'wait',
-      make: withBw(bwRedisLimiter),
-      call: (limiter) => (i) => limiter.tryAcquire(KEYS[i % KEY_COUNT]),
-      check: everyCallARoundTrip,
-    });
-    add({
-      library: LIB.rlflex,
-      variant: `consume(key), ${keys} keys, ${at(concurrency, autoPipelining)}`,
-      baseline: bareVariant(concurrency, autoPipelining),
-      concurrency,
-      autoPipelining,
-      outcome: 'reject',
-      make: (client) => rlflexRedisLimiter(client),
-      call: (rl) => (i) => rl.consume(KEYS[i % KEY_COUNT]),
-      check: everyCallARoundTrip,
-    });
+    addGroup(
+      {
+        library: LIB.breakwater,
+        variant: `tryAcquire(key), ${keys} keys, ${at(concurrency, autoPipelining)}`,
+        baseline: bareVariant(concurrency, autoPipelining),
+        concurrency,
+        autoPipelining,
+        outcome: 'wait',
+        make: withBw(bwRedisLimiter),
+        call: (limiter) => (i) => limiter.tryAcquire(KEYS[i % KEY_COUNT]),
+        check: everyCallARoundTrip,
+      },
+      {
+        library: LIB.rlflex,
+        variant: `consume(key), ${keys} keys, ${at(concurrency, autoPipelining)}`,
+        baseline: bareVariant(concurrency, autoPipelining),
+        concurrency,
+        autoPipelining,
+        outcome: 'reject',
+        make: (client) => rlflexRedisLimiter(client),
+        call: (rl) => (i) => rl.consume(KEYS[i % KEY_COUNT]),
+        check: everyCallARoundTrip,
+      },
+    );
   }
   const hot = 100;
   for (const negativeCache of [true, false]) {
