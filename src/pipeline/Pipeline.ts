@@ -11,6 +11,7 @@ import { type GateHandlers, gateHandlers, oneGateHandlers, sameTokens } from './
 import type { KeyedPipeline } from './KeyedPipeline.js';
 import type { KeyedStep } from './KeyedStep.js';
 import { COMPOSE_KEYED, isKeyedStep } from './keyedMark.js';
+import { signalError } from './misuse.js';
 import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
 import { trackLate } from './syncLate.js';
 
@@ -103,7 +104,9 @@ export class Pipeline<R = unknown> {
 
   /**
    * Runs `fn` through the policies. Resolves with its value; rejects with its error or with a
-   * `PolicyRejectedError` when a policy refuses the call.
+   * `PolicyRejectedError` when a policy refuses the call. A call given a `signal` that is not an
+   * AbortSignal, or an invalid `timeout` or `criticality`, rejects with an `OptionsError`
+   * before any policy sees it.
    */
   execute<T extends R>(
     fn: (context: ExecutionContext) => T | PromiseLike<T>,
@@ -186,7 +189,8 @@ export class Pipeline<R = unknown> {
    * bulkheads without a queue, rate limiters without `maxWait`, fallbacks), returning its value
    * or throwing, with no promise and no allocation. If `fn` returns a promise anyway, outcomes
    * are recorded when it settles and the promise is returned. Throws {@link UsageError} for a
-   * pipeline that may wait, and {@link OptionsError} for an unknown `criticality`.
+   * pipeline that may wait, and {@link OptionsError} for an unknown `criticality` or a
+   * `signal` that is not an AbortSignal.
    */
   executeSync<T extends R>(
     fn: (context: ExecutionContext) => T,
@@ -197,7 +201,7 @@ export class Pipeline<R = unknown> {
         'executeSync needs a pipeline whose policies never wait (circuit breakers, bulkheads without a queue, rate limiters without `maxWait`, fallbacks); use execute',
       );
     }
-    const level = options?.criticality === undefined ? DEFAULT_LEVEL : syncLevel(options);
+    const level = options === undefined ? DEFAULT_LEVEL : syncLevel(options);
     const steps = this.core.steps;
     const n = steps.length;
     // Nested executeSync calls on one pipeline get their own span of the token array.
@@ -459,8 +463,18 @@ function isPlain(options: ExecuteOptions | undefined): boolean {
   );
 }
 
-/** The level of `options.criticality`; throws {@link OptionsError} for an unknown one. */
+/**
+ * The level of `options.criticality`; throws {@link OptionsError} for an unknown one, or for a
+ * `signal` that is not an AbortSignal (which `executeSync` does not use, but refuses as
+ * `execute` does).
+ */
 function syncLevel(options: { readonly criticality?: Criticality }): number {
+  const signal = (options as ExecuteOptions).signal;
+  if (signal !== undefined) {
+    const error = signalError(signal);
+    if (error !== undefined) throw error;
+  }
+  if (options.criticality === undefined) return DEFAULT_LEVEL;
   const level = criticalityLevel(options.criticality);
   if (level < 0) throw criticalityError(options.criticality);
   return level;
@@ -475,12 +489,19 @@ function criticalityError(criticality: unknown): OptionsError {
 }
 
 /**
- * Gives `exec` the call's `timeout` (Infinity gives none) and `criticality`; for an invalid
- * one, recycles the record and returns the {@link OptionsError} the call fails with, before
- * anything runs.
+ * Gives `exec` the call's `timeout` (Infinity gives none) and `criticality`, and checks its
+ * `signal`; for an invalid one, recycles the record and returns the {@link OptionsError} the
+ * call fails with, before anything runs.
  */
 function applyCallOptions(exec: Execution, options: ExecuteOptions): OptionsError | undefined {
-  const { timeout, criticality } = options;
+  const { timeout, criticality, signal } = options;
+  if (signal !== undefined) {
+    const error = signalError(signal);
+    if (error !== undefined) {
+      exec.recycle();
+      return error;
+    }
+  }
   let ms = Number.POSITIVE_INFINITY;
   if (timeout !== undefined) {
     try {
