@@ -11,7 +11,7 @@ import { type GateHandlers, gateHandlers, oneGateHandlers, sameTokens } from './
 import type { KeyedPipeline } from './KeyedPipeline.js';
 import type { KeyedStep } from './KeyedStep.js';
 import { COMPOSE_KEYED, isKeyedStep } from './keyedMark.js';
-import { signalError } from './misuse.js';
+import { notAFunction, signalError } from './misuse.js';
 import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
 import { trackLate } from './syncLate.js';
 
@@ -104,14 +104,15 @@ export class Pipeline<R = unknown> {
 
   /**
    * Runs `fn` through the policies. Resolves with its value; rejects with its error or with a
-   * `PolicyRejectedError` when a policy refuses the call. A call given a `signal` that is not an
-   * AbortSignal, or an invalid `timeout` or `criticality`, rejects with an `OptionsError`
-   * before any policy sees it.
+   * `PolicyRejectedError` when a policy refuses the call. A call misused (`fn` not a function,
+   * a `signal` that is not an AbortSignal, an invalid `timeout` or `criticality`) rejects with
+   * an `OptionsError` before any policy sees it.
    */
   execute<T extends R>(
     fn: (context: ExecutionContext) => T | PromiseLike<T>,
     options?: ExecuteOptions,
   ): Promise<T> {
+    if (typeof fn !== 'function') return Promise.reject(notAFunction(fn));
     const sole = this.soleGate;
     if (sole !== undefined && isPlain(options)) {
       return this.executeSoleGate(sole, fn) as Promise<T>;
@@ -162,6 +163,7 @@ export class Pipeline<R = unknown> {
     fn: (context: ExecutionContext) => T | PromiseLike<T>,
     options?: ExecuteOptions,
   ): Promise<ExecutionResult<T>> {
+    if (typeof fn !== 'function') return Promise.resolve(failure(notAFunction(fn)));
     let timed = false;
     if (this.gatesOnly && isPlain(options)) {
       const sampler = this.core.sampler;
@@ -189,8 +191,8 @@ export class Pipeline<R = unknown> {
    * bulkheads without a queue, rate limiters without `maxWait`, fallbacks), returning its value
    * or throwing, with no promise and no allocation. If `fn` returns a promise anyway, outcomes
    * are recorded when it settles and the promise is returned. Throws {@link UsageError} for a
-   * pipeline that may wait, and {@link OptionsError} for an unknown `criticality` or a
-   * `signal` that is not an AbortSignal.
+   * pipeline that may wait, and {@link OptionsError} for an unknown `criticality`, a `fn` that
+   * is not a function or a `signal` that is not an AbortSignal.
    */
   executeSync<T extends R>(
     fn: (context: ExecutionContext) => T,
@@ -201,6 +203,7 @@ export class Pipeline<R = unknown> {
         'executeSync needs a pipeline whose policies never wait (circuit breakers, bulkheads without a queue, rate limiters without `maxWait`, fallbacks); use execute',
       );
     }
+    if (typeof fn !== 'function') throw notAFunction(fn);
     const level = options === undefined ? DEFAULT_LEVEL : syncLevel(options);
     const steps = this.core.steps;
     const n = steps.length;

@@ -1,6 +1,14 @@
 import { OptionsError } from '../errors/OptionsError.js';
 
 /**
+ * @internal The error of a call whose `fn` is not a function, refused before any policy admits
+ * it: a breaker must not count the caller's mistake as a failure of the dependency.
+ */
+export function notAFunction(fn: unknown): OptionsError {
+  return new OptionsError('fn', fn, 'a function (the call to run)');
+}
+
+/**
  * @internal The error of a call given a `signal` that is not an AbortSignal, or undefined for
  * one that is. A duck check rather than `instanceof`, so signals of another realm or of a
  * polyfill are taken.

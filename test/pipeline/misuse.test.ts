@@ -100,3 +100,32 @@ describe('a signal that is not an AbortSignal', () => {
     await expect(p.execute(() => 1, { signal })).rejects.toThrow('stop');
   });
 });
+
+describe('a fn that is not a function', () => {
+  for (const fn of ['not a function', undefined, 42, { call: 1 }]) {
+    it.each(pipelines())(
+      `execute(${JSON.stringify(fn)}) rejects with an OptionsError naming fn, uncounted, through %s`,
+      async (_, p, breaker) => {
+        const error = await p.execute(fn as never).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(OptionsError);
+        expect(error).toMatchObject({ option: 'fn', code: 'ERR_BREAKWATER_INVALID_OPTION' });
+        expect(breaker.stats()).toMatchObject({ successes: 0, failures: 0, ignored: 0 });
+        expect(breaker.state).toBe('closed');
+        const result = await p.tryExecute(fn as never);
+        expect(!result.ok && result.error).toBeInstanceOf(OptionsError);
+        expect(breaker.state).toBe('closed');
+      },
+    );
+  }
+
+  it('executeSync throws an OptionsError naming fn, and the breaker stays closed', () => {
+    const breaker = new CircuitBreaker({ window: { kind: 'consecutive', threshold: 1 } });
+    const p = pipeline(breaker);
+    expect(() => p.executeSync('not a function' as never)).toThrow(OptionsError);
+    expect(breaker.state).toBe('closed');
+    expect(breaker.stats()).toMatchObject({ successes: 0, failures: 0, ignored: 0 });
+  });
+});
