@@ -19,7 +19,7 @@ import {
   type WaitingExecution,
   type WaitingGate,
 } from '../protocol/step.js';
-import { AttemptContext, CallDeadline } from './context.js';
+import { type AttemptBounds, AttemptContext, CallDeadline } from './context.js';
 import type { HedgeRace } from './HedgeRace.js';
 import type { LatencySampler } from './LatencySampler.js';
 import { failure, isThenable, success } from './result.js';
@@ -96,6 +96,11 @@ export interface PipelineCore {
   readonly inner: PipelineCore | undefined;
   /** Races of finished calls through the hedge, ready for the next call. */
   readonly races: HedgeRace[];
+  /**
+   * A timeout policy may bound an attempt (here, or around the hedge that runs this core's
+   * attempts): contexts find their deadline through the execution.
+   */
+  readonly timeoutsBound: boolean;
 }
 
 /** @internal Returned by the step functions when the execution finished synchronously. */
@@ -189,7 +194,7 @@ function captureOuter(resolve: (value: unknown) => void, reject: (reason: unknow
  * dropped, a bulkhead queue's) recognise a reused one by its stamps: each registration gets a
  * new stamp, and an entry is live only while the record's slot still holds that stamp.
  */
-export class Execution implements TimedExecution, WaitingExecution, BoundedCall {
+export class Execution implements TimedExecution, WaitingExecution, BoundedCall, AttemptBounds {
   attempt = 1;
   value: unknown = undefined;
   /**
@@ -480,8 +485,9 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall 
             core.ownSignal || (this.flags & F_DEADLINE) !== 0,
             this.callerSignal,
             this.callDeadline,
+            core.timeoutsBound ? this : undefined,
           )
-        : this.parent!.contextOf(this.attempt, this.hedge, this.callDeadline);
+        : this.parent!.contextOf(this.attempt, this.hedge, this.callDeadline, this);
     const reason = this.detour?.abortReason;
     if (reason !== undefined) context.abort(reason);
     this.context = context;
@@ -528,6 +534,43 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall 
     }
     this.flags &= ~F_IN_FLIGHT;
     return this.finishOrChain(this.unwind(this.core.steps.length - 1, ok, value, this.endTime()));
+  }
+
+  // ---- the deadline an attempt reads ----------------------------------------------------------
+
+  /** @internal */
+  limitOf(context: AttemptContext): CallDeadline | undefined {
+    if (this.context !== context || (this.flags & F_DONE) !== 0) return undefined;
+    const clock = this.core.clock;
+    const at = this.timeoutBound(clock.now());
+    if (at === Number.POSITIVE_INFINITY) return undefined;
+    const own = this.callDeadline;
+    return own !== undefined && own.at === at ? own : new CallDeadline(at, clock);
+  }
+
+  /**
+   * @internal The earliest of the call's deadline and those of the timeouts the attempt in
+   * flight is registered with (`now` is the clock's reading), those around a hedge included.
+   */
+  timeoutBound(now: number): number {
+    const core = this.core;
+    let at = this.deadline;
+    for (let i = 0; i < core.steps.length; i++) {
+      if (core.kinds[i] !== StepKind.Timeout) continue;
+      const stamp = this.get(core.slotOf[i]!);
+      if (stamp === PASSED) {
+        if (now < at) at = now;
+      } else if (stamp > 0) {
+        const deadline = (core.steps[i] as DeadlineStep).deadlineOf(stamp, now);
+        if (deadline < at) at = deadline;
+      }
+    }
+    const race = this.parent;
+    if (race !== undefined) {
+      const outer = race.outerBound(now);
+      if (outer < at) at = outer;
+    }
+    return at;
   }
 
   // ---- the way out ---------------------------------------------------------------------------

@@ -139,6 +139,7 @@ function buildCore(
     boundsInner: Math.max(boundsRetries, boundsGates),
     inner,
     races: h < 0 ? NO_RACES : [],
+    timeoutsBound: forAttempts || steps.some((s) => s.stepKind === StepKind.Timeout),
   };
   return { core, waits };
 }

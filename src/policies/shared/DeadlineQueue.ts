@@ -147,6 +147,29 @@ export class DeadlineQueue<T> {
     this.prune();
   }
 
+  /**
+   * The deadline of the entry stamped `stamp`, or NaN when none is held. An entry still without
+   * a deadline (coarse mode) gets one now, with every other such entry: `now + ms`, never early.
+   * Stamps grow in insertion order, so the entry is found by bisection.
+   */
+  deadlineOf(stamp: number, now: number): number {
+    const mask = this.targets.length - 1;
+    let lo = 0;
+    let hi = this.count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const i = (this.head + mid) & mask;
+      const s = this.stamps[i]!;
+      if (s < stamp) lo = mid + 1;
+      else if (s > stamp) hi = mid - 1;
+      else {
+        if (Number.isNaN(this.deadlines[i]!)) this.stampPending(now);
+        return this.deadlines[i]!;
+      }
+    }
+    return Number.NaN;
+  }
+
   /** Drops dead entries from the head, so a queue of finished calls does not grow. */
   prune(): void {
     const mask = this.targets.length - 1;
