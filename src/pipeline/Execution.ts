@@ -13,7 +13,6 @@ import {
   type BoundedCall,
   type Gate,
   NO_TIME,
-  Outcome,
   StepKind,
   WAIT,
   type WaitingExecution,
@@ -22,6 +21,7 @@ import {
 import { type AttemptBounds, AttemptContext, CallDeadline } from './context.js';
 import type { HedgeRace } from './HedgeRace.js';
 import type { LatencySampler } from './LatencySampler.js';
+import { releaseCancelled, releaseFailed, releaseOk } from './release.js';
 import { failure, isThenable, success } from './result.js';
 
 /** @internal A policy as the executor sees it: any policy a pipeline can hold. */
@@ -587,17 +587,10 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
           const gate = step as Gate;
           const slot = core.slotOf[i]!;
           const token = slot === NO_SLOT ? 0 : this.get(slot);
-          const untimed = now === NO_TIME || started === NO_TIME;
-          if (ok && untimed) {
-            gate.releaseSuccess(token, value);
-            break;
-          }
-          const outcome = ok
-            ? gate.classifyResult(value)
-            : this.isCallerAbort(value)
-              ? Outcome.Ignored
-              : gate.classifyError(value);
-          gate.release(token, outcome, untimed ? Number.NaN : now - started, value);
+          const elapsed = now === NO_TIME || started === NO_TIME ? Number.NaN : now - started;
+          if (ok) releaseOk(gate, token, value, elapsed);
+          else if (this.isCallerAbort(value)) releaseCancelled(gate, token, value, elapsed);
+          else releaseFailed(gate, token, value, elapsed);
           break;
         }
         case StepKind.Timeout: {
@@ -914,18 +907,12 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
     for (let i = steps.length - 1; i > record.step; i--) {
       const step = steps[i]!;
       if (step.stepKind === StepKind.Gate) {
-        const outcome = ok
-          ? step.classifyResult(value)
-          : this.isCallerAbort(value)
-            ? Outcome.Ignored
-            : step.classifyError(value);
         const slot = core.slotOf[i]!;
-        step.release(
-          slot === NO_SLOT ? 0 : record.slots[slot]!,
-          outcome,
-          now === NO_TIME || since === NO_TIME ? Number.NaN : now - since,
-          value,
-        );
+        const token = slot === NO_SLOT ? 0 : record.slots[slot]!;
+        const elapsed = now === NO_TIME || since === NO_TIME ? Number.NaN : now - since;
+        if (ok) releaseOk(step, token, value, elapsed);
+        else if (this.isCallerAbort(value)) releaseCancelled(step, token, value, elapsed);
+        else releaseFailed(step, token, value, elapsed);
       } else if (step.stepKind === StepKind.Timeout) {
         // Its deadline was given up when the attempt was abandoned.
         step.done(0);

@@ -2,7 +2,7 @@ import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import { brand } from '../protocol/brand.js';
 import { type Criticality, criticalityLevel, DEFAULT_LEVEL } from '../protocol/criticality.js';
 import type { ResultTypeOf } from '../protocol/result.js';
-import { type Gate, NO_TIME, Outcome, StepKind } from '../protocol/step.js';
+import { type Gate, NO_TIME, StepKind } from '../protocol/step.js';
 import { duration } from '../validation/validate.js';
 import { type ExecuteOptions, type ExecutionContext, SHARED_CONTEXT } from './context.js';
 import { checkPolicies, planPipeline } from './core.js';
@@ -12,6 +12,7 @@ import type { KeyedPipeline } from './KeyedPipeline.js';
 import type { KeyedStep } from './KeyedStep.js';
 import { COMPOSE_KEYED, isKeyedStep } from './keyedMark.js';
 import { notAFunction, signalError } from './misuse.js';
+import { releaseFailed, releaseOk, releaseRefused } from './release.js';
 import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
 import { trackLate } from './syncLate.js';
 
@@ -251,14 +252,8 @@ export class Pipeline<R = unknown> {
       const step = steps[i]!;
       if (step.stepKind === StepKind.Gate) {
         const token = tokens[base + i]!;
-        if (ok && Number.isNaN(elapsed)) step.releaseSuccess(token, value);
-        else
-          step.release(
-            token,
-            ok ? step.classifyResult(value) : step.classifyError(value),
-            elapsed,
-            value,
-          );
+        if (ok) releaseOk(step, token, value, elapsed);
+        else releaseFailed(step, token, value, elapsed);
       } else if (step.stepKind === StepKind.Fallback && step.applies(!ok, value)) {
         try {
           value = step.produce(!ok, value);
@@ -288,8 +283,9 @@ export class Pipeline<R = unknown> {
       const gate = gates[i]!;
       const token = gate.admit(NO_TIME, DEFAULT_LEVEL);
       if (token < 0) {
-        for (let j = i - 1; j >= 0; j--) gates[j]!.release(tokens[j]!, Outcome.Ignored, Number.NaN);
-        return tryMode ? this.rejectedResult(i) : Promise.reject(gate.rejection());
+        const refusal = gate.rejection();
+        releaseRefused(gates, tokens, i, refusal);
+        return tryMode ? this.rejectedResult(i) : Promise.reject(refusal);
       }
       tokens[i] = token;
     }
@@ -339,8 +335,8 @@ export class Pipeline<R = unknown> {
     const token = gate.admit(started, DEFAULT_LEVEL);
     if (token < 0) return Promise.reject(gate.rejection());
     const end = (ok: boolean, value: unknown): void => {
-      const outcome = ok ? gate.classifyResult(value) : gate.classifyError(value);
-      gate.release(token, outcome, clock.now() - started, value);
+      if (ok) releaseOk(gate, token, value, clock.now() - started);
+      else releaseFailed(gate, token, value, clock.now() - started);
     };
     let result: unknown;
     let thenable: boolean;
