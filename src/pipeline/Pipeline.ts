@@ -1,7 +1,7 @@
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import { brand } from '../protocol/brand.js';
 import { type Criticality, criticalityLevel, DEFAULT_LEVEL } from '../protocol/criticality.js';
-import type { ResultTypeOf } from '../protocol/result.js';
+import type { FallbackValueOf, ResultTypeOf } from '../protocol/result.js';
 import { type Gate, NO_TIME, StepKind } from '../protocol/step.js';
 import { duration } from '../validation/validate.js';
 import { type ExecuteOptions, type ExecutionContext, SHARED_CONTEXT } from './context.js';
@@ -31,6 +31,12 @@ export type PipelineResult<P extends readonly unknown[]> = P extends readonly [
   : unknown;
 
 /**
+ * What the fallbacks of a pipeline of `policies` may resolve a call with instead of its
+ * function's value: the union of their value types, `never` without a fallback.
+ */
+export type PipelineFallbacks<P extends readonly unknown[]> = FallbackValueOf<P[number]>;
+
+/**
  * `P` when it holds a keyed step, else never: the overload of {@link pipeline} that returns a
  * {@link KeyedPipeline} applies to those only (and the other is last, for `Parameters<typeof
  * pipeline>` and `ReturnType<typeof pipeline>`).
@@ -43,7 +49,9 @@ type WithKeyedStep<P extends readonly unknown[]> = [Extract<P[number], KeyedStep
  * Policies composed outer-to-inner in the order given, run by one flat executor. Build one with
  * {@link pipeline} or {@link PipelineBuilder}; policies are reusable objects, so one breaker may
  * guard several pipelines. `R` is the result type its policies judge (`pipeline(...)` reads it
- * from a `Retry<Response>`): its functions must return an `R` (or a promise of one).
+ * from a `Retry<Response>`): its functions must return an `R` (or a promise of one). `F` is what
+ * its fallbacks may give instead (`never` without one): a call resolves with its function's
+ * value or an `F`.
  *
  * @example
  * ```ts
@@ -56,7 +64,7 @@ type WithKeyedStep<P extends readonly unknown[]> = [Extract<P[number], KeyedStep
  * const body = await p.execute(({ signal }) => fetch(url, { signal }).then((r) => r.text()));
  * ```
  */
-export class Pipeline<R = unknown> {
+export class Pipeline<R = unknown, F = never> {
   /** The policies, outermost first. */
   readonly policies: readonly Policy[];
   private readonly core: PipelineCore;
@@ -112,13 +120,13 @@ export class Pipeline<R = unknown> {
   execute<T extends R>(
     fn: (context: ExecutionContext) => T | PromiseLike<T>,
     options?: ExecuteOptions,
-  ): Promise<T> {
+  ): Promise<T | F> {
     if (typeof fn !== 'function') return Promise.reject(notAFunction(fn));
     const sole = this.soleGate;
     if (sole !== undefined && isPlain(options)) {
-      return this.executeSoleGate(sole, fn) as Promise<T>;
+      return this.executeSoleGate(sole, fn) as Promise<T | F>;
     }
-    return this.executeAny(fn, options) as Promise<T>;
+    return this.executeAny(fn, options) as Promise<T | F>;
   }
 
   /**
@@ -163,13 +171,13 @@ export class Pipeline<R = unknown> {
   tryExecute<T extends R>(
     fn: (context: ExecutionContext) => T | PromiseLike<T>,
     options?: ExecuteOptions,
-  ): Promise<ExecutionResult<T>> {
+  ): Promise<ExecutionResult<T | F>> {
     if (typeof fn !== 'function') return Promise.resolve(failure(notAFunction(fn)));
     let timed = false;
     if (this.gatesOnly && isPlain(options)) {
       const sampler = this.core.sampler;
       if (sampler === undefined || !sampler.due()) {
-        return this.executeGates(fn, true) as Promise<ExecutionResult<T>>;
+        return this.executeGates(fn, true) as Promise<ExecutionResult<T | F>>;
       }
       timed = true;
     }
@@ -180,11 +188,11 @@ export class Pipeline<R = unknown> {
       if (error !== undefined) return Promise.resolve(failure(error));
     }
     const next = exec.run();
-    if (next !== SYNC) return next as Promise<ExecutionResult<T>>;
+    if (next !== SYNC) return next as Promise<ExecutionResult<T | F>>;
     const ok = exec.ok;
     const value = exec.value;
     exec.recycle();
-    return Promise.resolve(ok ? success(value as T) : failure(value));
+    return Promise.resolve(ok ? success(value as T | F) : failure(value));
   }
 
   /**
@@ -198,7 +206,7 @@ export class Pipeline<R = unknown> {
   executeSync<T extends R>(
     fn: (context: ExecutionContext) => T,
     options?: { readonly criticality?: Criticality },
-  ): T {
+  ): T | F {
     if (!this.syncCapable) {
       throw new UsageError(
         'executeSync needs a pipeline whose policies never wait (circuit breakers, bulkheads without a queue, rate limiters without `maxWait`, fallbacks); use execute',
@@ -440,8 +448,10 @@ export class Pipeline<R = unknown> {
  */
 export function pipeline<P extends (Policy | KeyedStep)[]>(
   ...policies: P & WithKeyedStep<P>
-): KeyedPipeline<PipelineResult<P>>;
-export function pipeline<P extends Policy[]>(...policies: P): Pipeline<PipelineResult<P>>;
+): KeyedPipeline<PipelineResult<P>, PipelineFallbacks<P>>;
+export function pipeline<P extends Policy[]>(
+  ...policies: P
+): Pipeline<PipelineResult<P>, PipelineFallbacks<P>>;
 export function pipeline(...policies: (Policy | KeyedStep)[]): Pipeline | KeyedPipeline {
   // Only here: a Pipeline's calls never look for keys.
   for (const p of policies) {
