@@ -107,6 +107,21 @@ describe('the deadline a function reads', () => {
     ]);
   });
 
+  it("on the system clock, where a timeout starts deadlines at its timer's ticks, is never later than the timeout allows", async () => {
+    const p = pipeline(timeout(60_000));
+    let bounds: [number, number] = [0, 0];
+    const left = await p.execute((ctx) => {
+      const deadline = ctx.deadline;
+      bounds = [performance.now(), deadline];
+      return ctx.timeLeft;
+    });
+    const [readAt, deadline] = bounds;
+    // Fixed at the read, at most the whole timeout from then; a stalled machine only shortens it.
+    expect(deadline).toBeLessThanOrEqual(readAt + 60_000);
+    expect(left).toBeLessThanOrEqual(60_000);
+    expect(left).toBeGreaterThan(0);
+  });
+
   it('stays Infinity with no timeout anywhere', async () => {
     const clock = new ManualClock();
     const p = pipeline(retry({ clock, maxAttempts: 2 }));
