@@ -23,6 +23,7 @@ import { makeDecorator } from './decorate.js';
 import { policyDecorator, signalOption, type UnregisteredKind } from './kindDecorator.js';
 import type { Spec } from './plan.js';
 import type {
+  FallbackDecorator,
   KeyedDecoratorOptions,
   NamedDecoratorOptions,
   PolicyDecorator,
@@ -164,17 +165,20 @@ const fallbackKind: UnregisteredKind = {
   create: (options) => new Fallback(options as FallbackOptions),
 };
 
-/** A fallback on a method: fallback options (a new policy) or a `Fallback`. */
+/**
+ * A fallback on a method: fallback options (a new policy) or a `Fallback`. The method's result
+ * type must admit the fallback's value (declare `Promise<User | null>` under `{ value: null }`).
+ */
 export function fallback<T, R>(
   policy: Fallback<T, R>,
   options?: SharedDecoratorOptions,
-): PolicyDecorator;
+): FallbackDecorator<T>;
 export function fallback<T, R = unknown>(
   options: FallbackOptions<T, R>,
   decoratorOptions?: PolicyDecoratorOptions,
-): PolicyDecorator;
-export function fallback(arg: unknown, options?: unknown): PolicyDecorator {
-  return policyDecorator(fallbackKind, arg, options);
+): FallbackDecorator<T>;
+export function fallback(arg: unknown, options?: unknown): FallbackDecorator<unknown> {
+  return policyDecorator(fallbackKind, arg, options) as FallbackDecorator<unknown>;
 }
 
 /**

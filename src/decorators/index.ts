@@ -30,6 +30,7 @@ export {
 export { pipelineOf } from './introspect.js';
 export { kindDecorator } from './kindDecorator.js';
 export type {
+  FallbackDecorator,
   KeyedDecoratorOptions,
   KindDecorator,
   NamedDecoratorOptions,

@@ -76,3 +76,34 @@ export interface KindDecorator<P extends object, O = unknown> {
   (policy: P, options?: SharedDecoratorOptions): PolicyDecorator;
   (options?: O, decoratorOptions?: PolicyDecoratorOptions): PolicyDecorator;
 }
+
+/**
+ * @internal `unknown` when a method `F`'s result (awaited) admits a fallback's value `T`, else
+ * an object type no method is, which makes the decorator's use an error that names `T`. An
+ * untyped value (`unknown`) is not checked.
+ */
+export type AdmitsFallback<F, T> = unknown extends T
+  ? unknown
+  : F extends (...args: never[]) => infer Result
+    ? [T] extends [Awaited<Result>]
+      ? unknown
+      : { readonly 'the fallback value is not of the method result type': T }
+    : unknown;
+
+/**
+ * The decorator `@fallback` makes: a {@link PolicyDecorator} that also requires the method's
+ * result to admit the fallback's value `T`. A decorator cannot change the type of the method
+ * it decorates, so the method declares what it may resolve: `Promise<User | null>` under
+ * `@fallback({ value: null })`. (`A` is as for {@link PolicyDecorator}.)
+ */
+export interface FallbackDecorator<T, A extends unknown[] = never[]> {
+  <This, F extends (this: This, ...args: [...A, ...never[]]) => unknown>(
+    value: F & AdmitsFallback<F, T>,
+    context: ClassMethodDecoratorContext<This, F>,
+  ): F;
+  <F extends (...args: [...A, ...never[]]) => unknown>(
+    target: object,
+    propertyKey: string | symbol,
+    descriptor: TypedPropertyDescriptor<F> & AdmitsFallback<F, T>,
+  ): void;
+}

@@ -13,15 +13,15 @@ import {
   type BoundedCall,
   type Gate,
   NO_TIME,
-  Outcome,
   StepKind,
   WAIT,
   type WaitingExecution,
   type WaitingGate,
 } from '../protocol/step.js';
-import { AttemptContext, CallDeadline } from './context.js';
+import { type AttemptBounds, AttemptContext, CallDeadline } from './context.js';
 import type { HedgeRace } from './HedgeRace.js';
 import type { LatencySampler } from './LatencySampler.js';
+import { releaseCancelled, releaseFailed, releaseOk } from './release.js';
 import { failure, isThenable, success } from './result.js';
 
 /** @internal A policy as the executor sees it: any policy a pipeline can hold. */
@@ -96,6 +96,11 @@ export interface PipelineCore {
   readonly inner: PipelineCore | undefined;
   /** Races of finished calls through the hedge, ready for the next call. */
   readonly races: HedgeRace[];
+  /**
+   * A timeout policy may bound an attempt (here, or around the hedge that runs this core's
+   * attempts): contexts find their deadline through the execution.
+   */
+  readonly timeoutsBound: boolean;
 }
 
 /** @internal Returned by the step functions when the execution finished synchronously. */
@@ -189,7 +194,7 @@ function captureOuter(resolve: (value: unknown) => void, reject: (reason: unknow
  * dropped, a bulkhead queue's) recognise a reused one by its stamps: each registration gets a
  * new stamp, and an entry is live only while the record's slot still holds that stamp.
  */
-export class Execution implements TimedExecution, WaitingExecution, BoundedCall {
+export class Execution implements TimedExecution, WaitingExecution, BoundedCall, AttemptBounds {
   attempt = 1;
   value: unknown = undefined;
   /**
@@ -480,8 +485,9 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall 
             core.ownSignal || (this.flags & F_DEADLINE) !== 0,
             this.callerSignal,
             this.callDeadline,
+            core.timeoutsBound ? this : undefined,
           )
-        : this.parent!.contextOf(this.attempt, this.hedge, this.callDeadline);
+        : this.parent!.contextOf(this.attempt, this.hedge, this.callDeadline, this);
     const reason = this.detour?.abortReason;
     if (reason !== undefined) context.abort(reason);
     this.context = context;
@@ -530,6 +536,43 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall 
     return this.finishOrChain(this.unwind(this.core.steps.length - 1, ok, value, this.endTime()));
   }
 
+  // ---- the deadline an attempt reads ----------------------------------------------------------
+
+  /** @internal */
+  limitOf(context: AttemptContext): CallDeadline | undefined {
+    if (this.context !== context || (this.flags & F_DONE) !== 0) return undefined;
+    const clock = this.core.clock;
+    const at = this.timeoutBound(clock.now());
+    if (at === Number.POSITIVE_INFINITY) return undefined;
+    const own = this.callDeadline;
+    return own !== undefined && own.at === at ? own : new CallDeadline(at, clock);
+  }
+
+  /**
+   * @internal The earliest of the call's deadline and those of the timeouts the attempt in
+   * flight is registered with (`now` is the clock's reading), those around a hedge included.
+   */
+  timeoutBound(now: number): number {
+    const core = this.core;
+    let at = this.deadline;
+    for (let i = 0; i < core.steps.length; i++) {
+      if (core.kinds[i] !== StepKind.Timeout) continue;
+      const stamp = this.get(core.slotOf[i]!);
+      if (stamp === PASSED) {
+        if (now < at) at = now;
+      } else if (stamp > 0) {
+        const deadline = (core.steps[i] as DeadlineStep).deadlineOf(stamp, now);
+        if (deadline < at) at = deadline;
+      }
+    }
+    const race = this.parent;
+    if (race !== undefined) {
+      const outer = race.outerBound(now);
+      if (outer < at) at = outer;
+    }
+    return at;
+  }
+
   // ---- the way out ---------------------------------------------------------------------------
 
   /** @internal */
@@ -544,17 +587,10 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall 
           const gate = step as Gate;
           const slot = core.slotOf[i]!;
           const token = slot === NO_SLOT ? 0 : this.get(slot);
-          const untimed = now === NO_TIME || started === NO_TIME;
-          if (ok && untimed) {
-            gate.releaseSuccess(token, value);
-            break;
-          }
-          const outcome = ok
-            ? gate.classifyResult(value)
-            : this.isCallerAbort(value)
-              ? Outcome.Ignored
-              : gate.classifyError(value);
-          gate.release(token, outcome, untimed ? Number.NaN : now - started, value);
+          const elapsed = now === NO_TIME || started === NO_TIME ? Number.NaN : now - started;
+          if (ok) releaseOk(gate, token, value, elapsed);
+          else if (this.isCallerAbort(value)) releaseCancelled(gate, token, value, elapsed);
+          else releaseFailed(gate, token, value, elapsed);
           break;
         }
         case StepKind.Timeout: {
@@ -871,18 +907,12 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall 
     for (let i = steps.length - 1; i > record.step; i--) {
       const step = steps[i]!;
       if (step.stepKind === StepKind.Gate) {
-        const outcome = ok
-          ? step.classifyResult(value)
-          : this.isCallerAbort(value)
-            ? Outcome.Ignored
-            : step.classifyError(value);
         const slot = core.slotOf[i]!;
-        step.release(
-          slot === NO_SLOT ? 0 : record.slots[slot]!,
-          outcome,
-          now === NO_TIME || since === NO_TIME ? Number.NaN : now - since,
-          value,
-        );
+        const token = slot === NO_SLOT ? 0 : record.slots[slot]!;
+        const elapsed = now === NO_TIME || since === NO_TIME ? Number.NaN : now - since;
+        if (ok) releaseOk(step, token, value, elapsed);
+        else if (this.isCallerAbort(value)) releaseCancelled(step, token, value, elapsed);
+        else releaseFailed(step, token, value, elapsed);
       } else if (step.stepKind === StepKind.Timeout) {
         // Its deadline was given up when the attempt was abandoned.
         step.done(0);

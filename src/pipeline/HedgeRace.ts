@@ -5,7 +5,7 @@ import {
   NO_PUSHBACK,
 } from '../protocol/around.js';
 import { NO_TIME } from '../protocol/step.js';
-import { AttemptContext, type CallDeadline } from './context.js';
+import { type AttemptBounds, AttemptContext, CallDeadline } from './context.js';
 import {
   Execution,
   F_CHILD,
@@ -30,8 +30,9 @@ export class HedgeAttemptContext extends AttemptContext {
     callerSignal: AbortSignal | undefined,
     limit: CallDeadline | undefined,
     private readonly n: number,
+    bounds: AttemptBounds | undefined,
   ) {
-    super(attempt, own, callerSignal, limit);
+    super(attempt, own, callerSignal, limit, bounds);
   }
 
   override get hedge(): number {
@@ -54,7 +55,7 @@ const POOL_SIZE = 32;
  * Attempt `n`'s timer for hedge `n + 1` is armed on the hedge's one queue right after attempt
  * `n` starts; a race waits on at most one entry at a time.
  */
-export class HedgeRace implements HedgeTimerTarget {
+export class HedgeRace implements HedgeTimerTarget, AttemptBounds {
   /** The hedge's index in the outer pipeline. */
   private step = 0;
   /** The outcome, when the race settled while it began. */
@@ -221,10 +222,12 @@ export class HedgeRace implements HedgeTimerTarget {
 
   /** Runs direct attempt `n`: the function, with a signal of its own. */
   private call(n: number): void {
+    const outer = this.outer!;
+    const bounds = outer.core.timeoutsBound ? this : undefined;
     const context =
       n === 0
-        ? new AttemptContext(this.attempt, true, undefined, this.outer!.callDeadline)
-        : new HedgeAttemptContext(this.attempt, true, undefined, this.outer!.callDeadline, n);
+        ? new AttemptContext(this.attempt, true, undefined, outer.callDeadline, bounds)
+        : new HedgeAttemptContext(this.attempt, true, undefined, outer.callDeadline, n, bounds);
     this.contexts[n] = context;
     let result: unknown;
     let thenable: boolean;
@@ -254,8 +257,28 @@ export class HedgeRace implements HedgeTimerTarget {
   }
 
   /** @internal The context of attempt `n` (a hedge) of a child execution. */
-  contextOf(attempt: number, n: number, limit: CallDeadline | undefined): AttemptContext {
-    return new HedgeAttemptContext(attempt, true, undefined, limit, n);
+  contextOf(
+    attempt: number,
+    n: number,
+    limit: CallDeadline | undefined,
+    bounds: AttemptBounds,
+  ): AttemptContext {
+    return new HedgeAttemptContext(attempt, true, undefined, limit, n, bounds);
+  }
+
+  /** @internal For an attempt this race runs itself (no steps inside the hedge). */
+  limitOf(context: AttemptContext): CallDeadline | undefined {
+    if (this.settled || this.contexts[context.hedge] !== context) return undefined;
+    const clock = this.outer!.core.clock;
+    const at = this.outerBound(clock.now());
+    const own = this.outer!.callDeadline;
+    if (at === Number.POSITIVE_INFINITY) return undefined;
+    return own !== undefined && own.at === at ? own : new CallDeadline(at, clock);
+  }
+
+  /** @internal The deadline bounding the call around the hedge (see `Execution.timeoutBound`). */
+  outerBound(now: number): number {
+    return this.outer === undefined ? Number.POSITIVE_INFINITY : this.outer.timeoutBound(now);
   }
 
   /** @internal */

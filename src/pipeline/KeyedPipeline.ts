@@ -42,7 +42,7 @@ export interface KeyedExecuteOptions extends ExecuteOptions {
 /** Pipelines a keyed pipeline of one keyed step keeps for reuse. */
 const SOLE_CACHE = 1024;
 
-export class KeyedPipeline<R = unknown> {
+export class KeyedPipeline<R = unknown, F = never> {
   /** The policies and keyed steps, outermost first. */
   readonly policies: readonly (Policy | KeyedStep)[];
   /** The keyed steps, outermost first. */
@@ -85,10 +85,10 @@ export class KeyedPipeline<R = unknown> {
   execute<T extends R>(
     fn: (context: ExecutionContext) => T | PromiseLike<T>,
     options?: KeyedExecuteOptions,
-  ): Promise<T> {
-    let p: Pipeline;
+  ): Promise<T | F> {
+    let p: Pipeline<R, F>;
     try {
-      p = this.pipelineFor(options?.key);
+      p = this.pipelineFor(options?.key) as Pipeline<R, F>;
     } catch (error) {
       return Promise.reject(error);
     }
@@ -99,10 +99,10 @@ export class KeyedPipeline<R = unknown> {
   tryExecute<T extends R>(
     fn: (context: ExecutionContext) => T | PromiseLike<T>,
     options?: KeyedExecuteOptions,
-  ): Promise<ExecutionResult<T>> {
-    let p: Pipeline;
+  ): Promise<ExecutionResult<T | F>> {
+    let p: Pipeline<R, F>;
     try {
-      p = this.pipelineFor(options?.key);
+      p = this.pipelineFor(options?.key) as Pipeline<R, F>;
     } catch (error) {
       return Promise.resolve(failure(error));
     }
@@ -116,8 +116,8 @@ export class KeyedPipeline<R = unknown> {
   executeSync<T extends R>(
     fn: (context: ExecutionContext) => T,
     options?: { readonly key?: string; readonly criticality?: Criticality },
-  ): T {
-    return this.pipelineFor(options?.key).executeSync(fn, options);
+  ): T | F {
+    return (this.pipelineFor(options?.key) as Pipeline<R, F>).executeSync(fn, options);
   }
 
   /**

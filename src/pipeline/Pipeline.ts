@@ -1,8 +1,8 @@
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import { brand } from '../protocol/brand.js';
 import { type Criticality, criticalityLevel, DEFAULT_LEVEL } from '../protocol/criticality.js';
-import type { ResultTypeOf } from '../protocol/result.js';
-import { type Gate, NO_TIME, Outcome, StepKind } from '../protocol/step.js';
+import type { FallbackValueOf, ResultTypeOf } from '../protocol/result.js';
+import { type Gate, NO_TIME, StepKind } from '../protocol/step.js';
 import { duration } from '../validation/validate.js';
 import { type ExecuteOptions, type ExecutionContext, SHARED_CONTEXT } from './context.js';
 import { checkPolicies, planPipeline } from './core.js';
@@ -11,6 +11,8 @@ import { type GateHandlers, gateHandlers, oneGateHandlers, sameTokens } from './
 import type { KeyedPipeline } from './KeyedPipeline.js';
 import type { KeyedStep } from './KeyedStep.js';
 import { COMPOSE_KEYED, isKeyedStep } from './keyedMark.js';
+import { notAFunction, signalError } from './misuse.js';
+import { releaseFailed, releaseOk, releaseRefused } from './release.js';
 import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
 import { trackLate } from './syncLate.js';
 
@@ -29,6 +31,12 @@ export type PipelineResult<P extends readonly unknown[]> = P extends readonly [
   : unknown;
 
 /**
+ * What the fallbacks of a pipeline of `policies` may resolve a call with instead of its
+ * function's value: the union of their value types, `never` without a fallback.
+ */
+export type PipelineFallbacks<P extends readonly unknown[]> = FallbackValueOf<P[number]>;
+
+/**
  * `P` when it holds a keyed step, else never: the overload of {@link pipeline} that returns a
  * {@link KeyedPipeline} applies to those only (and the other is last, for `Parameters<typeof
  * pipeline>` and `ReturnType<typeof pipeline>`).
@@ -41,7 +49,9 @@ type WithKeyedStep<P extends readonly unknown[]> = [Extract<P[number], KeyedStep
  * Policies composed outer-to-inner in the order given, run by one flat executor. Build one with
  * {@link pipeline} or {@link PipelineBuilder}; policies are reusable objects, so one breaker may
  * guard several pipelines. `R` is the result type its policies judge (`pipeline(...)` reads it
- * from a `Retry<Response>`): its functions must return an `R` (or a promise of one).
+ * from a `Retry<Response>`): its functions must return an `R` (or a promise of one). `F` is what
+ * its fallbacks may give instead (`never` without one): a call resolves with its function's
+ * value or an `F`.
  *
  * @example
  * ```ts
@@ -54,7 +64,7 @@ type WithKeyedStep<P extends readonly unknown[]> = [Extract<P[number], KeyedStep
  * const body = await p.execute(({ signal }) => fetch(url, { signal }).then((r) => r.text()));
  * ```
  */
-export class Pipeline<R = unknown> {
+export class Pipeline<R = unknown, F = never> {
   /** The policies, outermost first. */
   readonly policies: readonly Policy[];
   private readonly core: PipelineCore;
@@ -103,17 +113,20 @@ export class Pipeline<R = unknown> {
 
   /**
    * Runs `fn` through the policies. Resolves with its value; rejects with its error or with a
-   * `PolicyRejectedError` when a policy refuses the call.
+   * `PolicyRejectedError` when a policy refuses the call. A call misused (`fn` not a function,
+   * a `signal` that is not an AbortSignal, an invalid `timeout` or `criticality`) rejects with
+   * an `OptionsError` before any policy sees it.
    */
   execute<T extends R>(
     fn: (context: ExecutionContext) => T | PromiseLike<T>,
     options?: ExecuteOptions,
-  ): Promise<T> {
+  ): Promise<T | F> {
+    if (typeof fn !== 'function') return Promise.reject(notAFunction(fn));
     const sole = this.soleGate;
     if (sole !== undefined && isPlain(options)) {
-      return this.executeSoleGate(sole, fn) as Promise<T>;
+      return this.executeSoleGate(sole, fn) as Promise<T | F>;
     }
-    return this.executeAny(fn, options) as Promise<T>;
+    return this.executeAny(fn, options) as Promise<T | F>;
   }
 
   /**
@@ -158,12 +171,13 @@ export class Pipeline<R = unknown> {
   tryExecute<T extends R>(
     fn: (context: ExecutionContext) => T | PromiseLike<T>,
     options?: ExecuteOptions,
-  ): Promise<ExecutionResult<T>> {
+  ): Promise<ExecutionResult<T | F>> {
+    if (typeof fn !== 'function') return Promise.resolve(failure(notAFunction(fn)));
     let timed = false;
     if (this.gatesOnly && isPlain(options)) {
       const sampler = this.core.sampler;
       if (sampler === undefined || !sampler.due()) {
-        return this.executeGates(fn, true) as Promise<ExecutionResult<T>>;
+        return this.executeGates(fn, true) as Promise<ExecutionResult<T | F>>;
       }
       timed = true;
     }
@@ -174,11 +188,11 @@ export class Pipeline<R = unknown> {
       if (error !== undefined) return Promise.resolve(failure(error));
     }
     const next = exec.run();
-    if (next !== SYNC) return next as Promise<ExecutionResult<T>>;
+    if (next !== SYNC) return next as Promise<ExecutionResult<T | F>>;
     const ok = exec.ok;
     const value = exec.value;
     exec.recycle();
-    return Promise.resolve(ok ? success(value as T) : failure(value));
+    return Promise.resolve(ok ? success(value as T | F) : failure(value));
   }
 
   /**
@@ -186,18 +200,20 @@ export class Pipeline<R = unknown> {
    * bulkheads without a queue, rate limiters without `maxWait`, fallbacks), returning its value
    * or throwing, with no promise and no allocation. If `fn` returns a promise anyway, outcomes
    * are recorded when it settles and the promise is returned. Throws {@link UsageError} for a
-   * pipeline that may wait, and {@link OptionsError} for an unknown `criticality`.
+   * pipeline that may wait, and {@link OptionsError} for an unknown `criticality`, a `fn` that
+   * is not a function or a `signal` that is not an AbortSignal.
    */
   executeSync<T extends R>(
     fn: (context: ExecutionContext) => T,
     options?: { readonly criticality?: Criticality },
-  ): T {
+  ): T | F {
     if (!this.syncCapable) {
       throw new UsageError(
         'executeSync needs a pipeline whose policies never wait (circuit breakers, bulkheads without a queue, rate limiters without `maxWait`, fallbacks); use execute',
       );
     }
-    const level = options?.criticality === undefined ? DEFAULT_LEVEL : syncLevel(options);
+    if (typeof fn !== 'function') throw notAFunction(fn);
+    const level = options === undefined ? DEFAULT_LEVEL : syncLevel(options);
     const steps = this.core.steps;
     const n = steps.length;
     // Nested executeSync calls on one pipeline get their own span of the token array.
@@ -244,14 +260,8 @@ export class Pipeline<R = unknown> {
       const step = steps[i]!;
       if (step.stepKind === StepKind.Gate) {
         const token = tokens[base + i]!;
-        if (ok && Number.isNaN(elapsed)) step.releaseSuccess(token, value);
-        else
-          step.release(
-            token,
-            ok ? step.classifyResult(value) : step.classifyError(value),
-            elapsed,
-            value,
-          );
+        if (ok) releaseOk(step, token, value, elapsed);
+        else releaseFailed(step, token, value, elapsed);
       } else if (step.stepKind === StepKind.Fallback && step.applies(!ok, value)) {
         try {
           value = step.produce(!ok, value);
@@ -281,8 +291,9 @@ export class Pipeline<R = unknown> {
       const gate = gates[i]!;
       const token = gate.admit(NO_TIME, DEFAULT_LEVEL);
       if (token < 0) {
-        for (let j = i - 1; j >= 0; j--) gates[j]!.release(tokens[j]!, Outcome.Ignored, Number.NaN);
-        return tryMode ? this.rejectedResult(i) : Promise.reject(gate.rejection());
+        const refusal = gate.rejection();
+        releaseRefused(gates, tokens, i, refusal);
+        return tryMode ? this.rejectedResult(i) : Promise.reject(refusal);
       }
       tokens[i] = token;
     }
@@ -332,8 +343,8 @@ export class Pipeline<R = unknown> {
     const token = gate.admit(started, DEFAULT_LEVEL);
     if (token < 0) return Promise.reject(gate.rejection());
     const end = (ok: boolean, value: unknown): void => {
-      const outcome = ok ? gate.classifyResult(value) : gate.classifyError(value);
-      gate.release(token, outcome, clock.now() - started, value);
+      if (ok) releaseOk(gate, token, value, clock.now() - started);
+      else releaseFailed(gate, token, value, clock.now() - started);
     };
     let result: unknown;
     let thenable: boolean;
@@ -437,8 +448,10 @@ export class Pipeline<R = unknown> {
  */
 export function pipeline<P extends (Policy | KeyedStep)[]>(
   ...policies: P & WithKeyedStep<P>
-): KeyedPipeline<PipelineResult<P>>;
-export function pipeline<P extends Policy[]>(...policies: P): Pipeline<PipelineResult<P>>;
+): KeyedPipeline<PipelineResult<P>, PipelineFallbacks<P>>;
+export function pipeline<P extends Policy[]>(
+  ...policies: P
+): Pipeline<PipelineResult<P>, PipelineFallbacks<P>>;
 export function pipeline(...policies: (Policy | KeyedStep)[]): Pipeline | KeyedPipeline {
   // Only here: a Pipeline's calls never look for keys.
   for (const p of policies) {
@@ -459,8 +472,18 @@ function isPlain(options: ExecuteOptions | undefined): boolean {
   );
 }
 
-/** The level of `options.criticality`; throws {@link OptionsError} for an unknown one. */
+/**
+ * The level of `options.criticality`; throws {@link OptionsError} for an unknown one, or for a
+ * `signal` that is not an AbortSignal (which `executeSync` does not use, but refuses as
+ * `execute` does).
+ */
 function syncLevel(options: { readonly criticality?: Criticality }): number {
+  const signal = (options as ExecuteOptions).signal;
+  if (signal !== undefined) {
+    const error = signalError(signal);
+    if (error !== undefined) throw error;
+  }
+  if (options.criticality === undefined) return DEFAULT_LEVEL;
   const level = criticalityLevel(options.criticality);
   if (level < 0) throw criticalityError(options.criticality);
   return level;
@@ -475,12 +498,19 @@ function criticalityError(criticality: unknown): OptionsError {
 }
 
 /**
- * Gives `exec` the call's `timeout` (Infinity gives none) and `criticality`; for an invalid
- * one, recycles the record and returns the {@link OptionsError} the call fails with, before
- * anything runs.
+ * Gives `exec` the call's `timeout` (Infinity gives none) and `criticality`, and checks its
+ * `signal`; for an invalid one, recycles the record and returns the {@link OptionsError} the
+ * call fails with, before anything runs.
  */
 function applyCallOptions(exec: Execution, options: ExecuteOptions): OptionsError | undefined {
-  const { timeout, criticality } = options;
+  const { timeout, criticality, signal } = options;
+  if (signal !== undefined) {
+    const error = signalError(signal);
+    if (error !== undefined) {
+      exec.recycle();
+      return error;
+    }
+  }
   let ms = Number.POSITIVE_INFINITY;
   if (timeout !== undefined) {
     try {

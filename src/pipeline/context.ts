@@ -16,14 +16,17 @@ export interface ExecutionContext {
   /** The attempt number, 1 for the first (set by the innermost retry policy). */
   readonly attempt: number;
   /**
-   * When the call must be over, on the pipeline's clock (the scale of `clock.now()`): the
-   * `timeout` given to `execute` from the call's start. Infinity when none was given.
+   * When the attempt must be over, on the pipeline's clock (the scale of `clock.now()`): the
+   * earliest deadline that will stop it, of the `timeout` given to `execute` (from the call's
+   * start) and of the timeout policies around the function (a timeout inside a retry or a
+   * hedge gives each attempt its own). Infinity when there is none. Found at the first read
+   * and fixed from then on.
    */
   readonly deadline: number;
   /**
    * Milliseconds left before {@link deadline}, never below 0, read when asked: what to pass on
    * downstream (a `grpc-timeout` header, another pipeline's `execute(fn, { timeout })`).
-   * Infinity when the call has no deadline.
+   * Infinity when nothing bounds the attempt.
    *
    * @example
    * ```ts
@@ -79,19 +82,33 @@ export class AttemptContext implements ExecutionContext {
     /** A timeout may abort the attempt, so it has a signal of its own. */
     private readonly own: boolean,
     private readonly callerSignal: AbortSignal | undefined,
-    /** The call's deadline, when it has one. */
-    private readonly limit: CallDeadline | undefined,
+    /** The call's deadline, when it has one; the attempt's, once {@link bounds} answered. */
+    private limit: CallDeadline | undefined,
+    /**
+     * Where the attempt's deadline is found, in a pipeline with timeout policies: asked once,
+     * at the first read, so a function that never reads it costs no clock reading.
+     */
+    private bounds: AttemptBounds | undefined = undefined,
   ) {}
 
   get deadline(): number {
-    return this.limit === undefined ? Number.POSITIVE_INFINITY : this.limit.at;
+    const limit = this.bounds === undefined ? this.limit : this.resolve(this.bounds);
+    return limit === undefined ? Number.POSITIVE_INFINITY : limit.at;
   }
 
   get timeLeft(): number {
-    const limit = this.limit;
+    const limit = this.bounds === undefined ? this.limit : this.resolve(this.bounds);
     if (limit === undefined) return Number.POSITIVE_INFINITY;
     const left = limit.at - limit.clock.now();
     return Math.max(left, 0);
+  }
+
+  /** Fixes the attempt's deadline at its first read (an attempt already over keeps the call's). */
+  private resolve(bounds: AttemptBounds): CallDeadline | undefined {
+    this.bounds = undefined;
+    const found = bounds.limitOf(this);
+    if (found !== undefined) this.limit = found;
+    return this.limit;
   }
 
   /** 0: only a hedge's later attempts are told apart (`HedgeAttemptContext`). */
@@ -123,6 +140,19 @@ export class AttemptContext implements ExecutionContext {
     this.reason = reason;
     this.controller?.abort(reason);
   }
+}
+
+/**
+ * @internal What finds the deadline of an attempt in flight: the earliest of the call's own and
+ * those of the timeout policies around the attempt (the execution, or a hedge's race for the
+ * attempts it runs itself).
+ */
+export interface AttemptBounds {
+  /**
+   * The deadline of `context`'s attempt; undefined when it has none, or when that attempt is
+   * over (its context then keeps the call's deadline).
+   */
+  limitOf(context: AttemptContext): CallDeadline | undefined;
 }
 
 /**

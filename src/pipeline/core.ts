@@ -92,7 +92,9 @@ function buildCore(
     h >= 0 && all.slice(h + 1).some((s) => s.needs().deadline === true) ? steps.length : 0;
   let clock: Clock = systemClock;
   for (const s of steps) {
-    if ('clock' in s && s.clock !== systemClock && clock === systemClock) clock = s.clock as Clock;
+    // A gate from outside may declare a `clock` property left undefined.
+    const own = 'clock' in s ? (s.clock as Clock | undefined) : undefined;
+    if (own !== undefined && own !== systemClock && clock === systemClock) clock = own;
     if (s.stepKind === StepKind.Gate && s.latencyEvery !== 0) {
       sampleEvery = Math.min(sampleEvery, s.latencyEvery);
     }
@@ -139,6 +141,7 @@ function buildCore(
     boundsInner: Math.max(boundsRetries, boundsGates),
     inner,
     races: h < 0 ? NO_RACES : [],
+    timeoutsBound: forAttempts || steps.some((s) => s.stepKind === StepKind.Timeout),
   };
   return { core, waits };
 }

@@ -1,4 +1,5 @@
 import type { Gate } from '../protocol/step.js';
+import { releaseFailed, releaseOk } from './release.js';
 import { type ExecutionResult, type Failure, failure, success } from './result.js';
 
 /** @internal Handlers for the promise of an async call through a gates-only pipeline, per token set. */
@@ -16,12 +17,11 @@ export interface GateHandlers {
 export function gateHandlers(gates: readonly Gate[], tokens: number[]): GateHandlers {
   if (gates.length === 1) return oneGateHandlers(gates[0]!, tokens);
   const onOk = (value: unknown): void => {
-    for (let i = gates.length - 1; i >= 0; i--) gates[i]!.releaseSuccess(tokens[i]!, value);
+    for (let i = gates.length - 1; i >= 0; i--) releaseOk(gates[i]!, tokens[i]!, value, Number.NaN);
   };
   const onErr = (error: unknown): void => {
     for (let i = gates.length - 1; i >= 0; i--) {
-      const g = gates[i]!;
-      g.release(tokens[i]!, g.classifyError(error), Number.NaN, error);
+      releaseFailed(gates[i]!, tokens[i]!, error, Number.NaN);
     }
   };
   return {
@@ -53,19 +53,19 @@ export function oneGateHandlers(gate: Gate, tokens: number[]): GateHandlers {
     tokens,
     token,
     ok: (value) => {
-      gate.releaseSuccess(token, value);
+      releaseOk(gate, token, value, Number.NaN);
       return value;
     },
     err: (error) => {
-      gate.release(token, gate.classifyError(error), Number.NaN, error);
+      releaseFailed(gate, token, error, Number.NaN);
       throw error;
     },
     tryOk: (value) => {
-      gate.releaseSuccess(token, value);
+      releaseOk(gate, token, value, Number.NaN);
       return success(value);
     },
     tryErr: (error) => {
-      gate.release(token, gate.classifyError(error), Number.NaN, error);
+      releaseFailed(gate, token, error, Number.NaN);
       return failure(error);
     },
   };

@@ -1,5 +1,6 @@
 import { Pipeline, type Policy } from '../pipeline/Pipeline.js';
 import type { DurationString } from '../protocol/kind.js';
+import type { FallbackValueOf } from '../protocol/result.js';
 import { Bulkhead } from './bulkhead/Bulkhead.js';
 import type { BulkheadOptions } from './bulkhead/options.js';
 import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
@@ -16,7 +17,9 @@ import { Timeout } from './timeout/Timeout.js';
 /**
  * Builds a {@link Pipeline} step by step; each call adds a policy inside the ones before it
  * (outer-to-inner in the order written). Each method takes options (a new policy) or an
- * existing policy object (shared with other pipelines).
+ * existing policy object (shared with other pipelines). `F` is what its fallbacks may give
+ * instead of a function's value (`never` without one), which the built pipeline's calls resolve
+ * with besides.
  *
  * @example
  * ```ts
@@ -28,41 +31,45 @@ import { Timeout } from './timeout/Timeout.js';
  *   .build();
  * ```
  */
-export class PipelineBuilder {
+export class PipelineBuilder<F = never> {
   private readonly list: Policy[] = [];
 
   /** Adds any policy object. */
-  add(policy: Policy): this {
+  add<P extends Policy>(policy: P): PipelineBuilder<F | FallbackValueOf<P>> {
+    return this.push(policy);
+  }
+
+  private push(policy: Policy): this {
     this.list.push(policy);
     return this;
   }
 
   retry<T>(options?: RetryOptions<T> | Retry<T>): this {
-    return this.add(options instanceof Retry ? options : new Retry(options));
+    return this.push(options instanceof Retry ? options : new Retry(options));
   }
 
   circuitBreaker<T>(options?: CircuitBreakerOptions<T> | CircuitBreaker<T>): this {
-    return this.add(options instanceof CircuitBreaker ? options : new CircuitBreaker(options));
+    return this.push(options instanceof CircuitBreaker ? options : new CircuitBreaker(options));
   }
 
   timeout(options: number | DurationString | TimeoutOptions | Timeout): this {
-    return this.add(options instanceof Timeout ? options : new Timeout(options));
+    return this.push(options instanceof Timeout ? options : new Timeout(options));
   }
 
   bulkhead(options?: number | BulkheadOptions | Bulkhead): this {
-    return this.add(options instanceof Bulkhead ? options : new Bulkhead(options));
+    return this.push(options instanceof Bulkhead ? options : new Bulkhead(options));
   }
 
   rateLimiter(options: RateLimiterOptions | RateLimiter): this {
-    return this.add(options instanceof RateLimiter ? options : new RateLimiter(options));
+    return this.push(options instanceof RateLimiter ? options : new RateLimiter(options));
   }
 
-  fallback<T, R>(options: FallbackOptions<T, R> | Fallback<T, R>): this {
+  fallback<T, R>(options: FallbackOptions<T, R> | Fallback<T, R>): PipelineBuilder<F | T> {
     return this.add(options instanceof Fallback ? options : new Fallback(options));
   }
 
   /** The pipeline of the policies added so far. */
-  build(): Pipeline {
+  build(): Pipeline<unknown, F> {
     return new Pipeline(this.list);
   }
 }

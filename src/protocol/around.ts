@@ -82,6 +82,11 @@ export interface DeadlineStep {
   register(exec: TimedExecution, step: number, now: number): number;
   /** An execution stopped waiting on the deadline it registered with `stamp`. */
   done(stamp: number): void;
+  /**
+   * The deadline of the execution registered with `stamp`, on the clock whose reading is `now`
+   * (fixing it if the step had not yet), or NaN when it is no longer held.
+   */
+  deadlineOf(stamp: number, now: number): number;
   /** The error a call fails with at its deadline. */
   rejection(): Error;
   /** True for an error this step aborted a call with. */

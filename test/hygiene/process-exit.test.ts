@@ -101,4 +101,16 @@ describe('a process using breakwater exits by itself', () => {
     },
     LIMIT_MS + 10_000,
   );
+
+  it.each(['cooperative', 'aggressive'])(
+    'right after its one call through a %s timeout of 2 h, whose timer ticks every 225 s',
+    async (strategy) => {
+      const exit = await runFixture('one-long-timeout.mjs', [strategy]);
+      expect(exit.killed, `still running after ${LIMIT_MS} ms`).toBe(false);
+      expect(exit.stderr).toBe('');
+      expect(exit).toMatchObject({ code: 0, signal: null });
+      expect(JSON.parse(exit.stdout)).toEqual({ value: 'done', keepingAlive: [] });
+    },
+    LIMIT_MS + 10_000,
+  );
 });

@@ -30,11 +30,15 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * program that does not use it (the bulkhead's queue disciplines, LIFO and CoDel, and the compaction of its
  * queue: 69.4 to 73.1 kB; the breaker's probe gate, which shared signals lease half-open probes
  * through: +25 B; the bulkhead's queue made a module of its own, shared with the adaptive
- * limit: +0.7 kB; together 75.5 to 76.69 kB, then 76.93 kB with the deadline timing). What
- * the bytes are spent on is logged by area on every run.
+ * limit: +0.7 kB; together 75.5 to 76.69 kB, then 76.93 kB with the deadline timing; calls
+ * misused, with a `fn` that is not a function or a `signal` that is not an AbortSignal, refused
+ * before any policy admits them, and the timeout's timer kept referenced only while a call
+ * waits: +0.57 kB; the deadline an attempt reads found, at the first read, from the timeouts
+ * around it: +1.23 kB; gates released through one set of functions on every path: -0.07 kB;
+ * 78.66 kB in all). What the bytes are spent on is logged by area on every run.
  */
 const TARGET_BYTES = 25_000;
-const CEILING_BYTES = 76_950;
+const CEILING_BYTES = 78_700;
 
 /** Folders of src/ that a program using only policies and pipelines must not pay for. */
 const UNUSED_FOLDERS = [

@@ -96,3 +96,53 @@ describe('Fallback result types', () => {
     expect(await p.execute(async () => ['item'])).toEqual(['item']);
   });
 });
+
+describe('the result type of a pipeline with a fallback', () => {
+  it("execute resolves the function's value or the fallback's", async () => {
+    const p = pipeline(fallback({ value: 'foo' }), circuitBreaker());
+    const result = p.execute(() => 1234);
+    expectTypeOf(result).toEqualTypeOf<Promise<number | string>>();
+    const narrowed: number | string = await p.execute(() => {
+      throw new Error('down');
+    });
+    expect(narrowed).toBe('foo');
+    const wrong = () => {
+      // @ts-expect-error the fallback may resolve 'foo', which is no number
+      const n: Promise<number> = p.execute(() => 1234);
+      return n;
+    };
+    expect(typeof wrong).toBe('function');
+  });
+
+  it('a null value over an object-returning call is typed as the object or null', async () => {
+    const p = pipeline(fallback({ value: null, handleResult: (r: Reply) => r.status >= 500 }));
+    const result = await p.execute(async () => ({ status: 503 }));
+    expectTypeOf(result).toEqualTypeOf<{ status: number } | null>();
+    expect(result).toBe(null);
+  });
+
+  it("tryExecute and executeSync carry the fallback's value too, and an action's return type", async () => {
+    const p = pipeline(fallback({ action: () => 0 as const }), circuitBreaker());
+    expectTypeOf(p.executeSync(() => 'text')).toEqualTypeOf<string | 0>();
+    const r = await p.tryExecute(async () => 'text');
+    if (r.ok) expectTypeOf(r.value).toEqualTypeOf<string | 0>();
+    expect(r).toEqual({ ok: true, value: 'text' });
+  });
+
+  it('every fallback of a pipeline adds its value', () => {
+    const p = pipeline(fallback({ value: false }), fallback({ value: null }), circuitBreaker());
+    expectTypeOf(p.execute(() => 1)).toEqualTypeOf<Promise<number | boolean | null>>();
+  });
+
+  it("a pipeline without a fallback resolves the function's own type", () => {
+    const p = pipeline(circuitBreaker());
+    expectTypeOf(p.execute(() => 1)).toEqualTypeOf<Promise<number>>();
+  });
+
+  it("the builder carries the fallback's value type", () => {
+    const built = new PipelineBuilder().fallback({ value: 'foo' }).circuitBreaker().build();
+    expectTypeOf(built.execute(() => 1234)).toEqualTypeOf<Promise<number | string>>();
+    const plain = new PipelineBuilder().circuitBreaker().build();
+    expectTypeOf(plain.execute(() => 1234)).toEqualTypeOf<Promise<number>>();
+  });
+});

@@ -2,7 +2,7 @@ import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
 import { RunsAlone } from '../../pipeline/RunsAlone.js';
 import type { FallbackStep } from '../../protocol/around.js';
 import { brand } from '../../protocol/brand.js';
-import type { RESULT_TYPE } from '../../protocol/result.js';
+import type { FALLBACK_VALUE, RESULT_TYPE } from '../../protocol/result.js';
 import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js';
 import type { FallbackEvent } from './events.js';
 import {
@@ -24,6 +24,8 @@ import {
 export class Fallback<T = unknown, R = unknown> extends RunsAlone implements FallbackStep {
   /** @internal Type only: the result type `handleResult` judges, read by `pipeline(...)`. */
   declare readonly [RESULT_TYPE]?: R;
+  /** @internal Type only: the value it produces, which `pipeline(...)` adds to its result type. */
+  declare readonly [FALLBACK_VALUE]?: T;
   readonly stepKind = StepKind.Fallback;
   readonly name: string;
   /** @internal */ readonly o: ResolvedFallbackOptions;

@@ -17,8 +17,9 @@ import { NO_TIME } from '../../protocol/step.js';
  * Coarse mode saves the clock reading per entry (about 50 ns on the system clock): an entry
  * added without a reading is stamped with the reading of the next timer firing, and while
  * entries are held the timer fires at least every `tick()` ms. A deadline is then never early
- * and at most one tick late. The timer stays referenced until a firing finds the queue empty,
- * so an idle queue delays exit by at most one tick.
+ * and at most one tick late. As in fine mode, the timer keeps the process alive only while
+ * entries are held: a tick can be long (a timeout of 10 minutes ticks every 18.75 s), and a
+ * script must exit as soon as its last call is done.
  */
 export class DeadlineQueue<T> {
   private targets: (T | undefined)[] = new Array(16);
@@ -77,6 +78,7 @@ export class DeadlineQueue<T> {
       if (this.timer !== undefined) {
         this.deadlines[i] = Number.NaN;
         this.unstamped++;
+        if (!this.keepingAlive) this.keepAlive(true);
         return stamp;
       }
       now = this.clock.now();
@@ -84,7 +86,7 @@ export class DeadlineQueue<T> {
     this.deadlines[i] = now + this.ms;
     if (this.timer === undefined) {
       if (this.ms !== Number.POSITIVE_INFINITY) this.arm(this.ms);
-    } else if (!this.keepingAlive && !this.coarse) {
+    } else if (!this.keepingAlive) {
       this.keepAlive(true);
     }
     return stamp;
@@ -145,6 +147,29 @@ export class DeadlineQueue<T> {
     this.prune();
   }
 
+  /**
+   * The deadline of the entry stamped `stamp`, or NaN when none is held. An entry still without
+   * a deadline (coarse mode) gets one now, with every other such entry: `now + ms`, never early.
+   * Stamps grow in insertion order, so the entry is found by bisection.
+   */
+  deadlineOf(stamp: number, now: number): number {
+    const mask = this.targets.length - 1;
+    let lo = 0;
+    let hi = this.count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const i = (this.head + mid) & mask;
+      const s = this.stamps[i]!;
+      if (s < stamp) lo = mid + 1;
+      else if (s > stamp) hi = mid - 1;
+      else {
+        if (Number.isNaN(this.deadlines[i]!)) this.stampPending(now);
+        return this.deadlines[i]!;
+      }
+    }
+    return Number.NaN;
+  }
+
   /** Drops dead entries from the head, so a queue of finished calls does not grow. */
   prune(): void {
     const mask = this.targets.length - 1;
@@ -156,7 +181,7 @@ export class DeadlineQueue<T> {
       this.count--;
       if (this.unstamped > this.count) this.unstamped = this.count;
     }
-    if (this.keepingAlive && !this.coarse) this.keepAlive(false);
+    if (this.keepingAlive) this.keepAlive(false);
   }
 
   /** Tag of the entry last returned by {@link takeFirstLive}. */
@@ -244,7 +269,7 @@ export class DeadlineQueue<T> {
       this.head = (h + 1) & (this.targets.length - 1);
       this.count--;
       if (this.unstamped > this.count) this.unstamped = this.count;
-      if (this.count === 0 && this.keepingAlive && !this.coarse) this.keepAlive(false);
+      if (this.count === 0 && this.keepingAlive) this.keepAlive(false);
       if (live) drop(target, stamp, tag);
     }
   }
@@ -276,7 +301,7 @@ export class DeadlineQueue<T> {
     for (let k = kept; k < this.count; k++) this.targets[(this.head + k) & mask] = undefined;
     this.count = kept;
     this.unstamped = unstamped;
-    if (kept === 0 && this.keepingAlive && !this.coarse) this.keepAlive(false);
+    if (kept === 0 && this.keepingAlive) this.keepAlive(false);
   }
 
   /**

@@ -179,6 +179,20 @@ export class Timeout extends RunsAlone implements DeadlineStep {
     this.queue.release(stamp);
   }
 
+  /**
+   * @internal The deadline of the call registered with `stamp`, on the clock (`now` is its
+   * reading), or NaN when it is no longer held.
+   */
+  deadlineOf(stamp: number, now: number): number {
+    const at = this.queue.deadlineOf(stamp, now);
+    if (!Number.isNaN(at) || this.retired === undefined) return at;
+    for (const q of this.retired) {
+      const old = q.deadlineOf(stamp, now);
+      if (!Number.isNaN(old)) return old;
+    }
+    return Number.NaN;
+  }
+
   /** @internal The error a timed-out call fails with. */
   rejection(): TimeoutError {
     return this.o.debug ? new TimeoutError(this.name, this.timeout) : this.error;

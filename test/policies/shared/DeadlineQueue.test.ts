@@ -319,3 +319,39 @@ describe('DeadlineQueue', () => {
     );
   });
 });
+
+describe('DeadlineQueue.deadlineOf', () => {
+  it('finds the deadline of a held entry by its stamp, NaN for one not held', () => {
+    const { clock, queue, add } = setup(100);
+    const a = add('a');
+    clock.advance(30);
+    const b = add('b');
+    expect(queue.deadlineOf(a.stamp, clock.now())).toBe(100);
+    expect(queue.deadlineOf(b.stamp, clock.now())).toBe(130);
+    queue.release(a.stamp);
+    expect(queue.deadlineOf(a.stamp, clock.now())).toBeNaN();
+  });
+
+  it('in coarse mode, gives an entry still without a deadline now + ms, and expires it then', () => {
+    const clock = new ManualClock();
+    const expired: number[] = [];
+    const queue = new DeadlineQueue<Waiter>(
+      clock,
+      3_200,
+      (w, stamp) => w.stamp === stamp,
+      () => expired.push(clock.now()),
+      true,
+    );
+    const first: Waiter = { name: 'first', stamp: 0 };
+    first.stamp = queue.add(first, 0, -1);
+    clock.advance(40);
+    // Added without a clock reading while the timer (a tick of 100 ms) is armed.
+    const second: Waiter = { name: 'second', stamp: 0 };
+    second.stamp = queue.add(second, 0, -1);
+    clock.advance(20);
+    expect(queue.deadlineOf(second.stamp, clock.now())).toBe(60 + 3_200);
+    expect(queue.deadlineOf(first.stamp, clock.now())).toBe(3_200);
+    clock.advance(3_200);
+    expect(expired).toEqual([3_200, 3_260]);
+  });
+});
