@@ -8,17 +8,17 @@
  * Real time cannot be avoided here. The bounds rest on queueing, which only a slower machine
  * can add to, and leave tens of ms of slack to the machine's own delays:
  * - No limit: 60 requests at 10 workers wait about 6 services each (a slow machine only adds to
- *   that), against twice an unloaded p99 of about 1.5 services: it takes two of the ~100
- *   unloaded calls delayed by more than 150 ms each to break it (its p99 is their second
- *   largest).
+ *   that), against twice an unloaded p99 taken at most at 1.5 services (what the service times
+ *   give), so stalls in the baseline cannot raise the bar.
  * - Tuned bulkhead: its calls never wait at the server, so its p99 is the unloaded one plus the
- *   machine's noise, against twice that: it takes more than 1 % of its ~480 calls delayed by
- *   more than 150 ms, one stall of the whole process longer than a service time at least.
+ *   machine's noise, against twice that plus the longest the event loop ran late in the run (a
+ *   stall of the process delays every call in flight by its length, whatever the policy).
  *   On a 2-core machine with up to six busy-looping processes or other test files beside it,
- *   this ratio stayed below 1.2 and the no-limit one above 4.
+ *   the ratio to the unloaded p99 stayed below 1.2 and the no-limit one above 4.
  * - Adaptive limit: it keeps up to a quarter more calls in flight than C (its tolerance of
  *   1.25), and a call that waits at the server waits for the first of 10 workers to free, a
- *   small part of a service: its p99 stayed within 1.2 x unloaded. Its goodput is compared
+ *   small part of a service: its p99 stayed within 1.2 x unloaded (bounded as the tuned
+ *   bulkhead's). Its goodput is compared
  *   with the tuned bulkhead's, which is what this machine's loopback gives at exactly C.
  * - Goodput (answers within 250 ms): none without a limit, whose answers take 6 services; over
  *   half of capacity with the tuned bulkhead unless the machine adds a service time on average.
@@ -86,6 +86,17 @@ const LIMITS = {
   },
 };
 
+/**
+ * Bounds on a busy machine. An upper bound on latency allows, beyond 2 x the unloaded p99, the
+ * longest the event loop ran late during the run itself: a stall delays the calls in flight by
+ * its length whatever the policy. A lower bound compares with the unloaded figure only as far as
+ * the service times explain it (p50 100 ms, p99 about 1.5 services): a stall in the baseline must
+ * not raise the bar for the loaded runs.
+ */
+const tailBound = (run: OverloadRunResult) => 2 * unloaded.p99 + run.loopDelayMaxMs;
+const unloadedP99Floor = () => Math.min(unloaded.p99, 1.5 * SERVICE_MS);
+const unloadedP50Floor = () => Math.min(unloaded.p50, SERVICE_MS);
+
 let unloaded: OverloadRunResult;
 const runs = {} as Record<keyof typeof LIMITS, OverloadRunResult>;
 
@@ -108,7 +119,12 @@ describe(`${CLIENTS} closed-loop clients against ${C} workers of ${SERVICE_MS} m
       run: runs[key as keyof typeof LIMITS],
     }));
     console.log(
-      `Goodput: answers within ${DEADLINE_MS} ms; capacity ${CAPACITY}/s.\n${overloadTable(unloaded, rows)}`,
+      `Goodput: answers within ${DEADLINE_MS} ms; capacity ${CAPACITY}/s. Event loop late at most: ${[
+        unloaded,
+        ...rows.map((r) => r.run),
+      ]
+        .map((r) => r.loopDelayMaxMs.toFixed(0))
+        .join(', ')} ms.\n${overloadTable(unloaded, rows)}`,
     );
   }, 120_000);
 
@@ -121,7 +137,7 @@ describe(`${CLIENTS} closed-loop clients against ${C} workers of ${SERVICE_MS} m
   it('no limit: the work piles up at the server, p99 far above 2 x unloaded, no answer within the deadline', () => {
     const run = runs.none;
     expect(run.server.inFlightMedian).toBeGreaterThanOrEqual(3 * C);
-    expect(run.p99).toBeGreaterThan(2 * unloaded.p99);
+    expect(run.p99).toBeGreaterThan(2 * unloadedP99Floor());
     expect(run.p50).toBeGreaterThanOrEqual(3 * SERVICE_MS);
     expect(run.goodput).toBeLessThan(0.1 * CAPACITY);
     expect(run).toMatchObject({ refused: 0, failed: 0 });
@@ -130,7 +146,7 @@ describe(`${CLIENTS} closed-loop clients against ${C} workers of ${SERVICE_MS} m
   it(`bulkhead ${C}: never more than C requests at the server, p99 within 2 x unloaded, goodput kept`, () => {
     const run = runs.tuned;
     expect(run.server.maxInFlight).toBeLessThanOrEqual(C);
-    expect(run.p99).toBeLessThanOrEqual(2 * unloaded.p99);
+    expect(run.p99).toBeLessThanOrEqual(tailBound(run));
     expect(run.goodput).toBeGreaterThan(0.5 * CAPACITY);
     expect(run.refused).toBeGreaterThan(0);
     expect(run.failed).toBe(0);
@@ -140,7 +156,7 @@ describe(`${CLIENTS} closed-loop clients against ${C} workers of ${SERVICE_MS} m
     const run = runs.loose;
     expect(run.server.maxInFlight).toBeLessThanOrEqual(3 * C);
     expect(run.server.inFlightMedian).toBeGreaterThanOrEqual(2 * C);
-    expect(run.p50).toBeGreaterThan(2 * unloaded.p50);
+    expect(run.p50).toBeGreaterThan(2 * unloadedP50Floor());
     expect(run.refused).toBeGreaterThan(0);
     expect(run.failed).toBe(0);
   });
@@ -152,7 +168,7 @@ describe(`${CLIENTS} closed-loop clients against ${C} workers of ${SERVICE_MS} m
     // The tuned bulkhead's goodput is what this machine's loopback gives at exactly C (about
     // 98 % of capacity): the adaptive limit keeps 90 % of it without being told C.
     expect(run.goodput).toBeGreaterThanOrEqual(0.9 * runs.tuned.goodput);
-    expect(run.p99).toBeLessThanOrEqual(2 * unloaded.p99);
+    expect(run.p99).toBeLessThanOrEqual(tailBound(run));
     expect(run.refused).toBeGreaterThan(0);
     expect(run.failed).toBe(0);
   });

@@ -18,7 +18,7 @@
  * ```
  */
 import { Agent, request } from 'node:http';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { ChartPoint } from '../../scripts/chart-adaptive.mjs';
 import { type ExecuteOptions, type ExecutionContext, isPolicyRejection } from '../../src/index.js';
 import { sleep } from './async.js';
@@ -74,6 +74,12 @@ export interface OverloadRunResult {
   readonly p50: number;
   readonly p99: number;
   readonly max: number;
+  /**
+   * The longest the event loop of this process (clients and server both) ran late during the
+   * run, ms: what a stalled or starved machine added to any one call, for bounds on latency that
+   * a busy machine cannot break.
+   */
+  readonly loopDelayMaxMs: number;
   /** The server's figures. */
   readonly server: {
     /** The most requests in flight at once during the whole run (warm-up included). */
@@ -171,9 +177,12 @@ export async function overloadRun(options: OverloadRunOptions): Promise<Overload
   const { limit } = options;
   const reader =
     limit === undefined ? undefined : setInterval(() => limits.push(limit()), 1000).unref();
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   try {
     await Promise.all(Array.from({ length: clients }, client));
   } finally {
+    loopDelay.disable();
     clearInterval(reader);
     agent.destroy();
     await server.close();
@@ -207,6 +216,8 @@ export async function overloadRun(options: OverloadRunOptions): Promise<Overload
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
     max: latencies.length === 0 ? Number.NaN : Math.max(...latencies),
+    // The histogram's values include its own sampling interval, in ns.
+    loopDelayMaxMs: Math.max(0, loopDelay.max / 1e6 - 10),
     server: {
       maxInFlight: stats.maxInFlight,
       maxInService: stats.maxInService,
