@@ -12,6 +12,7 @@ import {
   oneOf,
 } from '../../validation/validate.js';
 import { adaptClient, type RedisClientAdapter, type RedisClientLike } from '../adapters.js';
+import { freshInstanceId } from '../instanceId.js';
 import type { StoreFailureMode } from '../rateLimiterOptions.js';
 import type { RedisSubscriberAdapter } from './subscriber.js';
 
@@ -74,9 +75,12 @@ export interface RedisBulkheadOptions {
   readonly instances?: number;
   /** While Redis is away: how often, in ms, one call is sent to Redis to see whether it is back. @default 500 */
   readonly probeInterval?: number | DurationString;
-  /** This process's id in Redis (members are `<id>:<fencing token>`). @default random */
+  /**
+   * This process's id in Redis (members are `<id>:<fencing token>`).
+   * @default a fresh `crypto.randomUUID()` (never drawn from `random`)
+   */
   readonly instanceId?: string;
-  /** Random numbers in [0, 1), for the poll jitter and the instance id. @default Math.random */
+  /** Random numbers in [0, 1), for the poll jitter. @default Math.random */
   readonly random?: () => number;
   /** Receives client configuration warnings. @default console.warn, once per message */
   readonly onWarning?: (message: string) => void;
@@ -215,18 +219,12 @@ export function resolveRedisBulkheadOptions(
     ]),
     instances,
     probeInterval: duration(o.probeInterval, 'probeInterval', d.probeInterval, 1),
-    instanceId: instanceId ?? randomId(random),
+    instanceId: instanceId ?? freshInstanceId(),
     random,
     onWarning: fn<(message: string) => void>(o.onWarning, 'onWarning', warnOnce),
     clock: clockOption(o.clock, 'clock', systemClock),
     debug: boolean(o.debug, 'debug', false),
   };
-}
-
-function randomId(random: () => number): string {
-  let id = '';
-  for (let i = 0; i < 16; i++) id += Math.floor(random() * 36).toString(36);
-  return id;
 }
 
 const warned = new Set<string>();

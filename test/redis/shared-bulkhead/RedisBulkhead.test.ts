@@ -23,6 +23,7 @@ import {
 } from '../../../src/redis/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { track } from '../../support/async.js';
+import { seededRandom } from '../../support/random.js';
 import { bulkheadsForEachTest, until } from '../../support/redis-bulkhead.js';
 import { clients } from '../../support/redis-clients.js';
 import { describeRedis } from '../../support/redis-server.js';
@@ -81,6 +82,12 @@ describe('RedisBulkhead options', () => {
 
   it('refuses an unknown option, naming it', () => {
     expect(() => new RedisBulkhead({ client, maxConcurent: 3 } as never)).toThrow(OptionsError);
+  });
+
+  it('draws its instance id from no seeded random: two bulkheads with the same seed get different ids', () => {
+    const a = new RedisBulkhead({ client: client as never, random: seededRandom(7) });
+    const b = new RedisBulkhead({ client: client as never, random: seededRandom(7) });
+    expect(a.instanceId).not.toBe(b.instanceId);
   });
 });
 
