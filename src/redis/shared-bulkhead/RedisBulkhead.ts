@@ -50,11 +50,16 @@ export interface RedisPermit {
   readonly fencingToken: number | undefined;
   /** True when granted by `onStoreFailure` (no lease in Redis). */
   readonly local: boolean;
-  /** True once the lease ended while the permit was held (see {@link PermitLostEvent}). */
+  /**
+   * True once the lease can have ended while the permit was held (see {@link PermitLostEvent}):
+   * from the moment a whole lease has passed on the bulkhead's clock since the last acquire or
+   * renewal that Redis answered was sent, even before a timer noticed (after a pause), and once
+   * Redis says it no longer holds it. Never true for a local permit or one released in time.
+   */
   readonly lost: boolean;
   /**
-   * Aborted when the permit is lost, with a {@link PermitLostError}; made on first read. It
-   * never aborts for a permit released in time.
+   * Aborted when the permit is lost, with a {@link PermitLostError}; made on first read, and
+   * then already aborted if the permit is lost. It never aborts for a permit released in time.
    */
   readonly signal: AbortSignal;
   /**
@@ -129,7 +134,8 @@ interface Waiter {
 
 class Permit implements RedisPermit {
   released = false;
-  lost = false;
+  /** Set once the loss is known (by reading `lost`, a heartbeat or a release reply). */
+  lostWith: PermitLostError | undefined = undefined;
   private controller: AbortController | undefined = undefined;
   constructor(
     private readonly owner: RedisBulkhead,
@@ -145,13 +151,26 @@ class Permit implements RedisPermit {
     return this.member === undefined;
   }
 
+  /**
+   * Read from the local clock, not only set by the heartbeat: after a pause, code runs before
+   * any timer does, and must not read a lease that may have ended as valid.
+   */
+  get lost(): boolean {
+    if (this.lostWith === undefined && !this.released) this.owner.checkLease(this);
+    return this.lostWith !== undefined;
+  }
+
   get signal(): AbortSignal {
-    if (this.controller === undefined) this.controller = new AbortController();
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.lost) this.controller.abort(this.lostWith);
+    }
     return this.controller.signal;
   }
 
   /** @internal */
   abort(reason: PermitLostError): void {
+    this.lostWith = reason;
     this.controller?.abort(reason);
   }
 
@@ -1006,9 +1025,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
   private readonly beat = (): void => {
     this.heartbeat = this.clock.setTimer(this.beat, this.o.lease / 3, false);
     const now = this.clock.now();
-    for (const permit of this.held) {
-      if (now - permit.renewedAt >= this.o.lease) this.lose(permit, 'unrenewed');
-    }
+    for (const permit of this.held) this.checkLease(permit);
     if (this.renewing) return;
     this.renewing = true;
     const permits = [...this.held];
@@ -1026,7 +1043,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
         this.answered(false, reply.live);
         const lost = reply.lost.length === 0 ? undefined : new Set(reply.lost);
         for (const p of permits) {
-          if (p.released || p.lost) continue;
+          if (p.released || p.lostWith !== undefined) continue;
           if (lost?.has(p.member!)) this.lose(p, 'expired');
           else p.renewedAt = now;
         }
@@ -1038,9 +1055,18 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     });
   };
 
+  /**
+   * @internal Loses `permit` once a whole lease has passed since its last acquire or renewal
+   * that reached Redis was sent: Redis started the lease no earlier than that.
+   */
+  checkLease(permit: Permit): void {
+    if (permit.member !== undefined && this.clock.now() - permit.renewedAt >= this.o.lease) {
+      this.lose(permit, 'unrenewed');
+    }
+  }
+
   private lose(permit: Permit, reason: PermitLostEvent['reason']): void {
-    if (permit.lost) return;
-    permit.lost = true;
+    if (permit.lostWith !== undefined) return;
     this.held.delete(permit);
     this.nLost++;
     const token = permit.fencingToken!;

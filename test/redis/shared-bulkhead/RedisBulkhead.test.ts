@@ -24,7 +24,7 @@ import {
 import { ManualClock } from '../../../src/testing/index.js';
 import { track } from '../../support/async.js';
 import { seededRandom } from '../../support/random.js';
-import { bulkheadsForEachTest, until } from '../../support/redis-bulkhead.js';
+import { bulkheadsForEachTest, pausedClock, until } from '../../support/redis-bulkhead.js';
 import { clients } from '../../support/redis-clients.js';
 import { describeRedis } from '../../support/redis-server.js';
 import { recordUnhandledRejections } from '../../support/rejections.js';
@@ -368,6 +368,40 @@ describeRedis('RedisBulkhead', (redis) => {
       permit.release();
       expect(a.stats()).toMatchObject({ inFlight: 0, permitsLost: 1 });
       expect(unhandled).toEqual([]);
+    });
+
+    it('reads a permit as lost from the moment its lease can have ended by the local clock, counted from when the acquire was sent, before any timer ran; a signal first read then starts aborted', async () => {
+      const t = pausedClock();
+      const clock = t.clock;
+      const a = bulkhead({ maxConcurrent: 1, lease: 3_000, clock });
+      const events: PermitLostEvent[] = [];
+      a.onPermitLost((e) => events.push(e));
+      const asked = a.acquire();
+      t.paused = 1_000; // the reply comes a second after the acquire was sent
+      const permit = await asked;
+      t.paused = 2_999;
+      expect(permit.lost).toBe(false);
+      t.paused = 3_000;
+      expect(t.manual.pendingTimers).toBeGreaterThan(0);
+      expect(permit.lost).toBe(true);
+      expect(permit.signal.aborted).toBe(true);
+      expect(permit.signal.reason).toBeInstanceOf(PermitLostError);
+      expect(events).toMatchObject([{ fencingToken: permit.fencingToken, reason: 'unrenewed' }]);
+      expect(a.stats().permitsLost).toBe(1);
+      permit.release();
+      expect(a.stats().inFlight).toBe(0);
+      expect(unhandled).toEqual([]);
+    });
+
+    it('never reads a permit released within its lease as lost, however long after', async () => {
+      const t = pausedClock();
+      const clock = t.clock;
+      const a = bulkhead({ maxConcurrent: 1, lease: 3_000, clock });
+      const permit = await a.acquire();
+      permit.release();
+      t.paused = 10_000;
+      expect(permit.lost).toBe(false);
+      expect(permit.signal.aborted).toBe(false);
     });
 
     it('renews held permits every third of the lease, so they outlive it', async () => {
