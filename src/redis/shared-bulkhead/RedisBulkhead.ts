@@ -453,10 +453,14 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     return this.available;
   }
 
-  /** Permits this process may hold while Redis is away, with `onStoreFailure: 'local'`. */
+  /**
+   * Permits this process may hold while Redis is away, with `onStoreFailure: 'local'`:
+   * `floor(maxConcurrent / instances)`, 0 when processes outnumber the limit (so the shares
+   * never sum above it), and 1 before any instance count is known.
+   */
   get localShare(): number {
     const n = this.o.instances ?? this.live;
-    return n === 0 ? 1 : Math.max(1, Math.floor(this.o.maxConcurrent / n));
+    return n === 0 ? 1 : Math.floor(this.o.maxConcurrent / n);
   }
 
   /** Counters since the bulkhead was built, and what it holds now. */

@@ -68,9 +68,10 @@ export interface RedisBulkheadOptions {
   readonly onStoreFailure?: StoreFailureMode;
   /**
    * The number of processes sharing the bulkhead, for the local share while Redis is away:
-   * `floor(maxConcurrent / instances)`, at least 1. By default the live count Redis last gave
-   * (processes whose bulkhead of this name renewed within one lease); before any count, the
-   * share is 1.
+   * `floor(maxConcurrent / instances)`, so the shares of all processes never sum above
+   * `maxConcurrent`; 0 (every call refused or queued locally) when processes outnumber it. By
+   * default the live count Redis last gave (processes whose bulkhead of this name renewed
+   * within one lease); before any count, the share is 1.
    */
   readonly instances?: number;
   /** While Redis is away: how often, in ms, one call is sent to Redis to see whether it is back. @default 500 */

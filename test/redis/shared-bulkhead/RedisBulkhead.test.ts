@@ -456,6 +456,35 @@ describeRedis('RedisBulkhead', (redis) => {
       back!.release();
     });
 
+    it('keeps the local shares within maxConcurrent when processes outnumber it: six processes, a limit of 5, the live count known', async () => {
+      const six = Array.from({ length: 6 }, () => bulkhead({ maxConcurrent: 5 }));
+      for (const b of six) (await b.acquire()).release();
+      // Once more, so that each has heard the live count of six.
+      for (const b of six) (await b.acquire()).release();
+      expect(six.map((b) => b.stats().liveInstances)).toEqual([6, 6, 6, 6, 6, 6]);
+      await redis().kill();
+      const held: RedisPermit[] = [];
+      for (const b of six) {
+        try {
+          held.push(await b.acquire());
+        } catch (error) {
+          expect(error).toBeInstanceOf(BulkheadRejectedError);
+        }
+      }
+      expect(held.length).toBeLessThanOrEqual(5);
+      expect(six.reduce((sum, b) => sum + b.localShare, 0)).toBeLessThanOrEqual(5);
+      for (const p of held) p.release();
+    });
+
+    it('refuses locally with a share of 0 when the instances option outnumbers maxConcurrent', async () => {
+      const a = bulkhead({ maxConcurrent: 2, instances: 3 });
+      (await a.acquire()).release();
+      await redis().kill();
+      expect(a.localShare).toBe(0);
+      await expect(a.acquire()).rejects.toMatchObject({ reason: 'full' });
+      expect(a.stats().fallbackAdmissions).toBe(0);
+    });
+
     it('with onStoreFailure "closed" refuses every call while Redis is down, and "open" admits all', async () => {
       const closed = bulkhead({ maxConcurrent: 4, onStoreFailure: 'closed' });
       const open = bulkhead({ maxConcurrent: 1, onStoreFailure: 'open' });
