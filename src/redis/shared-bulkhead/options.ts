@@ -13,6 +13,7 @@ import {
 } from '../../validation/validate.js';
 import { adaptClient, type RedisClientAdapter, type RedisClientLike } from '../adapters.js';
 import { freshInstanceId } from '../instanceId.js';
+import { keyPartOption } from '../keyParts.js';
 import type { StoreFailureMode } from '../rateLimiterOptions.js';
 import type { RedisSubscriberAdapter } from './subscriber.js';
 
@@ -33,9 +34,12 @@ export interface RedisBulkheadOptions {
    * @default a duplicate of `client`
    */
   readonly subscriber?: RedisClientLike | RedisSubscriberAdapter | false;
-  /** Name in errors, events and the registry, and the hash tag of its keys (no `{` or `}`). @default "bulkhead" */
+  /**
+   * Name in errors, events and the registry, and the hash tag of its keys: 1 to 1,024
+   * characters, no `{` or `}`. @default "bulkhead"
+   */
   readonly name?: string;
-  /** Start of every key, before the hash tag (no `{` or `}`). @default "breakwater:" */
+  /** Start of every key, before the hash tag: at most 1,024 characters, no `{` or `}`. @default "breakwater:" */
   readonly prefix?: string;
   /**
    * Calls in flight at once across every process sharing the name, in [1, 2^31-1]. All of
@@ -149,10 +153,6 @@ const KEYS = [
 
 const MAX_INT32 = 2_147_483_647;
 
-function hasBrace(s: string): boolean {
-  return s.includes('{') || s.includes('}');
-}
-
 /** @internal Checks `options`, throwing {@link OptionsError} for the first bad one. */
 export function resolveRedisBulkheadOptions(
   options: RedisBulkheadOptions,
@@ -169,14 +169,8 @@ export function resolveRedisBulkheadOptions(
         '(an object with evalsha, eval and scriptLoad)',
     );
   }
-  const name = o.name === undefined ? d.name : o.name;
-  if (typeof name !== 'string' || name.length === 0 || hasBrace(name)) {
-    throw new OptionsError('name', name, 'a non-empty string without `{` or `}`');
-  }
-  const prefix = o.prefix === undefined ? d.prefix : o.prefix;
-  if (typeof prefix !== 'string' || hasBrace(prefix)) {
-    throw new OptionsError('prefix', prefix, 'a string without `{` or `}`');
-  }
+  const name = keyPartOption(o.name, 'name', d.name, 1);
+  const prefix = keyPartOption(o.prefix, 'prefix', d.prefix, 0);
   const sub = o.subscriber;
   if (
     sub !== undefined &&

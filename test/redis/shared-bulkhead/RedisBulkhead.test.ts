@@ -80,6 +80,26 @@ describe('RedisBulkhead options', () => {
     );
   });
 
+  it.each(['name', 'prefix'])(
+    'refuses a %s longer than keys may be (1 MiB) with an OptionsError naming it, the value and the range',
+    (field) => {
+      const long = 'x'.repeat(1 << 20);
+      let error: unknown;
+      try {
+        new RedisBulkhead({ client: client as never, [field]: long });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(OptionsError);
+      expect(error).toMatchObject({ option: field, value: long });
+      expect((error as OptionsError).message).toContain('1024 characters');
+      expect((error as OptionsError).message.length).toBeLessThan(400);
+      expect(
+        () => new RedisBulkhead({ client: client as never, [field]: 'x'.repeat(1024) }),
+      ).not.toThrow();
+    },
+  );
+
   it('refuses an unknown option, naming it', () => {
     expect(() => new RedisBulkhead({ client, maxConcurent: 3 } as never)).toThrow(OptionsError);
   });
