@@ -42,12 +42,20 @@ import { makeSubscriber, type Subscriber } from './subscriber.js';
 /** A permit of a {@link RedisBulkhead}: one call's place among `maxConcurrent`. */
 export interface RedisPermit {
   /**
-   * Strictly increasing across every process sharing the bulkhead: pass it downstream so the
-   * resource can refuse work from a holder whose lease ended (a paused process) once it has
-   * seen a newer token. Undefined for a permit granted by `onStoreFailure` while Redis was
-   * away (it has no lease).
+   * Strictly increasing across every process sharing the bulkhead, and so along the holders of
+   * each {@link slot}. Pass it downstream with the slot: a store that keeps the highest token
+   * it has seen per slot and refuses a lower one refuses every write of a holder whose slot
+   * was since given to another (its lease ended: a paused process, a FLUSHALL), and none of a
+   * live holder. Undefined for a permit granted by `onStoreFailure` while Redis was away (it
+   * has no lease).
    */
   readonly fencingToken: number | undefined;
+  /**
+   * Which of the `maxConcurrent` places the permit holds, in [0, maxConcurrent): no two live
+   * permits hold the same slot at once. The key of a store's fencing check (with the
+   * bulkhead's name). Undefined for a permit granted by `onStoreFailure`.
+   */
+  readonly slot: number | undefined;
   /** True when granted by `onStoreFailure` (no lease in Redis). */
   readonly local: boolean;
   /**
@@ -142,6 +150,7 @@ class Permit implements RedisPermit {
     /** The member in Redis; undefined for a local permit. */
     readonly member: string | undefined,
     readonly fencingToken: number | undefined,
+    readonly slot: number | undefined,
     /** When the last acquire or renewal that reached Redis was sent (the lease runs from it). */
     public renewedAt: number,
     readonly grantedAt: number,
@@ -301,7 +310,8 @@ class Pump implements ScriptTarget {
  * taken by one script call and given back by one. A process renews all the permits it holds
  * every third of the lease with one script call (one timer per bulkhead, not keeping the
  * process alive), so the permits of a process that died come back when their lease ends. Each
- * permit carries a fencing token, strictly increasing across all processes.
+ * permit carries a fencing token, strictly increasing across all processes, and a slot of its
+ * own among `maxConcurrent`.
  *
  * A call that finds the bulkhead full waits (up to `maxQueue` calls per process, for up to
  * `queueTimeout`): it is woken when a permit is freed anywhere (Redis pub/sub), or by a poll
@@ -311,8 +321,9 @@ class Pump implements ScriptTarget {
  * while its call still ran) is an event, never an error of the call.
  *
  * It guards efficiency, not correctness: a process paused for longer than a lease (or cut off
- * from Redis) keeps running calls whose permits others may have taken. Pass the fencing token
- * downstream where that matters.
+ * from Redis) keeps running calls whose permits others may have taken. Pass the slot and the
+ * fencing token downstream where that matters: a store that keeps the highest token per slot
+ * refuses the stale holder once its slot's new holder wrote, and never refuses a live one.
  *
  * Use it alone (`run`, `acquire`, `execute`) or as a gate of pipelines (calls wait for the
  * round trip; their fencing tokens are not handed to the function: use `run` for that).
@@ -320,7 +331,9 @@ class Pump implements ScriptTarget {
  * @example
  * ```ts
  * const db = new RedisBulkhead({ client, name: 'db', maxConcurrent: 20, maxQueue: 100 });
- * const rows = await db.run((permit) => query(sql, { fence: permit.fencingToken }));
+ * const rows = await db.run((permit) =>
+ *   query(sql, { fence: { slot: permit.slot, token: permit.fencingToken } }),
+ * );
  * ```
  */
 export class RedisBulkhead extends RunsAlone implements WaitingGate {
@@ -676,7 +689,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     }
     this.answered(probe, reply.live);
     if (reply.granted === 1) {
-      const permit = this.redisPermit(reply.firstToken, sent);
+      const permit = this.redisPermit(reply.firstToken, reply.slots[0]!, sent);
       if (waiter.live() && !this.disposed) {
         this.admit1(waiter, permit);
         return;
@@ -713,7 +726,9 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     const reply = acquireReplyOf(raw);
     if (reply === undefined || reply.granted === 0) return;
     const members: string[] = [];
-    for (let i = 0; i < reply.granted; i++) members.push(this.member(reply.firstToken + i));
+    for (let i = 0; i < reply.granted; i++) {
+      members.push(this.member(reply.firstToken + i, reply.slots[i]!));
+    }
     this.sendRelease(members, undefined);
   }
 
@@ -762,7 +777,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     this.pumping = false;
     let unused: string[] | undefined;
     for (let i = 0; i < reply.granted; i++) {
-      const permit = this.redisPermit(reply.firstToken + i, sent);
+      const permit = this.redisPermit(reply.firstToken + i, reply.slots[i]!, sent);
       const waiter = this.takeWaiter();
       if (waiter !== undefined) {
         this.admit1(waiter, permit);
@@ -823,8 +838,8 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     waiter.admitted(permit);
   }
 
-  private redisPermit(token: number, sent: number): Permit {
-    const permit = new Permit(this, this.member(token), token, sent, this.clock.now());
+  private redisPermit(token: number, slot: number, sent: number): Permit {
+    const permit = new Permit(this, this.member(token, slot), token, slot, sent, this.clock.now());
     this.held.add(permit);
     this.running++;
     return permit;
@@ -833,11 +848,11 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
   private localPermit(): Permit {
     this.nFallback++;
     this.running++;
-    return new Permit(this, undefined, undefined, 0, this.clock.now());
+    return new Permit(this, undefined, undefined, undefined, 0, this.clock.now());
   }
 
-  private member(token: number): string {
-    return `${this.instanceId}:${token}`;
+  private member(token: number, slot: number): string {
+    return `${this.instanceId}:${token}:${slot}`;
   }
 
   /** @internal Gives `permit` back; calls `done` once Redis has it (or failed to take it). */

@@ -81,7 +81,7 @@ export interface RedisBulkheadOptions {
   /** While Redis is away: how often, in ms, one call is sent to Redis to see whether it is back. @default 500 */
   readonly probeInterval?: number | DurationString;
   /**
-   * This process's id in Redis (members are `<id>:<fencing token>`).
+   * This process's id in Redis (members are `<id>:<fencing token>:<slot>`).
    * @default a fresh `crypto.randomUUID()` (never drawn from `random`)
    */
   readonly instanceId?: string;

@@ -8,16 +8,21 @@
  * The fencing token of a permit is `max(last token + 1, TIME in µs)`: strictly increasing
  * while the token key lives, and still above every earlier token after the key expired or the
  * data was lost (a restart, FLUSHALL), as long as the server's clock does not step back.
- * Members are `<instance id>:<fencing token>`, so a process knows the members it holds from
- * the reply alone. `string.format('%.0f', x)` writes integers: `tostring` would print 1.7e+15.
+ * Each permit also holds a slot, the lowest of [0, limit) no live permit holds: one live
+ * holder per slot, and (the tokens increasing with time) tokens increasing along each slot's
+ * holders, which is what a store's fencing check keys on. Members are
+ * `<instance id>:<fencing token>:<slot>`, so a process knows the members it holds from the
+ * reply alone. `string.format('%.0f', x)` writes integers: `tostring` would print 1.7e+15.
  */
 
 /**
  * KEYS: permits (zset), fencing token (string), instances (zset).
  * ARGV: limit, permits wanted, lease ms, instance id, key TTL ms.
- * Drops expired permits, grants up to the wanted number within the limit, and registers the
- * instance as live for one lease. Returns { granted, first token (0 when none), live
- * instances, ms until the earliest lease ends when the set is full after the grant (else -1) }.
+ * Drops expired permits, grants up to the wanted number within the limit (tokens first,
+ * first + 1, ...; each the lowest free slot, found among the at most `limit` live members),
+ * and registers the instance as live for one lease. Returns { granted, first token (0 when
+ * none), live instances, ms until the earliest lease ends when the set is full after the
+ * grant (else -1), then the slot of each permit granted }.
  */
 export const BULKHEAD_ACQUIRE_SCRIPT: string = `if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
@@ -30,11 +35,22 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local held = redis.call('ZCARD', KEYS[1])
 local granted = math.min(tonumber(ARGV[2]), limit - held)
 local first = 0
+local slots = {}
 if granted > 0 then
+  local used = {}
+  for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    local s = string.match(m, ':(%d+)$')
+    if s then used[tonumber(s)] = true end
+  end
   local last = tonumber(redis.call('GET', KEYS[2]) or '0')
   first = math.max(last + 1, nowUs)
+  local slot = 0
   for i = 0, granted - 1 do
-    redis.call('ZADD', KEYS[1], now + lease, ARGV[4] .. ':' .. string.format('%.0f', first + i))
+    while used[slot] do slot = slot + 1 end
+    used[slot] = true
+    slots[i + 1] = slot
+    redis.call('ZADD', KEYS[1], now + lease,
+      ARGV[4] .. ':' .. string.format('%.0f', first + i) .. ':' .. slot)
   end
   redis.call('SET', KEYS[2], string.format('%.0f', first + granted - 1), 'PX', ttl)
   redis.call('PEXPIRE', KEYS[1], ttl)
@@ -50,7 +66,9 @@ if held + granted >= limit then
   local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
   if head[2] then wait = tonumber(head[2]) - now end
 end
-return { granted, first, live, wait }
+local reply = { granted, first, live, wait }
+for i = 1, #slots do reply[4 + i] = slots[i] end
+return reply
 `;
 
 /**
@@ -110,7 +128,7 @@ return flags
  * hashing code (a test checks them against the scripts; the store takes what SCRIPT LOAD
  * returns anyway).
  */
-export const BULKHEAD_ACQUIRE_SCRIPT_SHA = 'b5bcf4b5179bf2a160143b348fe44b4ef8bbfe32';
+export const BULKHEAD_ACQUIRE_SCRIPT_SHA = '3a92895b939add0f6d6105afbd2e64fa2c941125';
 export const BULKHEAD_RENEW_SCRIPT_SHA = 'd6e1c21fbf532be633b630fdae8dbbcf08eca398';
 export const BULKHEAD_RELEASE_SCRIPT_SHA = 'ad7cf4c2be93f1230a8e4064d412e9dd2b53ab9c';
 
@@ -121,19 +139,22 @@ export interface AcquireReply {
   readonly live: number;
   /** ms until the earliest lease ends when the set is full, else -1. */
   readonly wait: number;
+  /** The slot of each permit granted. */
+  readonly slots: readonly number[];
 }
 
 /** @internal The reply of {@link BULKHEAD_ACQUIRE_SCRIPT}, or undefined for another shape. */
 export function acquireReplyOf(reply: unknown): AcquireReply | undefined {
-  if (!Array.isArray(reply) || reply.length !== 4) return undefined;
+  if (!Array.isArray(reply) || reply.length < 4) return undefined;
   const granted = integerOf(reply[0]);
   const firstToken = integerOf(reply[1]);
   const live = integerOf(reply[2]);
   const wait = integerOf(reply[3]);
-  if (granted >= 0 && firstToken >= 0 && live >= 0 && wait >= -1) {
-    return { granted, firstToken, live, wait };
-  }
-  return undefined;
+  if (!(granted >= 0 && firstToken >= 0 && live >= 0 && wait >= -1)) return undefined;
+  if (reply.length !== 4 + granted) return undefined;
+  const slots = reply.slice(4).map(integerOf);
+  if (!slots.every((slot) => slot >= 0)) return undefined;
+  return { granted, firstToken, live, wait, slots };
 }
 
 /** @internal The reply of {@link BULKHEAD_RENEW_SCRIPT}: live instances and the members lost. */

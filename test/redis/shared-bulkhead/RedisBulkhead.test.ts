@@ -377,7 +377,7 @@ describeRedis('RedisBulkhead', (redis) => {
         a.keys.permits,
         'XX',
         1,
-        `${a.instanceId}:${permit.fencingToken}`,
+        `${a.instanceId}:${permit.fencingToken}:${permit.slot}`,
       );
       clock.advance(1_000);
       await until(() => events.length === 1);
@@ -428,7 +428,7 @@ describeRedis('RedisBulkhead', (redis) => {
       const clock = new ManualClock();
       const a = bulkhead({ maxConcurrent: 2, lease: 3_000, clock });
       const permit = await a.acquire();
-      const member = `${a.instanceId}:${permit.fencingToken}`;
+      const member = `${a.instanceId}:${permit.fencingToken}:${permit.slot}`;
       const first = Number(await redis().command('ZSCORE', a.keys.permits, member));
       await new Promise((r) => setTimeout(r, 20));
       clock.advance(1_000);
