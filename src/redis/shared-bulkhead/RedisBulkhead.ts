@@ -314,8 +314,10 @@ class Pump implements ScriptTarget {
  * own among `maxConcurrent`.
  *
  * A call that finds the bulkhead full waits (up to `maxQueue` calls per process, for up to
- * `queueTimeout`): it is woken when a permit is freed anywhere (Redis pub/sub), or by a poll
- * at a jittered interval and at the end of the earliest lease, since pub/sub loses messages.
+ * `queueTimeout`). Processes with calls waiting form a first-come line in Redis, and each
+ * freed permit is handed to one of them (Redis pub/sub on its own channel), so a permit costs
+ * the same round trips however many processes wait; a poll at a jittered interval and at the
+ * end of the earliest lease covers lost messages.
  * While Redis does not answer, calls are admitted by `onStoreFailure`: by default a local
  * bulkhead holding this process's share of `maxConcurrent`. A lost permit (its lease ended
  * while its call still ran) is an event, never an error of the call.
@@ -347,10 +349,19 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
   readonly clock: Clock;
   /** This process's id in Redis. */
   readonly instanceId: string;
-  /** The Redis keys: the permits' sorted set, the fencing token, the live instances. */
-  readonly keys: { readonly permits: string; readonly fence: string; readonly instances: string };
-  /** The pub/sub channel freed permits are announced on. */
+  /**
+   * The Redis keys: the permits' sorted set, the fencing token, the live instances, the
+   * instances with calls waiting.
+   */
+  readonly keys: {
+    readonly permits: string;
+    readonly fence: string;
+    readonly instances: string;
+    readonly waiting: string;
+  };
+  /** This process's pub/sub channel: a release elsewhere wakes it there when its turn comes. */
   readonly channel: string;
+  private readonly channelPrefix: string;
   private readonly o: ResolvedRedisBulkheadOptions;
   private readonly runner: ScriptRunner;
   private readonly acquireScript = new Script(BULKHEAD_ACQUIRE_SCRIPT, BULKHEAD_ACQUIRE_SCRIPT_SHA);
@@ -362,7 +373,9 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
   private readonly leaseArg: string;
   private readonly ttlArg: string;
   private readonly limitArg: string;
+  /** Arguments of an acquire of one permit whose call waits if refused, and of one that does not. */
   private readonly oneArgs: readonly string[];
+  private readonly oneArgsNoWait: readonly string[];
   private readonly subscriberOption: unknown;
   private readonly client: unknown;
   private subscriber: Subscriber | undefined = undefined;
@@ -379,6 +392,8 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
   private pumping = false;
   /** Frees heard of (pub/sub messages and this process's releases). */
   private freedSeen = 0;
+  /** Acquires of single calls on their way: a wake-up meanwhile is theirs, heard on reply. */
+  private asking = 0;
   /** A permit may have been freed while a pump was on its way: pump again after it. */
   private dirty = false;
   private pollTimer: TimerHandle | undefined = undefined;
@@ -415,15 +430,18 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
       permits: `${base}permits`,
       fence: `${base}fence`,
       instances: `${base}instances`,
+      waiting: `${base}waiting`,
     };
-    this.channel = `${base}freed`;
-    this.acquireKeys = [this.keys.permits, this.keys.fence, this.keys.instances];
+    this.channelPrefix = `${base}freed:`;
+    this.channel = `${this.channelPrefix}${o.instanceId}`;
+    this.acquireKeys = [this.keys.permits, this.keys.fence, this.keys.instances, this.keys.waiting];
     this.renewKeys = [this.keys.permits, this.keys.instances];
-    this.releaseKeys = [this.keys.permits];
+    this.releaseKeys = [this.keys.permits, this.keys.instances, this.keys.waiting];
     this.leaseArg = String(Math.ceil(o.lease));
     this.ttlArg = String(Math.ceil(2 * o.lease));
     this.limitArg = String(o.maxConcurrent);
-    this.oneArgs = [this.limitArg, '1', this.leaseArg, o.instanceId, this.ttlArg];
+    this.oneArgs = this.acquireArgs(1, true);
+    this.oneArgsNoWait = this.acquireArgs(1, false);
     this.runner = new ScriptRunner(o.adapter, o.clock, o.name, o.timeout);
     this.queueTimes = new DeadlineFifo(o.clock, this.expire);
     this.subscriberOption = options.subscriber;
@@ -671,11 +689,12 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
       this.probing = probe = true;
     }
     this.nRoundTrips++;
+    this.asking++;
     const now = this.clock.now();
     this.runner.call(
       this.acquireScript,
       this.acquireKeys,
-      this.oneArgs,
+      this.hasRoom() ? this.oneArgs : this.oneArgsNoWait,
       new Ask(this, waiter, now, probe, this.freedSeen),
     );
   }
@@ -687,6 +706,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
       this.askFailed(waiter, sent, probe, new TypeError(`unexpected reply: ${String(raw)}`));
       return;
     }
+    this.asking--;
     this.answered(probe, reply.live);
     if (reply.granted === 1) {
       const permit = this.redisPermit(reply.firstToken, reply.slots[0]!, sent);
@@ -713,8 +733,30 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     }
   }
 
+  private acquireArgs(want: number, willWait: boolean): string[] {
+    const { limitArg, leaseArg, instanceId, ttlArg, channelPrefix } = this;
+    const wait = willWait ? '1' : '0';
+    return [limitArg, String(want), leaseArg, instanceId, ttlArg, channelPrefix, wait];
+  }
+
+  /**
+   * A wake-up came with no call waiting here any more: an acquire of nothing leaves the
+   * waiting instances and wakes the next ones for the free slots.
+   */
+  private passOn(): void {
+    this.nRoundTrips++;
+    this.runner.call(this.acquireScript, this.acquireKeys, this.acquireArgs(0, false), {
+      replied: (raw) => {
+        const reply = acquireReplyOf(raw);
+        if (reply !== undefined) this.answered(false, reply.live);
+      },
+      failed: (error) => this.storeFailed(false, this.clock.now(), error),
+    });
+  }
+
   /** @internal One call's own acquire failed: `onStoreFailure` decides it. */
   askFailed(waiter: Waiter, sent: number, probe: boolean, error: unknown): void {
+    this.asking--;
     this.storeFailed(probe, sent, error);
     if (!waiter.live()) return;
     if (this.disposed) waiter.rejected(new UsageError(`Bulkhead "${this.name}" was disposed`));
@@ -753,10 +795,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     this.pumping = true;
     this.dirty = false;
     this.nRoundTrips++;
-    const args =
-      want === 1
-        ? this.oneArgs
-        : [this.limitArg, String(want), this.leaseArg, this.instanceId, this.ttlArg];
+    const args = want === 1 ? this.oneArgs : this.acquireArgs(want, true);
     this.runner.call(
       this.acquireScript,
       this.acquireKeys,
@@ -869,26 +908,33 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     } else {
       done?.();
     }
+    // While Redis answers, the release's reply says whether the freed slot is this process's
+    // to take (it may be another's turn).
+    if (this.disposed || this.available || !this.hasWaiting()) return;
+    this.serveLocally();
+  }
+
+  /** Freed slots were handed to this process's calls in line: ask for them. */
+  private takeHandedSlots(): void {
     if (this.disposed || !this.hasWaiting()) return;
-    // The release and the pump go out on one connection in this order: the pump sees it.
-    if (this.available) {
-      if (this.pumping) this.dirty = true;
-      else this.pump();
-    } else {
-      this.serveLocally();
-    }
+    if (this.pumping) this.dirty = true;
+    else this.pump();
   }
 
   private sendRelease(members: string[], permits: Permit[] | undefined, done?: () => void): void {
     this.nRoundTrips++;
-    this.runner.call(this.releaseScript, this.releaseKeys, [this.channel, ...members], {
+    // Calls waiting here take the freed slots by the acquire that follows on this connection.
+    const waiting = !this.disposed && this.available && this.hasWaiting() ? '1' : '0';
+    const args = [this.channelPrefix, this.instanceId, waiting, ...members];
+    this.runner.call(this.releaseScript, this.releaseKeys, args, {
       replied: (raw) => {
-        const flags = releaseReplyOf(raw, members.length);
-        if (flags !== undefined) {
+        const reply = releaseReplyOf(raw, members.length);
+        if (reply !== undefined) {
           this.answered(false, this.live);
           for (let i = 0; i < (permits?.length ?? 0); i++) {
-            if (flags[i] === 0) this.lose(permits![i]!, 'expired');
+            if (reply.flags[i] === 0) this.lose(permits![i]!, 'expired');
           }
+          if (reply.own > 0) this.takeHandedSlots();
         }
         done?.();
       },
@@ -896,6 +942,8 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
         // The lease ends it in Redis: nothing renews it any more.
         this.storeFailed(false, this.clock.now(), error);
         done?.();
+        // The calls in line are served by `onStoreFailure` (or a probe).
+        this.takeHandedSlots();
       },
     });
   }
@@ -989,12 +1037,13 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     });
   }
 
-  /** A permit was freed somewhere (pub/sub). */
+  /** A permit was freed somewhere and handed to this process's turn (pub/sub). */
   private readonly onFreed = (): void => {
     this.freedSeen++;
     if (this.disposed || !this.available) return;
     if (this.pumping) this.dirty = true;
     else if (this.hasWaiting()) this.pump();
+    else if (this.asking === 0) this.passOn();
   };
 
   /** Polls in a jittered `pollInterval`, or when the earliest lease ends (`leaseEnd` ms), if sooner. */

@@ -154,16 +154,20 @@ describeRedis('RedisBulkhead', (redis) => {
     });
 
     it('gives every key it writes a TTL, and leaves no permit behind once all are released', async () => {
-      const a = bulkhead({ maxConcurrent: 2, lease: 3_000 });
+      const a = bulkhead({ maxConcurrent: 2, lease: 3_000, maxQueue: 1 });
       const permits = [await a.acquire(), await a.acquire()];
+      // A call waiting: the instance is in the waiting set too.
+      const waiting = track(a.acquire());
+      await until(() => a.queueLength === 1);
       for (const key of Object.values(a.keys)) {
         const ttl = (await redis().command('PTTL', key)) as number;
         expect(ttl).toBeGreaterThan(0);
         expect(ttl).toBeLessThanOrEqual(6_000);
       }
-      for (const p of permits) p.release();
-      await until(() => a.stats().roundTrips === 4);
-      await until(() => a.inFlight === 0);
+      await Promise.all(permits.map((p) => p.release()));
+      await until(() => waiting.settled);
+      await (waiting.value as RedisPermit).release();
+      expect(a.inFlight).toBe(0);
       expect(await redis().command('ZCARD', a.keys.permits)).toBe(0);
     });
 
@@ -180,6 +184,32 @@ describeRedis('RedisBulkhead', (redis) => {
       await until(() => waiting.settled);
       expect(waiting.ok).toBe(true);
       (waiting.value as RedisPermit).release();
+    });
+
+    it('hands a freed permit to the instance that has waited longest, and wakes no other', async () => {
+      const clock = new ManualClock();
+      const waiter = () =>
+        bulkhead({ maxConcurrent: 1, maxQueue: 1, pollInterval: 3_600_000, clock });
+      const [b, c] = [waiter(), waiter()];
+      const a = bulkhead({ maxConcurrent: 1 });
+      const held = await a.acquire();
+      const first = track(b.acquire());
+      await until(() => b.queueLength === 1);
+      const second = track(c.acquire());
+      await until(() => c.queueLength === 1);
+      await subscribed(redis, b.channel);
+      await subscribed(redis, c.channel);
+      const trips = c.stats().roundTrips;
+      await held.release();
+      await until(() => first.settled);
+      expect(first.ok).toBe(true);
+      await roundTrip(redis);
+      expect(second.settled).toBe(false);
+      expect(c.stats().roundTrips).toBe(trips);
+      await (first.value as RedisPermit).release();
+      await until(() => second.settled);
+      expect(second.ok).toBe(true);
+      await (second.value as RedisPermit).release();
     });
 
     it('wakes a waiting call by its poll when it hears nothing (no subscriber)', async () => {

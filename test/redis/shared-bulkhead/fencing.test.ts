@@ -88,8 +88,9 @@ describeRedis('RedisBulkhead fencing', (redis) => {
         onStoreFailure: 'closed',
       } as const;
       const live = [0, 1, 2].map(() => bulkhead(options));
-      // Its timers never run: no heartbeat, so its leases end under it, as under a SIGSTOP.
-      const paused = bulkhead({ ...options, clock: new ManualClock() });
+      // Its timers never run: no heartbeat, so its leases end under it, as under a SIGSTOP. It
+      // never waits in line either (nothing would renew its place): it asks until granted.
+      const paused = bulkhead({ ...options, maxQueue: 0, clock: new ManualClock() });
 
       const write = async (b: RedisBulkhead, permit: RedisPermit) => {
         const member = `${b.instanceId}:${permit.fencingToken}:${permit.slot}`;
@@ -113,7 +114,7 @@ describeRedis('RedisBulkhead fencing', (redis) => {
                 await write(b, permit);
               });
             } catch {
-              await sleep(20); // refused while Redis is away
+              await sleep(5); // full, or refused while Redis is away
             }
           }
         }),
@@ -122,7 +123,7 @@ describeRedis('RedisBulkhead fencing', (redis) => {
         let permit: RedisPermit | undefined;
         while (permit === undefined) {
           permit = await paused.acquire().catch(async () => {
-            await sleep(20); // refused while Redis is away
+            await sleep(5); // full, or refused while Redis is away
             return undefined;
           });
         }

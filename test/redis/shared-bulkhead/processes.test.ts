@@ -13,12 +13,11 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisBulkhead, type RedisPermit } from '../../../src/redis/index.js';
 import { runNodeScript } from '../../support/child.js';
+import { startCountingServer } from '../../support/counting-server.js';
 import { ioredisFactory } from '../../support/redis-clients.js';
 import { describeRedis, exited } from '../../support/redis-server.js';
 
@@ -30,25 +29,6 @@ interface Report {
   calls: number;
   lost: number;
   stats: { admitted: number; fallbackAdmissions: number; storeAvailable: boolean };
-}
-
-/** A loopback server that holds each request a few ms and counts those in flight. */
-function countingServer() {
-  const state = { inFlight: 0, maxInFlight: 0, requests: 0, tokens: new Set<number>() };
-  const server = createServer((req, res) => {
-    state.inFlight++;
-    state.requests++;
-    if (state.inFlight > state.maxInFlight) state.maxInFlight = state.inFlight;
-    state.tokens.add(Number(new URL(req.url!, 'http://x').searchParams.get('fence')));
-    setTimeout(
-      () => {
-        state.inFlight--;
-        res.end('ok');
-      },
-      5 + (state.requests % 4) * 5,
-    );
-  });
-  return { server, state };
 }
 
 /**
@@ -99,20 +79,19 @@ function spawnHolder(name: string, max: number, lease: number) {
 }
 
 let redisPort = 0;
-let http: ReturnType<typeof countingServer>;
+let http: Awaited<ReturnType<typeof startCountingServer>>;
 let httpPort = 0;
 
 beforeAll(async () => {
   if (!existsSync(`${root}dist/redis/index.js`)) {
     throw new Error('The package is not built (missing dist/redis/index.js): run npm run build');
   }
-  http = countingServer();
-  await new Promise<void>((resolve) => http.server.listen(0, '127.0.0.1', resolve));
-  httpPort = (http.server.address() as AddressInfo).port;
+  http = await startCountingServer();
+  httpPort = http.port;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => (http.server as Server).close(resolve));
+  await http.close();
 });
 
 describeRedis('RedisBulkhead across processes', (redis) => {
