@@ -531,7 +531,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
    *
    * @example
    * ```ts
-   * await bulkhead.run((permit) => store.write(doc, { fence: permit.fencingToken }));
+   * await bulkhead.run((permit) => store.write(doc, { slot: permit.slot, fence: permit.fencingToken }));
    * ```
    */
   async run<T>(
@@ -923,7 +923,8 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
 
   private sendRelease(members: string[], permits: Permit[] | undefined, done?: () => void): void {
     this.nRoundTrips++;
-    // Calls waiting here take the freed slots by the acquire that follows on this connection.
+    // Whether calls wait here: the script then keeps this process's place in the line, and the
+    // reply says how many freed slots are its turn to ask for.
     const waiting = !this.disposed && this.available && this.hasWaiting() ? '1' : '0';
     const args = [this.channelPrefix, this.instanceId, waiting, ...members];
     this.runner.call(this.releaseScript, this.releaseKeys, args, {
