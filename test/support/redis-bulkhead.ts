@@ -5,6 +5,7 @@
  */
 import { afterEach } from 'vitest';
 import { RedisBulkhead, type RedisBulkheadOptions } from '../../src/redis/index.js';
+import { ManualClock } from '../../src/testing/index.js';
 import { sleep } from './async.js';
 import { type ClientFactory, clientForEachTest } from './redis-clients.js';
 import type { RedisServer } from './redis-server.js';
@@ -43,4 +44,22 @@ export function bulkheadsForEachTest(
     return b;
   };
   return { client, bulkhead, name: () => name };
+}
+
+/**
+ * A clock whose timers are a ManualClock's and whose `now` runs `paused` ms ahead of them: the
+ * time a process reads after a pause in which none of its timers could fire.
+ */
+export function pausedClock() {
+  const manual = new ManualClock();
+  const state = {
+    manual,
+    paused: 0,
+    clock: {
+      now: () => manual.now() + state.paused,
+      setTimer: (callback: () => void, ms: number) => manual.setTimer(callback, ms),
+      clearTimer: (handle: unknown) => manual.clearTimer(handle),
+    },
+  };
+  return state;
 }

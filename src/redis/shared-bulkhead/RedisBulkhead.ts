@@ -42,19 +42,32 @@ import { makeSubscriber, type Subscriber } from './subscriber.js';
 /** A permit of a {@link RedisBulkhead}: one call's place among `maxConcurrent`. */
 export interface RedisPermit {
   /**
-   * Strictly increasing across every process sharing the bulkhead: pass it downstream so the
-   * resource can refuse work from a holder whose lease ended (a paused process) once it has
-   * seen a newer token. Undefined for a permit granted by `onStoreFailure` while Redis was
-   * away (it has no lease).
+   * Strictly increasing across every process sharing the bulkhead, and so along the holders of
+   * each {@link slot}. Pass it downstream with the slot: a store that keeps the highest token
+   * it has seen per slot and refuses a lower one refuses every write of a holder whose slot
+   * was since given to another (its lease ended: a paused process, a FLUSHALL), and none of a
+   * live holder. Undefined for a permit granted by `onStoreFailure` while Redis was away (it
+   * has no lease).
    */
   readonly fencingToken: number | undefined;
+  /**
+   * Which of the `maxConcurrent` places the permit holds, in [0, maxConcurrent): no two live
+   * permits hold the same slot at once. The key of a store's fencing check (with the
+   * bulkhead's name). Undefined for a permit granted by `onStoreFailure`.
+   */
+  readonly slot: number | undefined;
   /** True when granted by `onStoreFailure` (no lease in Redis). */
   readonly local: boolean;
-  /** True once the lease ended while the permit was held (see {@link PermitLostEvent}). */
+  /**
+   * True once the lease can have ended while the permit was held (see {@link PermitLostEvent}):
+   * from the moment a whole lease has passed on the bulkhead's clock since the last acquire or
+   * renewal that Redis answered was sent, even before a timer noticed (after a pause), and once
+   * Redis says it no longer holds it. Never true for a local permit or one released in time.
+   */
   readonly lost: boolean;
   /**
-   * Aborted when the permit is lost, with a {@link PermitLostError}; made on first read. It
-   * never aborts for a permit released in time.
+   * Aborted when the permit is lost, with a {@link PermitLostError}; made on first read, and
+   * then already aborted if the permit is lost. It never aborts for a permit released in time.
    */
   readonly signal: AbortSignal;
   /**
@@ -129,13 +142,15 @@ interface Waiter {
 
 class Permit implements RedisPermit {
   released = false;
-  lost = false;
+  /** Set once the loss is known (by reading `lost`, a heartbeat or a release reply). */
+  lostWith: PermitLostError | undefined = undefined;
   private controller: AbortController | undefined = undefined;
   constructor(
     private readonly owner: RedisBulkhead,
     /** The member in Redis; undefined for a local permit. */
     readonly member: string | undefined,
     readonly fencingToken: number | undefined,
+    readonly slot: number | undefined,
     /** When the last acquire or renewal that reached Redis was sent (the lease runs from it). */
     public renewedAt: number,
     readonly grantedAt: number,
@@ -145,13 +160,26 @@ class Permit implements RedisPermit {
     return this.member === undefined;
   }
 
+  /**
+   * Read from the local clock, not only set by the heartbeat: after a pause, code runs before
+   * any timer does, and must not read a lease that may have ended as valid.
+   */
+  get lost(): boolean {
+    if (this.lostWith === undefined && !this.released) this.owner.checkLease(this);
+    return this.lostWith !== undefined;
+  }
+
   get signal(): AbortSignal {
-    if (this.controller === undefined) this.controller = new AbortController();
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.lost) this.controller.abort(this.lostWith);
+    }
     return this.controller.signal;
   }
 
   /** @internal */
   abort(reason: PermitLostError): void {
+    this.lostWith = reason;
     this.controller?.abort(reason);
   }
 
@@ -282,18 +310,22 @@ class Pump implements ScriptTarget {
  * taken by one script call and given back by one. A process renews all the permits it holds
  * every third of the lease with one script call (one timer per bulkhead, not keeping the
  * process alive), so the permits of a process that died come back when their lease ends. Each
- * permit carries a fencing token, strictly increasing across all processes.
+ * permit carries a fencing token, strictly increasing across all processes, and a slot of its
+ * own among `maxConcurrent`.
  *
  * A call that finds the bulkhead full waits (up to `maxQueue` calls per process, for up to
- * `queueTimeout`): it is woken when a permit is freed anywhere (Redis pub/sub), or by a poll
- * at a jittered interval and at the end of the earliest lease, since pub/sub loses messages.
+ * `queueTimeout`). Processes with calls waiting form a first-come line in Redis, and each
+ * freed permit is handed to one of them (Redis pub/sub on its own channel), so a permit costs
+ * the same round trips however many processes wait; a poll at a jittered interval and at the
+ * end of the earliest lease covers lost messages.
  * While Redis does not answer, calls are admitted by `onStoreFailure`: by default a local
  * bulkhead holding this process's share of `maxConcurrent`. A lost permit (its lease ended
  * while its call still ran) is an event, never an error of the call.
  *
  * It guards efficiency, not correctness: a process paused for longer than a lease (or cut off
- * from Redis) keeps running calls whose permits others may have taken. Pass the fencing token
- * downstream where that matters.
+ * from Redis) keeps running calls whose permits others may have taken. Pass the slot and the
+ * fencing token downstream where that matters: a store that keeps the highest token per slot
+ * refuses the stale holder once its slot's new holder wrote, and never refuses a live one.
  *
  * Use it alone (`run`, `acquire`, `execute`) or as a gate of pipelines (calls wait for the
  * round trip; their fencing tokens are not handed to the function: use `run` for that).
@@ -301,7 +333,9 @@ class Pump implements ScriptTarget {
  * @example
  * ```ts
  * const db = new RedisBulkhead({ client, name: 'db', maxConcurrent: 20, maxQueue: 100 });
- * const rows = await db.run((permit) => query(sql, { fence: permit.fencingToken }));
+ * const rows = await db.run((permit) =>
+ *   query(sql, { fence: { slot: permit.slot, token: permit.fencingToken } }),
+ * );
  * ```
  */
 export class RedisBulkhead extends RunsAlone implements WaitingGate {
@@ -315,10 +349,19 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
   readonly clock: Clock;
   /** This process's id in Redis. */
   readonly instanceId: string;
-  /** The Redis keys: the permits' sorted set, the fencing token, the live instances. */
-  readonly keys: { readonly permits: string; readonly fence: string; readonly instances: string };
-  /** The pub/sub channel freed permits are announced on. */
+  /**
+   * The Redis keys: the permits' sorted set, the fencing token, the live instances, the
+   * instances with calls waiting.
+   */
+  readonly keys: {
+    readonly permits: string;
+    readonly fence: string;
+    readonly instances: string;
+    readonly waiting: string;
+  };
+  /** This process's pub/sub channel: a release elsewhere wakes it there when its turn comes. */
   readonly channel: string;
+  private readonly channelPrefix: string;
   private readonly o: ResolvedRedisBulkheadOptions;
   private readonly runner: ScriptRunner;
   private readonly acquireScript = new Script(BULKHEAD_ACQUIRE_SCRIPT, BULKHEAD_ACQUIRE_SCRIPT_SHA);
@@ -330,7 +373,9 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
   private readonly leaseArg: string;
   private readonly ttlArg: string;
   private readonly limitArg: string;
+  /** Arguments of an acquire of one permit whose call waits if refused, and of one that does not. */
   private readonly oneArgs: readonly string[];
+  private readonly oneArgsNoWait: readonly string[];
   private readonly subscriberOption: unknown;
   private readonly client: unknown;
   private subscriber: Subscriber | undefined = undefined;
@@ -347,6 +392,8 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
   private pumping = false;
   /** Frees heard of (pub/sub messages and this process's releases). */
   private freedSeen = 0;
+  /** Acquires of single calls on their way: a wake-up meanwhile is theirs, heard on reply. */
+  private asking = 0;
   /** A permit may have been freed while a pump was on its way: pump again after it. */
   private dirty = false;
   private pollTimer: TimerHandle | undefined = undefined;
@@ -383,15 +430,18 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
       permits: `${base}permits`,
       fence: `${base}fence`,
       instances: `${base}instances`,
+      waiting: `${base}waiting`,
     };
-    this.channel = `${base}freed`;
-    this.acquireKeys = [this.keys.permits, this.keys.fence, this.keys.instances];
+    this.channelPrefix = `${base}freed:`;
+    this.channel = `${this.channelPrefix}${o.instanceId}`;
+    this.acquireKeys = [this.keys.permits, this.keys.fence, this.keys.instances, this.keys.waiting];
     this.renewKeys = [this.keys.permits, this.keys.instances];
-    this.releaseKeys = [this.keys.permits];
+    this.releaseKeys = [this.keys.permits, this.keys.instances, this.keys.waiting];
     this.leaseArg = String(Math.ceil(o.lease));
     this.ttlArg = String(Math.ceil(2 * o.lease));
     this.limitArg = String(o.maxConcurrent);
-    this.oneArgs = [this.limitArg, '1', this.leaseArg, o.instanceId, this.ttlArg];
+    this.oneArgs = this.acquireArgs(1, true);
+    this.oneArgsNoWait = this.acquireArgs(1, false);
     this.runner = new ScriptRunner(o.adapter, o.clock, o.name, o.timeout);
     this.queueTimes = new DeadlineFifo(o.clock, this.expire);
     this.subscriberOption = options.subscriber;
@@ -434,10 +484,14 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     return this.available;
   }
 
-  /** Permits this process may hold while Redis is away, with `onStoreFailure: 'local'`. */
+  /**
+   * Permits this process may hold while Redis is away, with `onStoreFailure: 'local'`:
+   * `floor(maxConcurrent / instances)`, 0 when processes outnumber the limit (so the shares
+   * never sum above it), and 1 before any instance count is known.
+   */
   get localShare(): number {
     const n = this.o.instances ?? this.live;
-    return n === 0 ? 1 : Math.max(1, Math.floor(this.o.maxConcurrent / n));
+    return n === 0 ? 1 : Math.floor(this.o.maxConcurrent / n);
   }
 
   /** Counters since the bulkhead was built, and what it holds now. */
@@ -477,7 +531,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
    *
    * @example
    * ```ts
-   * await bulkhead.run((permit) => store.write(doc, { fence: permit.fencingToken }));
+   * await bulkhead.run((permit) => store.write(doc, { slot: permit.slot, fence: permit.fencingToken }));
    * ```
    */
   async run<T>(
@@ -635,11 +689,12 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
       this.probing = probe = true;
     }
     this.nRoundTrips++;
+    this.asking++;
     const now = this.clock.now();
     this.runner.call(
       this.acquireScript,
       this.acquireKeys,
-      this.oneArgs,
+      this.hasRoom() ? this.oneArgs : this.oneArgsNoWait,
       new Ask(this, waiter, now, probe, this.freedSeen),
     );
   }
@@ -651,9 +706,10 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
       this.askFailed(waiter, sent, probe, new TypeError(`unexpected reply: ${String(raw)}`));
       return;
     }
+    this.asking--;
     this.answered(probe, reply.live);
     if (reply.granted === 1) {
-      const permit = this.redisPermit(reply.firstToken, sent);
+      const permit = this.redisPermit(reply.firstToken, reply.slots[0]!, sent);
       if (waiter.live() && !this.disposed) {
         this.admit1(waiter, permit);
         return;
@@ -677,8 +733,30 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     }
   }
 
+  private acquireArgs(want: number, willWait: boolean): string[] {
+    const { limitArg, leaseArg, instanceId, ttlArg, channelPrefix } = this;
+    const wait = willWait ? '1' : '0';
+    return [limitArg, String(want), leaseArg, instanceId, ttlArg, channelPrefix, wait];
+  }
+
+  /**
+   * A wake-up came with no call waiting here any more: an acquire of nothing leaves the
+   * waiting instances and wakes the next ones for the free slots.
+   */
+  private passOn(): void {
+    this.nRoundTrips++;
+    this.runner.call(this.acquireScript, this.acquireKeys, this.acquireArgs(0, false), {
+      replied: (raw) => {
+        const reply = acquireReplyOf(raw);
+        if (reply !== undefined) this.answered(false, reply.live);
+      },
+      failed: (error) => this.storeFailed(false, this.clock.now(), error),
+    });
+  }
+
   /** @internal One call's own acquire failed: `onStoreFailure` decides it. */
   askFailed(waiter: Waiter, sent: number, probe: boolean, error: unknown): void {
+    this.asking--;
     this.storeFailed(probe, sent, error);
     if (!waiter.live()) return;
     if (this.disposed) waiter.rejected(new UsageError(`Bulkhead "${this.name}" was disposed`));
@@ -690,7 +768,9 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     const reply = acquireReplyOf(raw);
     if (reply === undefined || reply.granted === 0) return;
     const members: string[] = [];
-    for (let i = 0; i < reply.granted; i++) members.push(this.member(reply.firstToken + i));
+    for (let i = 0; i < reply.granted; i++) {
+      members.push(this.member(reply.firstToken + i, reply.slots[i]!));
+    }
     this.sendRelease(members, undefined);
   }
 
@@ -715,10 +795,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     this.pumping = true;
     this.dirty = false;
     this.nRoundTrips++;
-    const args =
-      want === 1
-        ? this.oneArgs
-        : [this.limitArg, String(want), this.leaseArg, this.instanceId, this.ttlArg];
+    const args = want === 1 ? this.oneArgs : this.acquireArgs(want, true);
     this.runner.call(
       this.acquireScript,
       this.acquireKeys,
@@ -739,7 +816,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     this.pumping = false;
     let unused: string[] | undefined;
     for (let i = 0; i < reply.granted; i++) {
-      const permit = this.redisPermit(reply.firstToken + i, sent);
+      const permit = this.redisPermit(reply.firstToken + i, reply.slots[i]!, sent);
       const waiter = this.takeWaiter();
       if (waiter !== undefined) {
         this.admit1(waiter, permit);
@@ -800,8 +877,8 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     waiter.admitted(permit);
   }
 
-  private redisPermit(token: number, sent: number): Permit {
-    const permit = new Permit(this, this.member(token), token, sent, this.clock.now());
+  private redisPermit(token: number, slot: number, sent: number): Permit {
+    const permit = new Permit(this, this.member(token, slot), token, slot, sent, this.clock.now());
     this.held.add(permit);
     this.running++;
     return permit;
@@ -810,11 +887,11 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
   private localPermit(): Permit {
     this.nFallback++;
     this.running++;
-    return new Permit(this, undefined, undefined, 0, this.clock.now());
+    return new Permit(this, undefined, undefined, undefined, 0, this.clock.now());
   }
 
-  private member(token: number): string {
-    return `${this.instanceId}:${token}`;
+  private member(token: number, slot: number): string {
+    return `${this.instanceId}:${token}:${slot}`;
   }
 
   /** @internal Gives `permit` back; calls `done` once Redis has it (or failed to take it). */
@@ -831,26 +908,34 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     } else {
       done?.();
     }
+    // While Redis answers, the release's reply says whether the freed slot is this process's
+    // to take (it may be another's turn).
+    if (this.disposed || this.available || !this.hasWaiting()) return;
+    this.serveLocally();
+  }
+
+  /** Freed slots were handed to this process's calls in line: ask for them. */
+  private takeHandedSlots(): void {
     if (this.disposed || !this.hasWaiting()) return;
-    // The release and the pump go out on one connection in this order: the pump sees it.
-    if (this.available) {
-      if (this.pumping) this.dirty = true;
-      else this.pump();
-    } else {
-      this.serveLocally();
-    }
+    if (this.pumping) this.dirty = true;
+    else this.pump();
   }
 
   private sendRelease(members: string[], permits: Permit[] | undefined, done?: () => void): void {
     this.nRoundTrips++;
-    this.runner.call(this.releaseScript, this.releaseKeys, [this.channel, ...members], {
+    // Whether calls wait here: the script then keeps this process's place in the line, and the
+    // reply says how many freed slots are its turn to ask for.
+    const waiting = !this.disposed && this.available && this.hasWaiting() ? '1' : '0';
+    const args = [this.channelPrefix, this.instanceId, waiting, ...members];
+    this.runner.call(this.releaseScript, this.releaseKeys, args, {
       replied: (raw) => {
-        const flags = releaseReplyOf(raw, members.length);
-        if (flags !== undefined) {
+        const reply = releaseReplyOf(raw, members.length);
+        if (reply !== undefined) {
           this.answered(false, this.live);
           for (let i = 0; i < (permits?.length ?? 0); i++) {
-            if (flags[i] === 0) this.lose(permits![i]!, 'expired');
+            if (reply.flags[i] === 0) this.lose(permits![i]!, 'expired');
           }
+          if (reply.own > 0) this.takeHandedSlots();
         }
         done?.();
       },
@@ -858,6 +943,8 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
         // The lease ends it in Redis: nothing renews it any more.
         this.storeFailed(false, this.clock.now(), error);
         done?.();
+        // The calls in line are served by `onStoreFailure` (or a probe).
+        this.takeHandedSlots();
       },
     });
   }
@@ -951,12 +1038,13 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     });
   }
 
-  /** A permit was freed somewhere (pub/sub). */
+  /** A permit was freed somewhere and handed to this process's turn (pub/sub). */
   private readonly onFreed = (): void => {
     this.freedSeen++;
     if (this.disposed || !this.available) return;
     if (this.pumping) this.dirty = true;
     else if (this.hasWaiting()) this.pump();
+    else if (this.asking === 0) this.passOn();
   };
 
   /** Polls in a jittered `pollInterval`, or when the earliest lease ends (`leaseEnd` ms), if sooner. */
@@ -1006,9 +1094,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
   private readonly beat = (): void => {
     this.heartbeat = this.clock.setTimer(this.beat, this.o.lease / 3, false);
     const now = this.clock.now();
-    for (const permit of this.held) {
-      if (now - permit.renewedAt >= this.o.lease) this.lose(permit, 'unrenewed');
-    }
+    for (const permit of this.held) this.checkLease(permit);
     if (this.renewing) return;
     this.renewing = true;
     const permits = [...this.held];
@@ -1026,7 +1112,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
         this.answered(false, reply.live);
         const lost = reply.lost.length === 0 ? undefined : new Set(reply.lost);
         for (const p of permits) {
-          if (p.released || p.lost) continue;
+          if (p.released || p.lostWith !== undefined) continue;
           if (lost?.has(p.member!)) this.lose(p, 'expired');
           else p.renewedAt = now;
         }
@@ -1038,9 +1124,18 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     });
   };
 
+  /**
+   * @internal Loses `permit` once a whole lease has passed since its last acquire or renewal
+   * that reached Redis was sent: Redis started the lease no earlier than that.
+   */
+  checkLease(permit: Permit): void {
+    if (permit.member !== undefined && this.clock.now() - permit.renewedAt >= this.o.lease) {
+      this.lose(permit, 'unrenewed');
+    }
+  }
+
   private lose(permit: Permit, reason: PermitLostEvent['reason']): void {
-    if (permit.lost) return;
-    permit.lost = true;
+    if (permit.lostWith !== undefined) return;
     this.held.delete(permit);
     this.nLost++;
     const token = permit.fencingToken!;

@@ -12,6 +12,8 @@ import {
   oneOf,
 } from '../../validation/validate.js';
 import { adaptClient, type RedisClientAdapter, type RedisClientLike } from '../adapters.js';
+import { freshInstanceId } from '../instanceId.js';
+import { keyPartOption } from '../keyParts.js';
 import type { StoreFailureMode } from '../rateLimiterOptions.js';
 import type { RedisSubscriberAdapter } from './subscriber.js';
 
@@ -32,9 +34,12 @@ export interface RedisBulkheadOptions {
    * @default a duplicate of `client`
    */
   readonly subscriber?: RedisClientLike | RedisSubscriberAdapter | false;
-  /** Name in errors, events and the registry, and the hash tag of its keys (no `{` or `}`). @default "bulkhead" */
+  /**
+   * Name in errors, events and the registry, and the hash tag of its keys: 1 to 1,024
+   * characters, no `{` or `}`. @default "bulkhead"
+   */
   readonly name?: string;
-  /** Start of every key, before the hash tag (no `{` or `}`). @default "breakwater:" */
+  /** Start of every key, before the hash tag: at most 1,024 characters, no `{` or `}`. @default "breakwater:" */
   readonly prefix?: string;
   /**
    * Calls in flight at once across every process sharing the name, in [1, 2^31-1]. All of
@@ -67,16 +72,20 @@ export interface RedisBulkheadOptions {
   readonly onStoreFailure?: StoreFailureMode;
   /**
    * The number of processes sharing the bulkhead, for the local share while Redis is away:
-   * `floor(maxConcurrent / instances)`, at least 1. By default the live count Redis last gave
-   * (processes whose bulkhead of this name renewed within one lease); before any count, the
-   * share is 1.
+   * `floor(maxConcurrent / instances)`, so the shares of all processes never sum above
+   * `maxConcurrent`; 0 (every call refused or queued locally) when processes outnumber it. By
+   * default the live count Redis last gave (processes whose bulkhead of this name renewed
+   * within one lease); before any count, the share is 1.
    */
   readonly instances?: number;
   /** While Redis is away: how often, in ms, one call is sent to Redis to see whether it is back. @default 500 */
   readonly probeInterval?: number | DurationString;
-  /** This process's id in Redis (members are `<id>:<fencing token>`). @default random */
+  /**
+   * This process's id in Redis (members are `<id>:<fencing token>:<slot>`).
+   * @default a fresh `crypto.randomUUID()` (never drawn from `random`)
+   */
   readonly instanceId?: string;
-  /** Random numbers in [0, 1), for the poll jitter and the instance id. @default Math.random */
+  /** Random numbers in [0, 1), for the poll jitter. @default Math.random */
   readonly random?: () => number;
   /** Receives client configuration warnings. @default console.warn, once per message */
   readonly onWarning?: (message: string) => void;
@@ -144,10 +153,6 @@ const KEYS = [
 
 const MAX_INT32 = 2_147_483_647;
 
-function hasBrace(s: string): boolean {
-  return s.includes('{') || s.includes('}');
-}
-
 /** @internal Checks `options`, throwing {@link OptionsError} for the first bad one. */
 export function resolveRedisBulkheadOptions(
   options: RedisBulkheadOptions,
@@ -164,14 +169,8 @@ export function resolveRedisBulkheadOptions(
         '(an object with evalsha, eval and scriptLoad)',
     );
   }
-  const name = o.name === undefined ? d.name : o.name;
-  if (typeof name !== 'string' || name.length === 0 || hasBrace(name)) {
-    throw new OptionsError('name', name, 'a non-empty string without `{` or `}`');
-  }
-  const prefix = o.prefix === undefined ? d.prefix : o.prefix;
-  if (typeof prefix !== 'string' || hasBrace(prefix)) {
-    throw new OptionsError('prefix', prefix, 'a string without `{` or `}`');
-  }
+  const name = keyPartOption(o.name, 'name', d.name, 1);
+  const prefix = keyPartOption(o.prefix, 'prefix', d.prefix, 0);
   const sub = o.subscriber;
   if (
     sub !== undefined &&
@@ -215,18 +214,12 @@ export function resolveRedisBulkheadOptions(
     ]),
     instances,
     probeInterval: duration(o.probeInterval, 'probeInterval', d.probeInterval, 1),
-    instanceId: instanceId ?? randomId(random),
+    instanceId: instanceId ?? freshInstanceId(),
     random,
     onWarning: fn<(message: string) => void>(o.onWarning, 'onWarning', warnOnce),
     clock: clockOption(o.clock, 'clock', systemClock),
     debug: boolean(o.debug, 'debug', false),
   };
-}
-
-function randomId(random: () => number): string {
-  let id = '';
-  for (let i = 0; i < 16; i++) id += Math.floor(random() * 36).toString(36);
-  return id;
 }
 
 const warned = new Set<string>();

@@ -8,33 +8,84 @@
  * The fencing token of a permit is `max(last token + 1, TIME in µs)`: strictly increasing
  * while the token key lives, and still above every earlier token after the key expired or the
  * data was lost (a restart, FLUSHALL), as long as the server's clock does not step back.
- * Members are `<instance id>:<fencing token>`, so a process knows the members it holds from
- * the reply alone. `string.format('%.0f', x)` writes integers: `tostring` would print 1.7e+15.
+ * Each permit also holds a slot, the lowest of [0, limit) no live permit holds: one live
+ * holder per slot, and (the tokens increasing with time) tokens increasing along each slot's
+ * holders, which is what a store's fencing check keys on. Members are
+ * `<instance id>:<fencing token>:<slot>`, so a process knows the members it holds from the
+ * reply alone. `string.format('%.0f', x)` writes integers: `tostring` would print 1.7e+15.
  */
 
 /**
- * KEYS: permits (zset), fencing token (string), instances (zset).
- * ARGV: limit, permits wanted, lease ms, instance id, key TTL ms.
- * Drops expired permits, grants up to the wanted number within the limit, and registers the
- * instance as live for one lease. Returns { granted, first token (0 when none), live
- * instances, ms until the earliest lease ends when the set is full after the grant (else -1) }.
+ * Lua `wake(n, self)`, given the KEYS index of the waiting instances and of the live ones and
+ * the ARGV index of the channel prefix: hands `n` freed slots to the instances that have waited
+ * longest (each leaves the line; instances no longer live are dropped), by a message on each
+ * one's channel, except `self`, which is counted instead. Returns the slots counted for `self`
+ * and those left over when nobody else waits. `now` (ms) must be defined before it.
+ */
+function wakeFunction(waiting: number, instances: number, channel: number): string {
+  return `local function wake(n, self)
+  local own = 0
+  while n > 0 do
+    local w = redis.call('ZRANGE', KEYS[${waiting}], 0, 0)[1]
+    if not w then break end
+    redis.call('ZREM', KEYS[${waiting}], w)
+    if w == self then
+      own = own + 1
+      n = n - 1
+    else
+      local seen = redis.call('ZSCORE', KEYS[${instances}], w)
+      if seen and tonumber(seen) > now then
+        redis.call('PUBLISH', ARGV[${channel}] .. w, 1)
+        n = n - 1
+      end
+    end
+  end
+  return own, n
+end`;
+}
+
+/**
+ * KEYS: permits (zset), fencing token (string), instances (zset), waiting instances (zset).
+ * ARGV: limit, permits wanted, lease ms, instance id, key TTL ms, wake-up channel prefix,
+ * 1 when the calls not granted will wait (else 0).
+ * Drops expired permits, grants up to the wanted number within the limit (tokens first,
+ * first + 1, ...; each the lowest free slot, found among the at most `limit` live members),
+ * and registers the instance as live for one lease. An instance granted less than it wanted,
+ * whose calls wait, joins the waiting instances (keeping its place if already there); else it
+ * leaves them, and slots still free then wake as many waiting instances (so a wake-up that
+ * found nobody waiting, sent on by wanting 0, or a lost one, heals).
+ * Returns { granted, first token (0 when none), live instances, ms until the earliest lease
+ * ends when the set is full after the grant (else -1), then the slot of each permit granted }.
  */
 export const BULKHEAD_ACQUIRE_SCRIPT: string = `if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now = math.floor(nowUs / 1000)
 local limit = tonumber(ARGV[1])
+local wanted = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
 local ttl = tonumber(ARGV[5])
+${wakeFunction(4, 3, 6)}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local held = redis.call('ZCARD', KEYS[1])
-local granted = math.min(tonumber(ARGV[2]), limit - held)
+local granted = math.min(wanted, limit - held)
 local first = 0
+local slots = {}
 if granted > 0 then
+  local used = {}
+  for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    local s = string.match(m, ':(%d+)$')
+    if s then used[tonumber(s)] = true end
+  end
   local last = tonumber(redis.call('GET', KEYS[2]) or '0')
   first = math.max(last + 1, nowUs)
+  local slot = 0
   for i = 0, granted - 1 do
-    redis.call('ZADD', KEYS[1], now + lease, ARGV[4] .. ':' .. string.format('%.0f', first + i))
+    while used[slot] do slot = slot + 1 end
+    used[slot] = true
+    slots[i + 1] = slot
+    redis.call('ZADD', KEYS[1], now + lease,
+      ARGV[4] .. ':' .. string.format('%.0f', first + i) .. ':' .. slot)
   end
   redis.call('SET', KEYS[2], string.format('%.0f', first + granted - 1), 'PX', ttl)
   redis.call('PEXPIRE', KEYS[1], ttl)
@@ -45,12 +96,21 @@ redis.call('ZADD', KEYS[3], now + lease, ARGV[4])
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
 redis.call('PEXPIRE', KEYS[3], ttl)
 local live = redis.call('ZCARD', KEYS[3])
+if granted < wanted and ARGV[7] == '1' then
+  redis.call('ZADD', KEYS[4], 'NX', now, ARGV[4])
+  redis.call('PEXPIRE', KEYS[4], ttl)
+else
+  redis.call('ZREM', KEYS[4], ARGV[4])
+  wake(limit - held - granted)
+end
 local wait = -1
 if held + granted >= limit then
   local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
   if head[2] then wait = tonumber(head[2]) - now end
 end
-return { granted, first, live, wait }
+local reply = { granted, first, live, wait }
+for i = 1, #slots do reply[4 + i] = slots[i] end
+return reply
 `;
 
 /**
@@ -82,26 +142,40 @@ return reply
 `;
 
 /**
- * KEYS: permits (zset).
- * ARGV: the channel to publish on, then the members to release.
- * Removes the members and publishes how many slots that freed (waiters elsewhere wake on it).
- * Returns one flag per member: 1 when it was held, 0 when its lease had already ended.
+ * KEYS: permits (zset), instances (zset), waiting instances (zset).
+ * ARGV: wake-up channel prefix, instance id, 1 when calls of this instance wait else 0, then
+ * the members to release.
+ * Removes the members, and hands each freed slot to the instance that has waited longest (live
+ * ones only), taking it out of the waiting instances: another is woken by a message on its own
+ * channel; this one (when its calls wait) learns it from the reply, as it does when nobody else
+ * waits. An instance whose calls no longer wait leaves the waiting instances. Returns one flag
+ * per member (1 when it was held, 0 when its lease had already ended), then the number of
+ * freed slots this instance should take.
  */
 export const BULKHEAD_RELEASE_SCRIPT: string = `if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local now = math.floor((tonumber(t[1]) * 1000000 + tonumber(t[2])) / 1000)
+${wakeFunction(3, 2, 1)}
 local freed = 0
 local flags = {}
-for i = 2, #ARGV do
+for i = 4, #ARGV do
   local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
-  flags[i - 1] = 0
+  flags[i - 3] = 0
   if score then
     redis.call('ZREM', KEYS[1], ARGV[i])
     freed = freed + 1
-    if tonumber(score) > now then flags[i - 1] = 1 end
+    if tonumber(score) > now then flags[i - 3] = 1 end
   end
 end
-if freed > 0 then redis.call('PUBLISH', ARGV[1], freed) end
+local own, left = 0, 0
+if ARGV[3] == '1' then
+  own, left = wake(freed, ARGV[2])
+  own = own + left
+else
+  redis.call('ZREM', KEYS[3], ARGV[2])
+  wake(freed)
+end
+flags[#flags + 1] = own
 return flags
 `;
 
@@ -110,9 +184,9 @@ return flags
  * hashing code (a test checks them against the scripts; the store takes what SCRIPT LOAD
  * returns anyway).
  */
-export const BULKHEAD_ACQUIRE_SCRIPT_SHA = 'b5bcf4b5179bf2a160143b348fe44b4ef8bbfe32';
+export const BULKHEAD_ACQUIRE_SCRIPT_SHA = '1b2784e6c13bfa7b778f5064be3e9d4edf1e3ae6';
 export const BULKHEAD_RENEW_SCRIPT_SHA = 'd6e1c21fbf532be633b630fdae8dbbcf08eca398';
-export const BULKHEAD_RELEASE_SCRIPT_SHA = 'ad7cf4c2be93f1230a8e4064d412e9dd2b53ab9c';
+export const BULKHEAD_RELEASE_SCRIPT_SHA = 'c1fe909b688974e033ad1952c7fadf4e5e8fcbd0';
 
 /** @internal The reply of {@link BULKHEAD_ACQUIRE_SCRIPT}. */
 export interface AcquireReply {
@@ -121,19 +195,22 @@ export interface AcquireReply {
   readonly live: number;
   /** ms until the earliest lease ends when the set is full, else -1. */
   readonly wait: number;
+  /** The slot of each permit granted. */
+  readonly slots: readonly number[];
 }
 
 /** @internal The reply of {@link BULKHEAD_ACQUIRE_SCRIPT}, or undefined for another shape. */
 export function acquireReplyOf(reply: unknown): AcquireReply | undefined {
-  if (!Array.isArray(reply) || reply.length !== 4) return undefined;
+  if (!Array.isArray(reply) || reply.length < 4) return undefined;
   const granted = integerOf(reply[0]);
   const firstToken = integerOf(reply[1]);
   const live = integerOf(reply[2]);
   const wait = integerOf(reply[3]);
-  if (granted >= 0 && firstToken >= 0 && live >= 0 && wait >= -1) {
-    return { granted, firstToken, live, wait };
-  }
-  return undefined;
+  if (!(granted >= 0 && firstToken >= 0 && live >= 0 && wait >= -1)) return undefined;
+  if (reply.length !== 4 + granted) return undefined;
+  const slots = reply.slice(4).map(integerOf);
+  if (!slots.every((slot) => slot >= 0)) return undefined;
+  return { granted, firstToken, live, wait, slots };
 }
 
 /** @internal The reply of {@link BULKHEAD_RENEW_SCRIPT}: live instances and the members lost. */
@@ -146,11 +223,19 @@ export function renewReplyOf(reply: unknown): { live: number; lost: string[] } |
   return { live, lost };
 }
 
-/** @internal The reply of {@link BULKHEAD_RELEASE_SCRIPT}: one flag per member. */
-export function releaseReplyOf(reply: unknown, count: number): number[] | undefined {
-  if (!Array.isArray(reply) || reply.length !== count) return undefined;
-  const flags = reply.map(integerOf);
-  return flags.every((f) => f === 0 || f === 1) ? flags : undefined;
+/**
+ * @internal The reply of {@link BULKHEAD_RELEASE_SCRIPT}: one flag per member, and the freed
+ * slots handed to this instance.
+ */
+export function releaseReplyOf(
+  reply: unknown,
+  count: number,
+): { flags: number[]; own: number } | undefined {
+  if (!Array.isArray(reply) || reply.length !== count + 1) return undefined;
+  const flags = reply.slice(0, count).map(integerOf);
+  const own = integerOf(reply[count]);
+  if (!(own >= 0) || !flags.every((f) => f === 0 || f === 1)) return undefined;
+  return { flags, own };
 }
 
 /** An integer reply as a number (clients may map integers to strings or bigints); else NaN. */

@@ -23,7 +23,8 @@ import {
 } from '../../../src/redis/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { track } from '../../support/async.js';
-import { bulkheadsForEachTest, until } from '../../support/redis-bulkhead.js';
+import { seededRandom } from '../../support/random.js';
+import { bulkheadsForEachTest, pausedClock, until } from '../../support/redis-bulkhead.js';
 import { clients } from '../../support/redis-clients.js';
 import { describeRedis } from '../../support/redis-server.js';
 import { recordUnhandledRejections } from '../../support/rejections.js';
@@ -79,8 +80,34 @@ describe('RedisBulkhead options', () => {
     );
   });
 
+  it.each(['name', 'prefix'])(
+    'refuses a %s longer than keys may be (1 MiB) with an OptionsError naming it, the value and the range',
+    (field) => {
+      const long = 'x'.repeat(1 << 20);
+      let error: unknown;
+      try {
+        new RedisBulkhead({ client: client as never, [field]: long });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(OptionsError);
+      expect(error).toMatchObject({ option: field, value: long });
+      expect((error as OptionsError).message).toContain('1024 characters');
+      expect((error as OptionsError).message.length).toBeLessThan(400);
+      expect(
+        () => new RedisBulkhead({ client: client as never, [field]: 'x'.repeat(1024) }),
+      ).not.toThrow();
+    },
+  );
+
   it('refuses an unknown option, naming it', () => {
     expect(() => new RedisBulkhead({ client, maxConcurent: 3 } as never)).toThrow(OptionsError);
+  });
+
+  it('draws its instance id from no seeded random: two bulkheads with the same seed get different ids', () => {
+    const a = new RedisBulkhead({ client: client as never, random: seededRandom(7) });
+    const b = new RedisBulkhead({ client: client as never, random: seededRandom(7) });
+    expect(a.instanceId).not.toBe(b.instanceId);
   });
 });
 
@@ -127,16 +154,20 @@ describeRedis('RedisBulkhead', (redis) => {
     });
 
     it('gives every key it writes a TTL, and leaves no permit behind once all are released', async () => {
-      const a = bulkhead({ maxConcurrent: 2, lease: 3_000 });
+      const a = bulkhead({ maxConcurrent: 2, lease: 3_000, maxQueue: 1 });
       const permits = [await a.acquire(), await a.acquire()];
+      // A call waiting: the instance is in the waiting set too.
+      const waiting = track(a.acquire());
+      await until(() => a.queueLength === 1);
       for (const key of Object.values(a.keys)) {
         const ttl = (await redis().command('PTTL', key)) as number;
         expect(ttl).toBeGreaterThan(0);
         expect(ttl).toBeLessThanOrEqual(6_000);
       }
-      for (const p of permits) p.release();
-      await until(() => a.stats().roundTrips === 4);
-      await until(() => a.inFlight === 0);
+      await Promise.all(permits.map((p) => p.release()));
+      await until(() => waiting.settled);
+      await (waiting.value as RedisPermit).release();
+      expect(a.inFlight).toBe(0);
       expect(await redis().command('ZCARD', a.keys.permits)).toBe(0);
     });
 
@@ -153,6 +184,32 @@ describeRedis('RedisBulkhead', (redis) => {
       await until(() => waiting.settled);
       expect(waiting.ok).toBe(true);
       (waiting.value as RedisPermit).release();
+    });
+
+    it('hands a freed permit to the instance that has waited longest, and wakes no other', async () => {
+      const clock = new ManualClock();
+      const waiter = () =>
+        bulkhead({ maxConcurrent: 1, maxQueue: 1, pollInterval: 3_600_000, clock });
+      const [b, c] = [waiter(), waiter()];
+      const a = bulkhead({ maxConcurrent: 1 });
+      const held = await a.acquire();
+      const first = track(b.acquire());
+      await until(() => b.queueLength === 1);
+      const second = track(c.acquire());
+      await until(() => c.queueLength === 1);
+      await subscribed(redis, b.channel);
+      await subscribed(redis, c.channel);
+      const trips = c.stats().roundTrips;
+      await held.release();
+      await until(() => first.settled);
+      expect(first.ok).toBe(true);
+      await roundTrip(redis);
+      expect(second.settled).toBe(false);
+      expect(c.stats().roundTrips).toBe(trips);
+      await (first.value as RedisPermit).release();
+      await until(() => second.settled);
+      expect(second.ok).toBe(true);
+      await (second.value as RedisPermit).release();
     });
 
     it('wakes a waiting call by its poll when it hears nothing (no subscriber)', async () => {
@@ -350,7 +407,7 @@ describeRedis('RedisBulkhead', (redis) => {
         a.keys.permits,
         'XX',
         1,
-        `${a.instanceId}:${permit.fencingToken}`,
+        `${a.instanceId}:${permit.fencingToken}:${permit.slot}`,
       );
       clock.advance(1_000);
       await until(() => events.length === 1);
@@ -363,11 +420,45 @@ describeRedis('RedisBulkhead', (redis) => {
       expect(unhandled).toEqual([]);
     });
 
+    it('reads a permit as lost from the moment its lease can have ended by the local clock, counted from when the acquire was sent, before any timer ran; a signal first read then starts aborted', async () => {
+      const t = pausedClock();
+      const clock = t.clock;
+      const a = bulkhead({ maxConcurrent: 1, lease: 3_000, clock });
+      const events: PermitLostEvent[] = [];
+      a.onPermitLost((e) => events.push(e));
+      const asked = a.acquire();
+      t.paused = 1_000; // the reply comes a second after the acquire was sent
+      const permit = await asked;
+      t.paused = 2_999;
+      expect(permit.lost).toBe(false);
+      t.paused = 3_000;
+      expect(t.manual.pendingTimers).toBeGreaterThan(0);
+      expect(permit.lost).toBe(true);
+      expect(permit.signal.aborted).toBe(true);
+      expect(permit.signal.reason).toBeInstanceOf(PermitLostError);
+      expect(events).toMatchObject([{ fencingToken: permit.fencingToken, reason: 'unrenewed' }]);
+      expect(a.stats().permitsLost).toBe(1);
+      permit.release();
+      expect(a.stats().inFlight).toBe(0);
+      expect(unhandled).toEqual([]);
+    });
+
+    it('never reads a permit released within its lease as lost, however long after', async () => {
+      const t = pausedClock();
+      const clock = t.clock;
+      const a = bulkhead({ maxConcurrent: 1, lease: 3_000, clock });
+      const permit = await a.acquire();
+      permit.release();
+      t.paused = 10_000;
+      expect(permit.lost).toBe(false);
+      expect(permit.signal.aborted).toBe(false);
+    });
+
     it('renews held permits every third of the lease, so they outlive it', async () => {
       const clock = new ManualClock();
       const a = bulkhead({ maxConcurrent: 2, lease: 3_000, clock });
       const permit = await a.acquire();
-      const member = `${a.instanceId}:${permit.fencingToken}`;
+      const member = `${a.instanceId}:${permit.fencingToken}:${permit.slot}`;
       const first = Number(await redis().command('ZSCORE', a.keys.permits, member));
       await new Promise((r) => setTimeout(r, 20));
       clock.advance(1_000);
@@ -413,6 +504,35 @@ describeRedis('RedisBulkhead', (redis) => {
       expect(a.storeAvailable).toBe(true);
       expect(states.map((s) => s.available)).toEqual([false, true]);
       back!.release();
+    });
+
+    it('keeps the local shares within maxConcurrent when processes outnumber it: six processes, a limit of 5, the live count known', async () => {
+      const six = Array.from({ length: 6 }, () => bulkhead({ maxConcurrent: 5 }));
+      for (const b of six) (await b.acquire()).release();
+      // Once more, so that each has heard the live count of six.
+      for (const b of six) (await b.acquire()).release();
+      expect(six.map((b) => b.stats().liveInstances)).toEqual([6, 6, 6, 6, 6, 6]);
+      await redis().kill();
+      const held: RedisPermit[] = [];
+      for (const b of six) {
+        try {
+          held.push(await b.acquire());
+        } catch (error) {
+          expect(error).toBeInstanceOf(BulkheadRejectedError);
+        }
+      }
+      expect(held.length).toBeLessThanOrEqual(5);
+      expect(six.reduce((sum, b) => sum + b.localShare, 0)).toBeLessThanOrEqual(5);
+      for (const p of held) p.release();
+    });
+
+    it('refuses locally with a share of 0 when the instances option outnumbers maxConcurrent', async () => {
+      const a = bulkhead({ maxConcurrent: 2, instances: 3 });
+      (await a.acquire()).release();
+      await redis().kill();
+      expect(a.localShare).toBe(0);
+      await expect(a.acquire()).rejects.toMatchObject({ reason: 'full' });
+      expect(a.stats().fallbackAdmissions).toBe(0);
     });
 
     it('with onStoreFailure "closed" refuses every call while Redis is down, and "open" admits all', async () => {

@@ -4,15 +4,20 @@
  * than the shared limit at once, fencing tokens unique and increasing (with the processes'
  * clocks in step, and skewed by ±5 s: leases are timed by Redis TIME alone), and the permits of
  * a process killed while holding them back within one lease.
+ *
+ * Every bulkhead here has a script timeout of a third of its lease (the longest allowed) and
+ * leases long enough that a stalled machine cannot make a reply late: a late reply sends the
+ * call to `onStoreFailure`, which admits it locally, by design without a fencing token (that,
+ * with the default 200 ms timeout, was what a busy machine once showed here as a token that
+ * was not a number).
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisBulkhead, type RedisPermit } from '../../../src/redis/index.js';
 import { runNodeScript } from '../../support/child.js';
+import { startCountingServer } from '../../support/counting-server.js';
 import { ioredisFactory } from '../../support/redis-clients.js';
 import { describeRedis, exited } from '../../support/redis-server.js';
 
@@ -24,25 +29,6 @@ interface Report {
   calls: number;
   lost: number;
   stats: { admitted: number; fallbackAdmissions: number; storeAvailable: boolean };
-}
-
-/** A loopback server that holds each request a few ms and counts those in flight. */
-function countingServer() {
-  const state = { inFlight: 0, maxInFlight: 0, requests: 0, tokens: new Set<number>() };
-  const server = createServer((req, res) => {
-    state.inFlight++;
-    state.requests++;
-    if (state.inFlight > state.maxInFlight) state.maxInFlight = state.inFlight;
-    state.tokens.add(Number(new URL(req.url!, 'http://x').searchParams.get('fence')));
-    setTimeout(
-      () => {
-        state.inFlight--;
-        res.end('ok');
-      },
-      5 + (state.requests % 4) * 5,
-    );
-  });
-  return { server, state };
 }
 
 /**
@@ -93,20 +79,19 @@ function spawnHolder(name: string, max: number, lease: number) {
 }
 
 let redisPort = 0;
-let http: ReturnType<typeof countingServer>;
+let http: Awaited<ReturnType<typeof startCountingServer>>;
 let httpPort = 0;
 
 beforeAll(async () => {
   if (!existsSync(`${root}dist/redis/index.js`)) {
     throw new Error('The package is not built (missing dist/redis/index.js): run npm run build');
   }
-  http = countingServer();
-  await new Promise<void>((resolve) => http.server.listen(0, '127.0.0.1', resolve));
-  httpPort = (http.server.address() as AddressInfo).port;
+  http = await startCountingServer();
+  httpPort = http.port;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => (http.server as Server).close(resolve));
+  await http.close();
 });
 
 describeRedis('RedisBulkhead across processes', (redis) => {
@@ -118,7 +103,7 @@ describeRedis('RedisBulkhead across processes', (redis) => {
     ['in step', () => 0],
     ['skewed by ±5 s', (i: number) => (i % 2 === 0 ? 5_000 : -5_000)],
   ])(
-    'clocks %s: 4 processes x 10 callers, a shared limit of 20: never more than 20 requests in flight at the server, fencing tokens unique and increasing in each process',
+    'clocks %s: 4 processes x 10 callers, a shared limit of 20, the server stalled 400 ms: never more than 20 requests in flight at the server, every permit from Redis, fencing tokens unique and increasing in each process',
     async (clocks, skew) => {
       const name = `procs-${process.pid}-${clocks === 'in step' ? 'step' : 'skewed'}`;
       http.state.maxInFlight = 0;
@@ -128,16 +113,26 @@ describeRedis('RedisBulkhead across processes', (redis) => {
       const runs = [0, 1, 2, 3].map((i) =>
         runNodeScript(
           fixture,
-          [redis().port, httpPort, name, 20, 10, startAt, endAt, 3_000, skew(i)],
+          [redis().port, httpPort, name, 20, 10, startAt, endAt, 30_000, skew(i), 10_000],
           root,
           30_000,
         ),
       );
+      // A stalled server mid-run (as on a busy machine): replies come late, never too late.
+      await new Promise((r) => setTimeout(r, startAt + 1_000 - Date.now()));
+      redis().pause();
+      await new Promise((r) => setTimeout(r, 400));
+      redis().resume();
       const exits = await Promise.all(runs);
       for (const exit of exits) {
         expect(exit.code, exit.stderr).toBe(0);
       }
       const reports = exits.map((exit) => JSON.parse(exit.stdout) as Report);
+      // Redis answered every call: every permit came from it, with a fencing token.
+      for (const r of reports) {
+        expect(r.stats).toMatchObject({ fallbackAdmissions: 0, storeAvailable: true });
+        expect(r.tokens.every((t) => typeof t === 'number')).toBe(true);
+      }
       const tokens = reports.flatMap((r) => r.tokens);
       const calls = reports.reduce((n, r) => n + r.calls, 0);
       console.log(
@@ -152,14 +147,13 @@ describeRedis('RedisBulkhead across processes', (redis) => {
         for (let i = 1; i < r.tokens.length; i++)
           expect(r.tokens[i]).toBeGreaterThan(r.tokens[i - 1]!);
         expect(r.lost).toBe(0);
-        expect(r.stats.fallbackAdmissions).toBe(0);
       }
     },
     60_000,
   );
 
   it('a process stopped (SIGSTOP) for longer than its lease loses its permits to others, and on SIGCONT reports each loss as an event, with no error', async () => {
-    const lease = 1_500;
+    const lease = 6_000;
     const name = `stopped-${process.pid}`;
     const { child: holder, lines } = spawnHolder(name, 5, lease);
     const held = (await lines.next()).held as number[];
@@ -171,6 +165,7 @@ describeRedis('RedisBulkhead across processes', (redis) => {
       maxConcurrent: 5,
       lease,
       maxQueue: 5,
+      timeout: lease / 3,
       onWarning: () => {},
     });
     try {
@@ -194,7 +189,7 @@ describeRedis('RedisBulkhead across processes', (redis) => {
   }, 60_000);
 
   it('a process killed (SIGKILL) while holding all 20 permits gives them back within one lease', async () => {
-    const lease = 1_500;
+    const lease = 6_000;
     const name = `killed-${process.pid}`;
     const { child: hog, lines } = spawnHolder(name, 20, lease);
     const held = (await lines.next()).held as number[];
@@ -206,6 +201,7 @@ describeRedis('RedisBulkhead across processes', (redis) => {
       maxConcurrent: 20,
       lease,
       maxQueue: 20,
+      timeout: lease / 3,
       onWarning: () => {},
     });
     try {
@@ -234,7 +230,7 @@ describeRedis('RedisBulkhead across processes', (redis) => {
       expect(permits.every((p) => !p.local && p.fencingToken! > Math.max(...held))).toBe(true);
       // Granted when the earliest lease ended (<= one lease), plus a poll's round trip on a
       // busy machine.
-      expect(tookMs).toBeLessThan(lease + 1_000);
+      expect(tookMs).toBeLessThan(lease * 1.5);
       await Promise.all(permits.map((p) => p.release()));
     } finally {
       hog.kill('SIGKILL');

@@ -18,9 +18,10 @@ const HEADING = 'Concurrency limits across processes (Redis)';
 /** What the example uses without defining it: a logger, a database and an order id. */
 const PRELUDE = `const log = { warn: (..._args: unknown[]) => {} };
 const orderId = 42;
-const fences: (number | undefined)[] = [];
+type Fence = { slot: number | undefined; token: number | undefined };
+const fences: Fence[] = [];
 const db = {
-  async query(_sql: string, params: unknown[], options: { fence: number | undefined }) {
+  async query(_sql: string, params: unknown[], options: { fence: Fence }) {
     fences.push(options.fence);
     return { id: params[0] };
   },
@@ -34,7 +35,7 @@ redis.disconnect();
 
 interface Output {
   order: { id: number };
-  fences: number[];
+  fences: { slot: number; token: number }[];
   stats: { admitted: number; fallbackAdmissions: number; inFlight: number };
 }
 
@@ -52,12 +53,13 @@ beforeAll(async () => {
 afterAll(() => removeExample(example));
 
 describeRedis('the README example of RedisBulkhead', (redis) => {
-  it('compiles under nodenext, strict, and runs against a real server: the call holds a permit from Redis with a fencing token', async () => {
+  it('compiles under nodenext, strict, and runs against a real server: the call holds a permit from Redis with a slot and a fencing token', async () => {
     expect(example?.error).toBeUndefined();
     const out = await runExample<Output>(example!, { REDIS_URL: redis().url });
     expect(out.order).toEqual({ id: 42 });
     expect(out.fences).toHaveLength(1);
-    expect(out.fences[0]).toBeGreaterThan(0);
+    expect(out.fences[0]!.token).toBeGreaterThan(0);
+    expect(out.fences[0]!.slot).toBe(0);
     expect(out.stats).toMatchObject({ admitted: 1, fallbackAdmissions: 0, inFlight: 0 });
   });
 });
