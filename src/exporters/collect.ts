@@ -10,7 +10,7 @@ import {
   OTHER_KEYS,
   type SeriesSink,
 } from '../telemetry/metricFamily.js';
-import { checkOptionsObject, integer } from '../validation/validate.js';
+import { checkOptionsObject, integer, onlyArguments } from '../validation/validate.js';
 import type {
   CollectOptions,
   HistogramFamily,
@@ -149,6 +149,7 @@ export function collectMetrics(
   registry: Registry = defaultRegistry,
   options?: CollectOptions,
 ): MetricFamily[] {
+  onlyArguments(arguments, 2, 'collectMetrics()');
   const o = checkOptionsObject(options, ['maxKeysPerName', 'durationBuckets'], '');
   const maxKeys = integer(o.maxKeysPerName, 'maxKeysPerName', 20, 0, 100_000);
   const bounds = (o.durationBuckets as readonly number[] | undefined) ?? DEFAULT_BUCKETS;

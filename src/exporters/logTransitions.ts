@@ -4,7 +4,7 @@ import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import type { StateChangeEvent } from '../policies/circuit-breaker/events.js';
 import type { RegistryTransition } from '../policies/kinds.js';
 import type { Registry } from '../registry/Registry.js';
-import { checkOptionsObject } from '../validation/validate.js';
+import { checkOptionsObject, onlyArguments } from '../validation/validate.js';
 
 /** What a logged transition carries besides its message. */
 export interface TransitionLogContext {
@@ -59,6 +59,7 @@ export function logTransitions(
   source: Registry | CircuitBreaker,
   options?: LogTransitionsOptions,
 ): Disposer {
+  onlyArguments(arguments, 2, 'logTransitions()');
   const o = checkOptionsObject(options, ['logger'], '');
   const logger = (o.logger ?? console) as TransitionLogger;
   if (typeof logger?.warn !== 'function' || typeof logger.info !== 'function') {

@@ -24,6 +24,7 @@ import { rejectedChannel } from '../../telemetry/channels.js';
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
+import { onlyArguments } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
 import { LatencyWindow } from '../shared/LatencyWindow.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
@@ -227,6 +228,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
 
   constructor(options?: AdaptiveLimitOptions<T>) {
     super();
+    onlyArguments(arguments, 1, 'new AdaptiveLimit()');
     const o = resolveAdaptiveLimitOptions(options);
     this.o = o;
     this.name = o.name;

@@ -13,6 +13,7 @@ import {
 import { rejectedChannel } from '../../telemetry/channels.js';
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import type { LatencyHistogram } from '../../telemetry/LatencyHistogram.js';
+import { onlyArguments } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
 import { buildFromResolved, presetLatency, presetName, takePreset } from '../shared/preset.js';
 import { withIdentity } from '../shared/reconfigure.js';
@@ -76,6 +77,7 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
   declare readonly [RESULT_TYPE]?: T;
 
   constructor(options?: CircuitBreakerOptions<T>) {
+    onlyArguments(arguments, 1, 'new CircuitBreaker()');
     const preset = takePreset<ResolvedBreakerOptions>();
     const sharedLatency = preset === undefined ? undefined : presetLatency();
     const o = preset ?? resolveBreakerOptions(options);

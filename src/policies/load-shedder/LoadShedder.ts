@@ -18,6 +18,7 @@ import {
 import { rejectedChannel } from '../../telemetry/channels.js';
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import type { ResolvedMetrics } from '../../telemetry/metrics.js';
+import { onlyArguments } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { LoadShedError } from './errors.js';
@@ -95,6 +96,7 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
 
   constructor(options?: LoadShedderOptions<T>) {
     super();
+    onlyArguments(arguments, 1, 'new LoadShedder()');
     const o = resolveLoadShedderOptions(options);
     this.o = o;
     this.name = o.name;

@@ -7,6 +7,7 @@ import {
   duration,
   fn,
   numberIn,
+  onlyArguments,
 } from '../../validation/validate.js';
 
 /**
@@ -89,6 +90,7 @@ function nodeSource(): (elapsedMs: number, lateMs: number) => EventLoopSample {
  * ```
  */
 export function eventLoopLoad(options?: EventLoopLoadOptions): LoadSignal {
+  onlyArguments(arguments, 1, 'eventLoopLoad()');
   const o = checkOptionsObject(
     options,
     ['maxUtilization', 'maxLag', 'interval', 'step', 'maxLevel', 'source', 'clock'],
