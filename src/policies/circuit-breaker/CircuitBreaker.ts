@@ -325,7 +325,7 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
   toJSON(): CircuitBreakerSnapshot {
     const now = this.clock.now();
     this.settleTime(now);
-    return snapshotOf(this.s, this.openUntil, this.consecutiveOpens, this.window, now);
+    return snapshotOf(this.s, this.openUntil, this.backoffLevel(now), this.window, now);
   }
 
   // ---- transitions -------------------------------------------------------------------------------
@@ -358,6 +358,7 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
   open(start: number, reason: TransitionReason, fromWindow: boolean, now = start): void {
     const from = this.s;
     const o = this.o;
+    if (from === S_CLOSED) this.consecutiveOpens = this.backoffLevel(start);
     const length = Math.min(
       o.backoffMax,
       o.breakDuration * o.backoffMultiplier ** this.consecutiveOpens,
@@ -384,9 +385,24 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
     this.window.reset();
   }
 
-  /** @internal */
+  /**
+   * @internal The backoff's growth steps at `now`: while closed after probes passed, one step
+   * less per `breakBackoff.decay` closed, so only a dependency that stays healthy gets the
+   * short break back.
+   */
+  backoffLevel(now: number): number {
+    const n = this.consecutiveOpens;
+    if (n === 0 || this.s !== S_CLOSED) return n;
+    return Math.max(0, n - Math.floor((now - this.closedAt) / this.o.backoffDecay));
+  }
+
+  /** @internal A manual close clears the backoff; probes that pass start its decay. */
   close(reason: TransitionReason): void {
-    this.consecutiveOpens = 0;
+    if (reason === 'probes-succeeded' && this.o.backoffMultiplier !== 1) {
+      this.closedAt = this.clock.now();
+    } else {
+      this.consecutiveOpens = 0;
+    }
     this.window.reset();
     if (this.s === S_CLOSED) return;
     this.moveTo(S_CLOSED, reason);

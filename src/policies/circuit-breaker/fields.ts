@@ -86,7 +86,10 @@ export abstract class BreakerFields extends RunsAlone {
   weakSelf: WeakRef<CircuitBreaker> | undefined = undefined;
   /** @internal Half-open: when the probes must decide, counted from the first; else Infinity. */
   halfOpenDeadline = Number.POSITIVE_INFINITY;
-  /** @internal */ consecutiveOpens = 0;
+  /** @internal Growth steps of the break backoff, as of {@link closedAt} while closed. */
+  consecutiveOpens = 0;
+  /** @internal When a probe last closed it: the backoff decays from then. */
+  closedAt = 0;
   /** @internal */ probesStarted = 0;
   /** @internal */ probesInFlight = 0;
   /** @internal */ probeSuccesses = 0;

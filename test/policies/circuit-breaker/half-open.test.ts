@@ -312,13 +312,14 @@ describe('break backoff', () => {
     expect(events.at(-1)?.breakDuration).toBe(2000);
   });
 
-  it('starts over from breakDuration once the breaker has closed', () => {
+  it('starts over from breakDuration once the breaker has stayed closed long enough', () => {
     const { clock, breaker, p, events } = tripped({ breakBackoff: {} });
     failProbe(clock, p, events);
     failProbe(clock, p, events); // 4000 ms
     clock.advance(4000);
     succeed(p);
     expect(breaker.state).toBe('closed');
+    clock.advance(3 * 1000); // three steps of decay, one per breakDuration closed
     breaker.trip();
     expect(events.at(-1)?.breakDuration).toBe(1000);
   });
