@@ -209,6 +209,12 @@ export interface KeyedKind<T> {
    */
   isProtected(instance: T, now: number, idleTimeout: number): boolean;
   /**
+   * Optional: true when a protected instance may still be evicted once its name holds
+   * `keys.hardMaxKeys` keys (a breaker open or half-open because its key failed, but not one
+   * set to a state by hand, nor a bulkhead with calls in flight). Without it, none is.
+   */
+  yieldsAtCeiling?(instance: T): boolean;
+  /**
    * Takes the counts of a key being dropped: its instance, or (`instance` undefined) its
    * numbers at `store[at..at+stride)`.
    */

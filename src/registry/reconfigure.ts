@@ -57,9 +57,11 @@ export function prepareReconfigure(
 
   return () => {
     for (const step of steps) step();
-    const { maxKeys, idleTimeout } = next.keys;
+    const { maxKeys, idleTimeout, hardMaxKeys } = next.keys;
     for (const { keyed } of all) {
-      for (const { instances } of keyed.values()) instances.setLimits(maxKeys, idleTimeout);
+      for (const { instances } of keyed.values()) {
+        instances.setLimits(maxKeys, idleTimeout, hardMaxKeys);
+      }
     }
   };
 }

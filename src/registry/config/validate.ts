@@ -10,6 +10,7 @@ import { keysDefaults, type ValidConfig } from './types.js';
 type Resolver = (options: OptionsData) => unknown;
 
 const NONE: ReadonlyMap<string, readonly string[]> = new Map();
+const KEYS_DEPEND: ReadonlyMap<string, readonly string[]> = new Map([['hardMaxKeys', ['maxKeys']]]);
 
 /** What {@link collect} needs to know of the options it checks. */
 interface Checked {
@@ -191,18 +192,21 @@ export function validateConfig(input: unknown, kinds: readonly AnyPolicyKind[]):
 
   let maxKeys: number = keysDefaults.maxKeys;
   let idleTimeout: number = keysDefaults.idleTimeout;
+  let hardMaxKeys = 2 * maxKeys;
   const keys: Checked = {
     resolve: (o) => {
       maxKeys = integer(o.maxKeys, 'maxKeys', keysDefaults.maxKeys, 1, 2_147_483_647);
       idleTimeout = durationOption(o.idleTimeout, 'idleTimeout', keysDefaults.idleTimeout, 1, true);
+      const max = 2_147_483_647;
+      hardMaxKeys = integer(o.hardMaxKeys, 'hardMaxKeys', Math.min(2 * maxKeys, max), maxKeys, max);
     },
     durations: KEYS_DURATIONS,
-    dependsOn: NONE,
+    dependsOn: KEYS_DEPEND,
   };
   collect(r, keys, copy(keysData, KEYS), (option) => ({ path: `keys.${option}` }));
 
   if (r.issues.length > 0) throw new ConfigError(r.issues);
-  return { defaults, named, keys: { maxKeys, idleTimeout } };
+  return { defaults, named, keys: { maxKeys, idleTimeout, hardMaxKeys } };
 }
 
 /**
