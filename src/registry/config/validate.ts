@@ -190,6 +190,28 @@ export function validateConfig(input: unknown, kinds: readonly AnyPolicyKind[]):
     named.set(kind.name, entries);
   }
 
+  // A reference must name an entry: a typo would otherwise get a default instance of its own.
+  for (const kind of kinds) {
+    for (const [key, target] of referencesOf(kind.config.schema)) {
+      const targetKind = table.byName.get(target)!;
+      const known = [...namedData.get(targetKind)!.keys()];
+      const check = (data: OptionsData | undefined, path: string): void => {
+        const name = data?.[key];
+        if (typeof name !== 'string' || name === '' || known.includes(name)) return;
+        const list =
+          known.length === 0
+            ? `none (add an entry under ${targetKind.section})`
+            : known.map((n) => JSON.stringify(n)).join(', ');
+        r.issue(
+          path,
+          `names the ${target} ${JSON.stringify(name)}, which the config does not define; its ${targetKind.section} are ${list}`,
+        );
+      };
+      check(defaultsData.get(kind), `defaults.${kind.name}.${key}`);
+      for (const [name, own] of namedData.get(kind)!) check(own, `${kind.section}.${name}.${key}`);
+    }
+  }
+
   let maxKeys: number = keysDefaults.maxKeys;
   let idleTimeout: number = keysDefaults.idleTimeout;
   let hardMaxKeys = 2 * maxKeys;
