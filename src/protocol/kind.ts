@@ -45,6 +45,11 @@ export interface ConfigVariants {
   readonly fields: ConfigSchema;
   /** The keys each value of `kind` takes (`kind` itself included). */
   readonly variants: ReadonlyMap<string, readonly string[]>;
+  /**
+   * When true, the object may also be written as a value of `kind` alone, as code takes it
+   * (an adaptive limit's `algorithm: "vegas"`, read as `{ kind: "vegas" }`). @default false
+   */
+  readonly byName?: boolean;
 }
 
 /** The unit of a {@link DurationString}: milliseconds, seconds, minutes or hours. */

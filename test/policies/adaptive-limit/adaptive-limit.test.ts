@@ -586,6 +586,22 @@ describe('adaptiveLimit partitions', () => {
   });
 });
 
+describe('adaptiveLimit partition shares', () => {
+  it('refuses shares that sum above 1, which would let more calls in flight than the limit', () => {
+    // Four shares of 1 would put 40 calls in flight on a limit of 10.
+    const all = { 'critical-plus': 1, critical: 1, 'sheddable-plus': 1, sheddable: 1 };
+    const error = optionsError(() => adaptiveLimit({ partitions: all }));
+    expect(error.option).toBe('partitions');
+    expect(error.message).toMatch(/sum to at most 1/);
+    expect(() => adaptiveLimit({ partitions: { critical: 0.7, sheddable: 0.4 } })).toThrow(
+      OptionsError,
+    );
+    expect(adaptiveLimit({ partitions: { critical: 0.7, sheddable: 0.3 } })).toBeInstanceOf(
+      AdaptiveLimit,
+    );
+  });
+});
+
 describe('adaptiveLimit queue', () => {
   it('queues calls beyond the limit, admits them as permits free, and keeps their criticality', async () => {
     const { clock, limit } = setUp({
@@ -678,6 +694,14 @@ describe('adaptiveLimit reconfigure', () => {
 });
 
 describe('adaptiveLimit in a registry, metrics and diagnostics', () => {
+  it('takes an algorithm by name in config data, as code does', () => {
+    for (const name of ['gradient', 'vegas', 'aimd'] as const) {
+      const registry = new Registry({ adaptiveLimits: { a: { algorithm: name } } });
+      disposers.push(() => registry.dispose());
+      expect(registry.adaptiveLimit('a').stats().algorithm).toBe(name);
+    }
+  });
+
   it('is built from config data (adaptiveLimits and defaults), listed with its stats, and on the dashboard', () => {
     const clock = new ManualClock();
     const registry = new Registry(
