@@ -39,7 +39,7 @@ import {
 } from './codeBuilt.js';
 import { referencesOf } from './config/schema.js';
 import type { RegistryConfig, ValidConfig } from './config/types.js';
-import { optionsFor, validateConfig } from './config/validate.js';
+import { optionsFor, readConfig, validateConfig } from './config/validate.js';
 import type { KindInstances, Named, RegistryInstances } from './instances.js';
 import { KeyedInstances } from './KeyedInstances.js';
 import { checkKinds } from './kindsOption.js';
@@ -444,7 +444,7 @@ export class Registry {
    * dropped and rebuilt on their next use when they are not protected.
    */
   reconfigure(config: RegistryConfig): void {
-    const next = validateConfig(
+    const { config: next, issues } = readConfig(
       config,
       this.all.map((k) => k.kind),
     );
@@ -453,6 +453,7 @@ export class Registry {
       next,
       (kind, name) => this.options(next, kind, name),
       this.clock,
+      issues,
     );
     this.config = next;
     apply();

@@ -2,7 +2,7 @@ import { describeValue } from '../../errors/describeValue.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import type { AnyPolicyKind, MissingOptionContext, OptionsData } from '../../protocol/kind.js';
 import { duration as durationOption, integer, STRING_FORM } from '../../validation/validate.js';
-import { ConfigError } from '../ConfigError.js';
+import { ConfigError, type ConfigIssue } from '../ConfigError.js';
 import { copy, isData, mergeOptions, Reader } from './read.js';
 import { configKinds, KEYS, KEYS_DURATIONS, referencesOf } from './schema.js';
 import { keysDefaults, type ValidConfig } from './types.js';
@@ -102,6 +102,20 @@ function hasOption(options: OptionsData, option: string): boolean {
  * resolvers, so a value is accepted from data exactly when the policy accepts it in code.
  */
 export function validateConfig(input: unknown, kinds: readonly AnyPolicyKind[]): ValidConfig {
+  const { config, issues } = readConfig(input, kinds);
+  if (issues.length > 0) throw new ConfigError(issues);
+  return config;
+}
+
+/**
+ * @internal {@link validateConfig} that answers the problems instead of throwing, with the
+ * config as far as it is valid (an entry with a problem as it was written), so that
+ * `reconfigure` can report them beside those of the instances.
+ */
+export function readConfig(
+  input: unknown,
+  kinds: readonly AnyPolicyKind[],
+): { config: ValidConfig; issues: readonly ConfigIssue[] } {
   const table = configKinds(kinds);
   const r = new Reader(table.codeOnly);
   const defaultsData = new Map<AnyPolicyKind, OptionsData>();
@@ -227,8 +241,10 @@ export function validateConfig(input: unknown, kinds: readonly AnyPolicyKind[]):
   };
   collect(r, keys, copy(keysData, KEYS), (option) => ({ path: `keys.${option}` }));
 
-  if (r.issues.length > 0) throw new ConfigError(r.issues);
-  return { defaults, named, keys: { maxKeys, idleTimeout, hardMaxKeys } };
+  return {
+    config: { defaults, named, keys: { maxKeys, idleTimeout, hardMaxKeys } },
+    issues: r.issues,
+  };
 }
 
 /**
