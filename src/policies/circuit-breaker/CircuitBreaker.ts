@@ -1,4 +1,5 @@
 import type { Sleeper } from '../../clock/Wakeups.js';
+import { ErrorCode } from '../../errors/codes.js';
 import { ask, type Disposer } from '../../events/Listeners.js';
 import { brand } from '../../protocol/brand.js';
 import type { RESULT_TYPE } from '../../protocol/result.js';
@@ -272,8 +273,24 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
       if (this.o.debug) return new IsolatedCircuitError(this.name, this.clock);
       return this.isolatedError ?? this.makeIsolatedError();
     }
+    if (this.s === S_HALF_OPEN) return this.halfOpenRejection();
     if (this.o.debug) return new BrokenCircuitError(this.name, this.clock, this.openUntil);
     return this.openError ?? this.makeOpenError();
+  }
+
+  /**
+   * The refusal of a half-open breaker: it changes state at the latest when its probes must
+   * have decided (or, before any probe of its own started, a max wait from now).
+   */
+  private halfOpenRejection(): BrokenCircuitError {
+    const d = this.halfOpenDeadline;
+    const until = d === Number.POSITIVE_INFINITY ? this.clock.now() + this.o.halfOpenMaxWait : d;
+    if (this.o.debug) {
+      return new BrokenCircuitError(this.name, this.clock, until, ErrorCode.CircuitOpen, true);
+    }
+    const error = this.halfOpenError ?? this.makeHalfOpenError();
+    error.openUntil = until;
+    return error;
   }
 
   // ---- manual control ---------------------------------------------------------------------------

@@ -80,7 +80,7 @@ describe('probes', () => {
     expect(breaker.state).toBe('closed');
   });
 
-  it('refuses with the open error and reports state half-open while probe slots are taken', () => {
+  it('refuses with a half-open error and reports state half-open while probe slots are taken', () => {
     const { clock, breaker, p } = tripped();
     const rejected: CircuitRejectedEvent[] = [];
     breaker.onRejected((e) => rejected.push(e));
@@ -88,7 +88,8 @@ describe('probes', () => {
     pending(p);
     const error = refusal(p);
     expect(error).toBeInstanceOf(BrokenCircuitError);
-    expect((error as BrokenCircuitError).retryAfter).toBe(0);
+    // The probe must decide within halfOpen.maxWait (60 s by default).
+    expect((error as BrokenCircuitError).retryAfter).toBe(60_000);
     expect(rejected).toEqual([{ error, state: 'half-open' }]);
   });
 

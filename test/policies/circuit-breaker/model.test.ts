@@ -414,7 +414,13 @@ async function runScenario(
           }
         } else {
           if (broken.code !== ErrorCode.CircuitOpen) fail(`refusal code ${broken.code}`);
-          const expected = model.state === 'open' ? model.openUntil - model.now : 0;
+          // Half-open: the most its probes may take to decide.
+          const decideBy =
+            model.halfOpenDeadline === Number.POSITIVE_INFINITY
+              ? model.now + model.config.maxWait
+              : model.halfOpenDeadline;
+          const expected =
+            model.state === 'open' ? model.openUntil - model.now : decideBy - model.now;
           if (broken.retryAfter !== expected) {
             fail(`retryAfter ${broken.retryAfter}, model says ${expected}`);
           }
