@@ -104,12 +104,20 @@ function write(
   const details: string[] = [];
   if (!Number.isNaN(e.failureRate)) details.push(`failure rate ${percent(e.failureRate)}`);
   if (!Number.isNaN(e.slowCallRate)) details.push(`slow-call rate ${percent(e.slowCallRate)}`);
-  if (e.callsInWindow > 0) details.push(`${e.callsInWindow} calls in window`);
+  if (e.callsInWindow > 0) details.push(counted(e));
   if (e.to === 'open') details.push(`open for ${e.breakDuration} ms`);
   const who = `circuit breaker ${JSON.stringify(name)}${key === undefined ? '' : ` key ${JSON.stringify(key)}`}`;
   const message = `breakwater: ${who} ${e.from} -> ${e.to} (${e.reason})${details.length > 0 ? `: ${details.join(', ')}` : ''}`;
   if (WARN_STATES.has(e.to)) logger.warn(message, context);
   else logger.info(message, context);
+}
+
+/** The calls the window counted: a consecutive window's run, or the calls in a rate window. */
+function counted(e: StateChangeEvent): string {
+  const n = e.callsInWindow;
+  if (!Number.isNaN(e.failureRate)) return `${n} calls in window`;
+  if (e.reason === 'consecutive-slow-calls') return `${n} consecutive slow calls`;
+  return `${n} consecutive failures`;
 }
 
 function percent(rate: number): string {

@@ -387,7 +387,14 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
     this.enter(S_OPEN);
     awaitBreakEnd(this, now);
     const w = this.window;
-    const judged = fromWindow && w.calls > 0;
+    // A consecutive window has no rate: it reports the run that opened it.
+    const run = o.windowKind === 'consecutive';
+    const judged = fromWindow && w.calls > 0 && !run;
+    const counted = run
+      ? reason === 'consecutive-slow-calls'
+        ? w.slowCalls
+        : w.failures
+      : w.calls;
     announce(
       this,
       from,
@@ -396,7 +403,7 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
       now,
       judged ? w.failures / w.calls : Number.NaN,
       judged ? w.slowCalls / w.calls : Number.NaN,
-      fromWindow ? w.calls : 0,
+      fromWindow ? counted : 0,
       length,
     );
     this.window.reset();

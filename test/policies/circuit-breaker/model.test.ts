@@ -300,9 +300,14 @@ async function runScenario(
           fail(`transition #${k} carries window figures, model has none`);
         }
       } else if (
-        e.callsInWindow !== w.calls ||
-        e.failureRate !== w.failures / w.calls ||
-        e.slowCallRate !== w.slowCalls / w.calls
+        config.window.kind === 'consecutive'
+          ? // A consecutive window reports the run that opened it, and no rate.
+            e.callsInWindow !== (m.reason === 'consecutive-failures' ? w.failures : w.slowCalls) ||
+            !Number.isNaN(e.failureRate) ||
+            !Number.isNaN(e.slowCallRate)
+          : e.callsInWindow !== w.calls ||
+            e.failureRate !== w.failures / w.calls ||
+            e.slowCallRate !== w.slowCalls / w.calls
       ) {
         fail(
           `transition #${k} window ${e.callsInWindow}/${e.failureRate}/${e.slowCallRate}, model ${JSON.stringify(w)}`,
