@@ -30,11 +30,14 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * program that does not use it (the bulkhead's queue disciplines, LIFO and CoDel, and the compaction of its
  * queue: 69.4 to 73.1 kB; the breaker's probe gate, which shared signals lease half-open probes
  * through: +25 B; the bulkhead's queue made a module of its own, shared with the adaptive
- * limit: +0.7 kB; together 75.5 to 76.69 kB, then 76.93 kB with the deadline timing). What
+ * limit: +0.7 kB; together 75.5 to 76.69 kB, then 76.93 kB with the deadline timing; the
+ * breaker's half-open refusal error, its backoff decay and a consecutive window's run in its
+ * transitions: +1.06 kB; refusing arguments a factory or constructor does not take: +0.3 kB;
+ * counting listener errors: +0.2 kB; 78.49 kB in all). What
  * the bytes are spent on is logged by area on every run.
  */
 const TARGET_BYTES = 25_000;
-const CEILING_BYTES = 76_950;
+const CEILING_BYTES = 78_500;
 
 /** Folders of src/ that a program using only policies and pipelines must not pay for. */
 const UNUSED_FOLDERS = [
