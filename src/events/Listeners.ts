@@ -16,8 +16,30 @@ export function setListenerErrorHandler(handler: (error: unknown) => void): void
   listenerErrorHandler = handler;
 }
 
-/** @internal Hands an error thrown by user code to the configured handler, never throwing. */
-export function reportCallbackError(error: unknown): void {
+/**
+ * Where an error thrown by user code came from: an event listener (`'listener'`), or a function
+ * given as an option, such as `handle`, `handleResult`, `retryAfter` or a hedge's delay
+ * (`'callback'`).
+ */
+export type CallbackErrorSource = 'listener' | 'callback';
+
+/** Errors thrown by user code since the process started, by source, for metrics. */
+const thrown = { listener: 0, callback: 0 };
+
+/** @internal The errors thrown by user code since the process started, by source. */
+export function callbackErrorCounts(): Readonly<Record<CallbackErrorSource, number>> {
+  return thrown;
+}
+
+/**
+ * @internal Counts an error thrown by user code and hands it to the configured handler, never
+ * throwing.
+ */
+export function reportCallbackError(
+  error: unknown,
+  source: CallbackErrorSource = 'callback',
+): void {
+  thrown[source]++;
   try {
     listenerErrorHandler(error);
   } catch {
@@ -64,7 +86,7 @@ export class Listeners<E> {
       try {
         list[i]!(event);
       } catch (error) {
-        reportCallbackError(error);
+        reportCallbackError(error, 'listener');
       }
     }
   }

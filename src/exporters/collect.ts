@@ -1,4 +1,5 @@
 import { OptionsError } from '../errors/OptionsError.js';
+import { callbackErrorCounts } from '../events/Listeners.js';
 import type { AnyPolicyKind, KeyedGroup, KindMetrics } from '../protocol/kind.js';
 import type { Keyed } from '../registry/instances.js';
 import { listKeyed } from '../registry/listing.js';
@@ -10,7 +11,7 @@ import {
   OTHER_KEYS,
   type SeriesSink,
 } from '../telemetry/metricFamily.js';
-import { checkOptionsObject, integer } from '../validation/validate.js';
+import { checkOptionsObject, integer, onlyArguments } from '../validation/validate.js';
 import type {
   CollectOptions,
   HistogramFamily,
@@ -19,7 +20,7 @@ import type {
   MetricLabels,
   MetricSample,
 } from './families.js';
-import { callDurationFamily } from './metricFamilies.js';
+import { callbackErrorsFamily, callDurationFamily } from './metricFamilies.js';
 
 const DEFAULT_BUCKETS: readonly number[] = [
   0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
@@ -85,6 +86,15 @@ class Families implements SeriesSink {
   result(): MetricFamily[] {
     const out: MetricFamily[] = this.list.filter((f) => f.samples.length > 0);
     if (this.duration.samples.length > 0) out.push(this.duration);
+    // From the first error on: a registry with nothing to report still renders nothing.
+    const samples: MetricSample[] = [];
+    for (const [source, value] of Object.entries(callbackErrorCounts())) {
+      if (value > 0) samples.push({ labels: { source }, value });
+    }
+    if (samples.length > 0) {
+      const { name, help, type } = callbackErrorsFamily;
+      out.push({ name, help, type, samples });
+    }
     return out;
   }
 }
@@ -149,6 +159,7 @@ export function collectMetrics(
   registry: Registry = defaultRegistry,
   options?: CollectOptions,
 ): MetricFamily[] {
+  onlyArguments(arguments, 2, 'collectMetrics()');
   const o = checkOptionsObject(options, ['maxKeysPerName', 'durationBuckets'], '');
   const maxKeys = integer(o.maxKeysPerName, 'maxKeysPerName', 20, 0, 100_000);
   const bounds = (o.durationBuckets as readonly number[] | undefined) ?? DEFAULT_BUCKETS;

@@ -4,7 +4,7 @@ import { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
 import type { StateChangeEvent } from '../policies/circuit-breaker/events.js';
 import type { RegistryTransition } from '../policies/kinds.js';
 import type { Registry } from '../registry/Registry.js';
-import { checkOptionsObject } from '../validation/validate.js';
+import { checkOptionsObject, onlyArguments } from '../validation/validate.js';
 
 /** What a logged transition carries besides its message. */
 export interface TransitionLogContext {
@@ -59,6 +59,7 @@ export function logTransitions(
   source: Registry | CircuitBreaker,
   options?: LogTransitionsOptions,
 ): Disposer {
+  onlyArguments(arguments, 2, 'logTransitions()');
   const o = checkOptionsObject(options, ['logger'], '');
   const logger = (o.logger ?? console) as TransitionLogger;
   if (typeof logger?.warn !== 'function' || typeof logger.info !== 'function') {
@@ -103,12 +104,20 @@ function write(
   const details: string[] = [];
   if (!Number.isNaN(e.failureRate)) details.push(`failure rate ${percent(e.failureRate)}`);
   if (!Number.isNaN(e.slowCallRate)) details.push(`slow-call rate ${percent(e.slowCallRate)}`);
-  if (e.callsInWindow > 0) details.push(`${e.callsInWindow} calls in window`);
+  if (e.callsInWindow > 0) details.push(counted(e));
   if (e.to === 'open') details.push(`open for ${e.breakDuration} ms`);
   const who = `circuit breaker ${JSON.stringify(name)}${key === undefined ? '' : ` key ${JSON.stringify(key)}`}`;
   const message = `breakwater: ${who} ${e.from} -> ${e.to} (${e.reason})${details.length > 0 ? `: ${details.join(', ')}` : ''}`;
   if (WARN_STATES.has(e.to)) logger.warn(message, context);
   else logger.info(message, context);
+}
+
+/** The calls the window counted: a consecutive window's run, or the calls in a rate window. */
+function counted(e: StateChangeEvent): string {
+  const n = e.callsInWindow;
+  if (!Number.isNaN(e.failureRate)) return `${n} calls in window`;
+  if (e.reason === 'consecutive-slow-calls') return `${n} consecutive slow calls`;
+  return `${n} consecutive failures`;
 }
 
 function percent(rate: number): string {

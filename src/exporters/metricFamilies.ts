@@ -31,8 +31,24 @@ export const callDurationFamily = {
 } as const satisfies MetricFamilyDescriptor;
 
 /**
+ * Errors thrown by event listeners and by functions given as options (`handle`,
+ * `handleResult`, `retryAfter`, ...), which the library catches and hands to the listener
+ * error handler: counted for the whole process, whatever the registry, and reported from the
+ * first error of each source on (so a registry with nothing to show still renders nothing).
+ */
+export const callbackErrorsFamily = {
+  name: 'breakwater_callback_errors_total',
+  type: 'counter',
+  help: 'Errors thrown by event listeners (source="listener") and by functions given as options (source="callback"), caught by the library.',
+  labels: ['source'],
+  unit: '{error}',
+  otel: { name: 'breakwater.callback.errors', kind: 'counter' },
+} as const satisfies MetricFamilyDescriptor;
+
+/**
  * @internal Every family `collectMetrics` can report for a registry of `kinds`: the families
- * of each kind in the order of the kinds, then the call duration histogram. prom-client needs
+ * of each kind in the order of the kinds, then the call duration histogram, then the errors of
+ * listeners and callbacks. prom-client needs
  * a metric registered before the scrape that reports it, and OpenTelemetry an instrument made
  * before the callback that observes it, while `collectMetrics` leaves out families without
  * series (no instance of a kind yet, no latency metrics): both read this list. A family
@@ -42,5 +58,6 @@ export function metricFamiliesOf(kinds: readonly AnyPolicyKind[]): MetricFamilyD
   const families = new Set<MetricFamilyDescriptor>();
   for (const kind of kinds) for (const f of kind.metrics?.families ?? []) families.add(f);
   families.add(callDurationFamily);
+  families.add(callbackErrorsFamily);
   return [...families];
 }

@@ -115,7 +115,7 @@ export class LiveFeed {
     try {
       this.broadcast(this.snapshotFrame(false));
     } catch (error) {
-      reportCallbackError(error);
+      reportCallbackError(error, 'listener');
     }
   }
 

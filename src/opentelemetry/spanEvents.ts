@@ -48,9 +48,9 @@ export interface TraceEventsOptions {
  * - `breakwater.rejected`: `breakwater.policy.kind` (`circuitBreaker`, `bulkhead`,
  *   `rateLimiter`), `breakwater.policy.name`, `breakwater.rejection.reason`.
  * - `breakwater.circuit_breaker.state_change`: `breakwater.policy.name`,
- *   `breakwater.circuit_breaker.from`, `.to`, `.reason`, `.generation`, and when it opened
- *   from closed `.failure_rate`, `.slow_call_rate`, `.calls_in_window`; when it opened
- *   `.break_duration_ms`.
+ *   `breakwater.circuit_breaker.from`, `.to`, `.reason`, `.generation`, and when its window
+ *   opened it from closed `.calls_in_window` (a consecutive window's run), with a count or
+ *   time window `.failure_rate` and `.slow_call_rate`; when it opened `.break_duration_ms`.
  *
  * The name of a keyed breaker is `"<name>:<key>"`. Names and keys are attribute values, never
  * parsed, so no escaping is needed.

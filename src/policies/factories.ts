@@ -1,4 +1,5 @@
 import type { DurationString } from '../protocol/kind.js';
+import { onlyArguments } from '../validation/validate.js';
 import { AdaptiveLimit } from './adaptive-limit/AdaptiveLimit.js';
 import type { AdaptiveLimitOptions } from './adaptive-limit/options.js';
 import { Bulkhead } from './bulkhead/Bulkhead.js';
@@ -26,6 +27,7 @@ import { Timeout } from './timeout/Timeout.js';
  * @example `const breaker = circuitBreaker({ breakDuration: 5_000 });`
  */
 export function circuitBreaker<T = unknown>(options?: CircuitBreakerOptions<T>): CircuitBreaker<T> {
+  onlyArguments(arguments, 1, 'circuitBreaker()');
   return new CircuitBreaker(options);
 }
 
@@ -35,6 +37,7 @@ export function circuitBreaker<T = unknown>(options?: CircuitBreakerOptions<T>):
  * @example `const r = retry<Response>({ handleResult: (r) => r.status >= 500 });`
  */
 export function retry<T = unknown>(options?: RetryOptions<T>): Retry<T> {
+  onlyArguments(arguments, 1, 'retry()');
   return new Retry(options);
 }
 
@@ -43,6 +46,7 @@ export function retry<T = unknown>(options?: RetryOptions<T>): Retry<T> {
  * dependency. @example `const budget = retryBudget(); retry({ maxAttempts: 4, budget })`
  */
 export function retryBudget(options?: RetryBudgetOptions): RetryBudget {
+  onlyArguments(arguments, 1, 'retryBudget()');
   return new RetryBudget(options);
 }
 
@@ -51,21 +55,25 @@ export function retryBudget(options?: RetryBudgetOptions): RetryBudget {
  * @example `timeout(2_000)`, `timeout('2s')`
  */
 export function timeout(options: number | DurationString | TimeoutOptions): Timeout {
+  onlyArguments(arguments, 1, 'timeout()');
   return new Timeout(options);
 }
 
 /** A new {@link Bulkhead}: a number is `maxConcurrent`. @example `bulkhead({ maxConcurrent: 8, maxQueue: 32 })` */
 export function bulkhead(options?: number | BulkheadOptions): Bulkhead {
+  onlyArguments(arguments, 1, 'bulkhead()');
   return new Bulkhead(options);
 }
 
 /** A new {@link Fallback}. @example `fallback({ action: ({ error }) => cached.get(key) })` */
 export function fallback<T, R = unknown>(options: FallbackOptions<T, R>): Fallback<T, R> {
+  onlyArguments(arguments, 1, 'fallback()');
   return new Fallback(options);
 }
 
 /** A new {@link RateLimiter}. @example `rateLimiter({ limit: 100, period: 1_000, burst: 20 })` */
 export function rateLimiter(options: RateLimiterOptions): RateLimiter {
+  onlyArguments(arguments, 1, 'rateLimiter()');
   return new RateLimiter(options);
 }
 
@@ -75,6 +83,7 @@ export function rateLimiter(options: RateLimiterOptions): RateLimiter {
  * @example `loadShedder({ k: 2, handleResult: (r: Response) => r.status === 503 })`
  */
 export function loadShedder<T = unknown>(options?: LoadShedderOptions<T>): LoadShedder<T> {
+  onlyArguments(arguments, 1, 'loadShedder()');
   return new LoadShedder(options);
 }
 
@@ -84,6 +93,7 @@ export function loadShedder<T = unknown>(options?: LoadShedderOptions<T>): LoadS
  * @example `pipeline(hedge({ delay: { percentile: 0.95 }, maxHedges: 1 }), timeout(2_000))`
  */
 export function hedge<T = unknown>(options?: HedgeOptions<T>): Hedge<T> {
+  onlyArguments(arguments, 1, 'hedge()');
   return new Hedge(options);
 }
 
@@ -93,5 +103,6 @@ export function hedge<T = unknown>(options?: HedgeOptions<T>): Hedge<T> {
  * @example `adaptiveLimit({ handleResult: (r: Response) => r.status === 503 || r.status === 429 })`
  */
 export function adaptiveLimit<T = unknown>(options?: AdaptiveLimitOptions<T>): AdaptiveLimit<T> {
+  onlyArguments(arguments, 1, 'adaptiveLimit()');
   return new AdaptiveLimit(options);
 }

@@ -76,7 +76,10 @@ export const diagnosticsChannels = {
   retry: RETRY_CHANNEL,
   /** A timeout policy's deadline passed: `{ name, timeout }`. */
   timeout: TIMEOUT_CHANNEL,
-  /** A hedge policy started a hedge: `{ name, hedge, reason }` (`reason`: `delay` or `failure`). */
+  /**
+   * A hedge policy started a hedge: `{ name, hedge, reason }` (`reason`: `delay`, `failure`, or
+   * `pushback` when the wait a failure's server pushback asked for passed).
+   */
   hedge: HEDGE_CHANNEL,
 } as const;
 

@@ -45,6 +45,11 @@ export interface ConfigVariants {
   readonly fields: ConfigSchema;
   /** The keys each value of `kind` takes (`kind` itself included). */
   readonly variants: ReadonlyMap<string, readonly string[]>;
+  /**
+   * When true, the object may also be written as a value of `kind` alone, as code takes it
+   * (an adaptive limit's `algorithm: "vegas"`, read as `{ kind: "vegas" }`). @default false
+   */
+  readonly byName?: boolean;
 }
 
 /** The unit of a {@link DurationString}: milliseconds, seconds, minutes or hours. */
@@ -208,6 +213,12 @@ export interface KeyedKind<T> {
    * `idleTimeout` ms unused.
    */
   isProtected(instance: T, now: number, idleTimeout: number): boolean;
+  /**
+   * Optional: true when a protected instance may still be evicted once its name holds
+   * `keys.hardMaxKeys` keys (a breaker open or half-open because its key failed, but not one
+   * set to a state by hand, nor a bulkhead with calls in flight). Without it, none is.
+   */
+  yieldsAtCeiling?(instance: T): boolean;
   /**
    * Takes the counts of a key being dropped: its instance, or (`instance` undefined) its
    * numbers at `store[at..at+stride)`.

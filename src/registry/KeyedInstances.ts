@@ -21,7 +21,10 @@ export const LIVE_INSTANCES = 1024;
  * {@link KeyedKind.isProtected}) are never evicted; one met at the idle end is moved to the
  * recent end as if used now. When the cap is reached and the
  * {@link EVICTION_SCAN} least recently used entries are all protected, the new key is added
- * over the cap; later accesses keep trying to get back under it.
+ * over the cap; later accesses keep trying to get back under it, and past `hardMaxKeys` the
+ * least recently used instances that yield at the ceiling (open and half-open breakers: see
+ * {@link KeyedKind.yieldsAtCeiling}) are evicted as well, so that keys which fail cannot hold
+ * memory without bound.
  *
  * Memory: entries live in typed arrays indexed by slot (recency links, last use, the numbers
  * of shelved instances) plus one {@link KeyIndex} from key to slot. At most {@link LIVE_INSTANCES}
@@ -70,6 +73,7 @@ export class KeyedInstances<T> {
     private readonly clock: Clock,
     private maxKeys: number,
     private idleTimeout: number,
+    private hardMaxKeys = 2 * maxKeys,
     private readonly maxLive = LIVE_INSTANCES,
   ) {
     this.time = clock.cheapNow === true ? clock : CoarseTime.of(clock);
@@ -81,15 +85,18 @@ export class KeyedInstances<T> {
   }
 
   /** Changes the limits; a lower cap evicts down to it at once (protected entries aside). */
-  setLimits(maxKeys: number, idleTimeout: number): void {
+  setLimits(maxKeys: number, idleTimeout: number, hardMaxKeys = 2 * maxKeys): void {
     this.maxKeys = maxKeys;
     this.idleTimeout = idleTimeout;
+    this.hardMaxKeys = hardMaxKeys;
     const now = this.clock.now();
     this.sweepAll(now);
     if (this.busy) return;
     this.busy = true;
     try {
-      this.makeRoom(maxKeys, now, NIL, this.size);
+      if (!(this.size >= hardMaxKeys && this.makeRoomAtCeiling(maxKeys, now, NIL, this.size))) {
+        this.makeRoom(maxKeys, now, NIL, this.size);
+      }
     } finally {
       this.busy = false;
     }
@@ -114,12 +121,12 @@ export class KeyedInstances<T> {
       }
       if (slot === undefined) {
         this.sweep(now);
-        if (this.size >= this.maxKeys) this.makeRoom(this.maxKeys - 1, now, NIL, EVICTION_SCAN);
+        if (this.size >= this.maxKeys) this.room(this.maxKeys - 1, now, NIL);
         slot = this.insert(key, now);
       } else {
         this.touch(slot, now);
         this.sweep(now);
-        if (this.size > this.maxKeys) this.makeRoom(this.maxKeys, now, slot, EVICTION_SCAN);
+        if (this.size > this.maxKeys) this.room(this.maxKeys, now, slot);
       }
       let item = this.items[slot];
       if (item === undefined) item = this.revive(slot, key);
@@ -222,6 +229,17 @@ export class KeyedInstances<T> {
   }
 
   /**
+   * Evicts down to `limit` entries as far as a few steps go: at the ceiling without moving
+   * protected entries up when the kind lets them yield there, below it with {@link makeRoom}.
+   */
+  private room(limit: number, now: number, keep: number): void {
+    if (this.size >= this.hardMaxKeys && this.makeRoomAtCeiling(limit, now, keep, EVICTION_SCAN)) {
+      return;
+    }
+    this.makeRoom(limit, now, keep, EVICTION_SCAN);
+  }
+
+  /**
    * Evicts least recently used entries until at most `limit` remain, looking at no more than
    * `scan` of them; protected ones are moved to the recent end. `keep` is never evicted.
    */
@@ -231,6 +249,35 @@ export class KeyedInstances<T> {
       if (slot === keep) return;
       if (this.guarded(slot, now)) this.touch(slot, now);
       else this.remove(slot);
+    }
+  }
+
+  /**
+   * Room at the ceiling (`hardMaxKeys`), for a kind whose protected instances may yield there:
+   * evicts entries that are not protected down to `limit`, then, if the set is still at the
+   * ceiling, the least recently used ones that yield (open and half-open breakers), looking
+   * at no more than `scan` entries each time from the idle end and moving none up, so the
+   * oldest go first. `keep` is never evicted. False when the kind has no such instances.
+   */
+  private makeRoomAtCeiling(limit: number, now: number, keep: number, scan: number): boolean {
+    const yields = this.kind.yieldsAtCeiling;
+    if (yields === undefined) return false;
+    this.evictFromIdleEnd(limit, scan, (slot) => slot !== keep && !this.guarded(slot, now));
+    this.evictFromIdleEnd(
+      this.hardMaxKeys - 1,
+      scan,
+      (slot) => slot !== keep && yields.call(this.kind, this.items[slot]!),
+    );
+    return true;
+  }
+
+  /** Evicts entries `evictable` picks, from the idle end, until at most `limit` remain. */
+  private evictFromIdleEnd(limit: number, scan: number, evictable: (slot: number) => boolean) {
+    let slot = this.tail;
+    for (let n = 0; n < scan && this.size > limit && slot !== NIL; n++) {
+      const before = this.prev[slot]!;
+      if (evictable(slot)) this.remove(slot);
+      slot = before;
     }
   }
 

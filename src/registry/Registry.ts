@@ -39,7 +39,7 @@ import {
 } from './codeBuilt.js';
 import { referencesOf } from './config/schema.js';
 import type { RegistryConfig, ValidConfig } from './config/types.js';
-import { optionsFor, validateConfig } from './config/validate.js';
+import { optionsFor, readConfig, validateConfig } from './config/validate.js';
 import type { KindInstances, Named, RegistryInstances } from './instances.js';
 import { KeyedInstances } from './KeyedInstances.js';
 import { checkKinds } from './kindsOption.js';
@@ -106,7 +106,9 @@ export type RegistryPolicy =
  *   that nobody has called since its break ended, for `keys.idleTimeout` (it refuses nobody, and
  *   goes like an idle closed one). When the cap is reached and the 64 least recently used keys
  *   are all protected, the new key is added over the cap, and later uses get back under it as
- *   keys become evictable. No timer is involved: the work is done a few keys at a time on each
+ *   keys become evictable; at `keys.hardMaxKeys` (default 2 × `maxKeys`) the least recently
+ *   used open and half-open breakers are evicted too, so keys that fail cannot hold memory
+ *   without bound. No timer is involved: the work is done a few keys at a time on each
  *   use.
  * - An idle keyed instance may be kept as a few numbers instead of an object (a closed breaker
  *   with nothing but successes in its window, an idle bulkhead or rate limiter) and rebuilt with
@@ -442,7 +444,7 @@ export class Registry {
    * dropped and rebuilt on their next use when they are not protected.
    */
   reconfigure(config: RegistryConfig): void {
-    const next = validateConfig(
+    const { config: next, issues } = readConfig(
       config,
       this.all.map((k) => k.kind),
     );
@@ -451,6 +453,7 @@ export class Registry {
       next,
       (kind, name) => this.options(next, kind, name),
       this.clock,
+      issues,
     );
     this.config = next;
     apply();
@@ -531,8 +534,8 @@ export class Registry {
       throw new UsageError(`A ${kind.label} is not kept per key: ask for it by name`);
     }
     const group = kind.keyed(name, kind.resolve(this.options(this.config, kind, name)), this.hooks);
-    const { maxKeys, idleTimeout } = this.config.keys;
-    const instances = new KeyedInstances(group, this.clock, maxKeys, idleTimeout);
+    const { maxKeys, idleTimeout, hardMaxKeys } = this.config.keys;
+    const instances = new KeyedInstances(group, this.clock, maxKeys, idleTimeout, hardMaxKeys);
     group.instances = instances;
     const keyed = { group, instances };
     k.keyed.set(name, keyed);

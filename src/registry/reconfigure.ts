@@ -10,18 +10,28 @@ import type { KeyedInstances } from './KeyedInstances.js';
 /**
  * @internal Checks config `next` against every instance of a registry built from config (not
  * the registered ones) and every keyed group, and answers the function that applies it to them
- * all, or throws {@link ConfigError} listing every problem, having changed nothing (see
- * `Registry.reconfigure`). `options` gives the options data of an instance under `next`.
+ * all, or throws {@link ConfigError} listing every problem, `found` (those of the data) and
+ * those of the instances, having changed nothing (see `Registry.reconfigure`). An instance
+ * whose data has a problem is not checked further. `options` gives the options data of an
+ * instance under `next`.
  */
 export function prepareReconfigure(
   all: RegistryInstances,
   next: ValidConfig,
   options: (kind: AnyPolicyKind, name: string) => OptionsData,
   clock: Clock,
+  found: readonly ConfigIssue[] = [],
 ): () => void {
-  const issues: ConfigIssue[] = [];
+  const issues: ConfigIssue[] = [...found];
   const steps: (() => void)[] = [];
+  const hasIssue = (kind: AnyPolicyKind, name: string): boolean =>
+    found.some(({ path }) =>
+      [`${kind.section}.${name}`, `defaults.${kind.name}`].some(
+        (at) => path === at || path.startsWith(`${at}.`) || path.startsWith(`${at}[`),
+      ),
+    );
   const check = (kind: AnyPolicyKind, name: string, prepare: () => () => void): void => {
+    if (hasIssue(kind, name)) return;
     try {
       steps.push(prepare());
     } catch (error) {
@@ -57,9 +67,11 @@ export function prepareReconfigure(
 
   return () => {
     for (const step of steps) step();
-    const { maxKeys, idleTimeout } = next.keys;
+    const { maxKeys, idleTimeout, hardMaxKeys } = next.keys;
     for (const { keyed } of all) {
-      for (const { instances } of keyed.values()) instances.setLimits(maxKeys, idleTimeout);
+      for (const { instances } of keyed.values()) {
+        instances.setLimits(maxKeys, idleTimeout, hardMaxKeys);
+      }
     }
   };
 }

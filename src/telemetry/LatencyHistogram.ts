@@ -89,8 +89,10 @@ function lowerBound(i: number): number {
 /**
  * A latency histogram with log-linear buckets (16 per power of two of microseconds, as
  * HdrHistogram lays them out): recording is one index computation and one increment, nothing
- * is allocated, and any percentile can be read at any time, within the width of its bucket
- * (at most 1/16 of the value). Counts are cumulative since the histogram was made.
+ * is allocated, and any percentile can be read at any time, within the width of its bucket:
+ * at most 1/16 of the value from 16 µs to about 71 minutes (2^32 µs). Durations are kept in
+ * whole microseconds (below 16 µs, within half a microsecond) and longer ones are counted as
+ * 71 minutes. Counts are cumulative since the histogram was made.
  *
  * {@link snapshot} also reads the percentiles of the last minute or so. Recording does not
  * read the time: the histogram notes a copy of its counts when it is read (at most every

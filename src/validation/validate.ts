@@ -245,3 +245,20 @@ function editDistance(a: string, b: string): number {
   }
   return prev[b.length]!;
 }
+
+/**
+ * Throws {@link OptionsError} when a function called from plain JavaScript got a defined
+ * argument past the `taken` it takes: `timeout(2000, 'aggressive')` would otherwise build a
+ * cooperative timeout without a word. `args` is the function's `arguments`.
+ */
+export function onlyArguments(args: ArrayLike<unknown>, taken: number, callee: string): void {
+  for (let i = taken; i < args.length; i++) {
+    if (args[i] === undefined) continue;
+    const what = taken === 1 ? 'one argument' : `${taken} arguments`;
+    throw new OptionsError(
+      `${callee} argument ${i + 1}`,
+      args[i],
+      `absent: ${callee} takes ${what}; put every setting in the options object`,
+    );
+  }
+}

@@ -122,13 +122,36 @@ describe('logTransitions', () => {
         throw new Error('y');
       }),
     ).toThrow('y');
+    // A consecutive window has no rate: the run that opened it is what it reports.
     expect(lines.at(-1)!.context).toMatchObject({
       reason: 'consecutive-failures',
-      failureRate: 1,
-      slowCallRate: 0,
       callsInWindow: 1,
     });
+    expect(lines.at(-1)!.context).not.toHaveProperty('failureRate');
     for (const { context } of lines) expect(JSON.stringify(context)).not.toContain('null');
+  });
+
+  it('reports the consecutive failures that opened a consecutive window, not a rate over every call since it last opened', () => {
+    const breaker = new CircuitBreaker({
+      name: 'api',
+      window: { kind: 'consecutive', threshold: 3 },
+      breakDuration: 1_000,
+      clock: new ManualClock(),
+    });
+    const { lines, logger } = recorder();
+    logTransitions(breaker, { logger });
+    const p = pipeline(breaker);
+    for (let i = 0; i < 997; i++) p.executeSync(() => 1);
+    for (let i = 0; i < 3; i++) {
+      try {
+        p.executeSync(() => {
+          throw new Error('down');
+        });
+      } catch {}
+    }
+    expect(lines.map((l) => l.message)).toEqual([
+      'breakwater: circuit breaker "api" closed -> open (consecutive-failures): 3 consecutive failures, open for 1000 ms',
+    ]);
   });
 
   it('rejects a logger without warn and info', () => {

@@ -1,8 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { callDurationFamily, metricFamiliesOf } from '../../src/exporters/metricFamilies.js';
+import {
+  callbackErrorsFamily,
+  callDurationFamily,
+  metricFamiliesOf,
+} from '../../src/exporters/metricFamilies.js';
 import { collectMetrics, type MetricFamily, pipeline, Registry } from '../../src/index.js';
 import { POLICY_KINDS } from '../../src/policies/kinds.js';
 import { runScenario, type Scenario } from '../prometheus/scenario.js';
+import { throwInCallbacks } from '../support/callbackErrors.js';
 
 /** Every family of the library's kinds. */
 const FAMILIES = metricFamiliesOf(POLICY_KINDS);
@@ -30,6 +35,7 @@ async function everyFamily(): Promise<MetricFamily[][]> {
     pipeline(keyed.keyedBulkhead('b', key)).executeSync(() => 1);
     await pipeline(keyed.keyedRateLimiter('c', key)).tryExecute(() => 1);
   }
+  await throwInCallbacks();
   return [collectMetrics(scenario.registry), collectMetrics(keyed, { maxKeysPerName: 1 })];
 }
 
@@ -41,10 +47,11 @@ describe('the metric families of the kinds', () => {
     expect(new Set(otel).size).toBe(otel.length);
   });
 
-  it('lists the families of each kind, then the shared duration histogram', () => {
+  it('lists the families of each kind, then the shared duration histogram and callback errors', () => {
     expect(FAMILIES).toEqual([
       ...POLICY_KINDS.flatMap((k) => k.metrics?.families ?? []),
       callDurationFamily,
+      callbackErrorsFamily,
     ]);
     expect(callDurationFamily.name).toBe('breakwater_call_duration_seconds');
   });

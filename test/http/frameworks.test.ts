@@ -3,7 +3,9 @@
  * `createObservabilityHandler` shows, with an authentication check of the application's in
  * front of it.
  */
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import express from 'express';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -181,5 +183,17 @@ describe('Fastify', () => {
     // Ended by the handler (a clean end of the stream), not cut by the closing server.
     await expect(stream.ended).resolves.toBeUndefined();
     expect(handler.clients).toBe(0);
+  });
+});
+
+describe('the README wiring for Fastify', () => {
+  it('is wired in the README as here: a handler of its own with basePath, since Fastify keeps the prefix in req.url', () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const wiring = readme.slice(
+      readme.indexOf('// Fastify:'),
+      readme.indexOf('fastifyOps.close());', readme.indexOf('// Fastify:')),
+    );
+    expect(wiring).toContain("createObservabilityHandler(registry, { basePath: '/ops' })");
+    expect(wiring).toContain("fastify.all('/ops/*'");
   });
 });

@@ -9,6 +9,7 @@ import {
 import { ManualClock } from '../../src/testing/index.js';
 import { SCENARIO_SERIES } from '../prometheus/expected.js';
 import { useScenario } from '../prometheus/scenario.js';
+import { throwInCallbacks } from '../support/callbackErrors.js';
 import { optionsError } from '../support/errors.js';
 import { type Metrics, pointCount, pointValue, startMetrics } from './reader.js';
 
@@ -61,6 +62,7 @@ describe('observeBreakwaterMetrics', () => {
 
   it('makes counters monotonic sums, current amounts up-down sums, durations a gauge', async () => {
     const scenario = await runScenario();
+    await throwInCallbacks();
     observeBreakwaterMetrics(metrics.meter, scenario.registry);
     const collected = await metrics.collect();
     for (const [family, spec] of Object.entries(otelInstruments)) {
@@ -231,6 +233,7 @@ describe('observeBreakwaterMetrics', () => {
     pipeline(keyed.keyedCircuitBreaker('a', 'k')).executeSync(() => 1);
     pipeline(keyed.keyedBulkhead('b', 'k')).executeSync(() => 1);
     await pipeline(keyed.keyedRateLimiter('c', 'k')).tryExecute(() => 1);
+    await throwInCallbacks();
     const names = new Set(
       [...collectMetrics(scenario.registry), ...collectMetrics(keyed)].map((f) => f.name),
     );

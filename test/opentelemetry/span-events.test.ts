@@ -94,8 +94,6 @@ describe('traceBreakwaterEvents', () => {
           'breakwater.circuit_breaker.to': 'open',
           'breakwater.circuit_breaker.reason': 'consecutive-failures',
           'breakwater.circuit_breaker.generation': 1,
-          'breakwater.circuit_breaker.failure_rate': 1,
-          'breakwater.circuit_breaker.slow_call_rate': 0,
           'breakwater.circuit_breaker.calls_in_window': 2,
           'breakwater.circuit_breaker.break_duration_ms': 5_000,
         },

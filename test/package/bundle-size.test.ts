@@ -35,10 +35,13 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * before any policy admits them, and the timeout's timer kept referenced only while a call
  * waits: +0.57 kB; the deadline an attempt reads found, at the first read, from the timeouts
  * around it: +1.23 kB; gates released through one set of functions on every path: -0.07 kB;
- * 78.66 kB in all). What the bytes are spent on is logged by area on every run.
+ * the breaker's half-open refusal error, its backoff decay and a consecutive window's run in
+ * its transitions: +1.06 kB; refusing arguments a factory or constructor does not take:
+ * +0.3 kB; counting listener errors: +0.2 kB; 80.22 kB in all). What the bytes are
+ * spent on is logged by area on every run.
  */
 const TARGET_BYTES = 25_000;
-const CEILING_BYTES = 78_700;
+const CEILING_BYTES = 80_300;
 
 /** Folders of src/ that a program using only policies and pipelines must not pay for. */
 const UNUSED_FOLDERS = [

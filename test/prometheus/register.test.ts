@@ -17,6 +17,7 @@ import {
 import { POLICY_KINDS } from '../../src/policies/kinds.js';
 import { registerBreakwaterMetrics } from '../../src/prometheus/index.js';
 import { ManualClock } from '../../src/testing/index.js';
+import { throwInCallbacks } from '../support/callbackErrors.js';
 import { optionsError } from '../support/errors.js';
 import { DEFAULT_BOUNDS, PAYMENTS_BUCKETS, SCENARIO_SERIES } from './expected.js';
 import { type ParsedFamily, parsePrometheusText, sampleValue } from './parse.js';
@@ -368,6 +369,7 @@ describe('registerBreakwaterMetrics', () => {
     pipeline(keyed.keyedCircuitBreaker('a', 'k')).executeSync(() => 1);
     pipeline(keyed.keyedBulkhead('b', 'k')).executeSync(() => 1);
     await pipeline(keyed.keyedRateLimiter('c', 'k')).tryExecute(() => 1);
+    await throwInCallbacks();
     const reported = [
       ...collectMetrics(scenario.registry),
       ...collectMetrics(keyed, { maxKeysPerName: 0 }),

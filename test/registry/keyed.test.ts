@@ -206,6 +206,27 @@ describe('the key cap', () => {
     expect(keyed(registry).length).toBeLessThanOrEqual(3);
   });
 
+  it('keeps no more than hardMaxKeys (default 2 × maxKeys) when every key fails: the least recently used open breakers go', () => {
+    const registry = new Registry(opensAtOnce({ keys: { maxKeys: 100 } }));
+    const first = registry.keyedCircuitBreaker('hosts', 'k0');
+    run(first, false);
+    for (let i = 1; i < 5_000; i++) run(registry.keyedCircuitBreaker('hosts', `k${i}`), false);
+    const held = keyed(registry);
+    expect(held).toHaveLength(200);
+    expect(held.every((e) => e.kind === 'circuitBreaker' && e.state === 'open')).toBe(true);
+    // The most recent keys are kept; the oldest went, their counts kept in _other.
+    expect(keysOf(registry)).toContain('k4999');
+    expect(keysOf(registry)).not.toContain('k0');
+    expect(registry.keyedCircuitBreaker('hosts', 'k0')).not.toBe(first);
+  });
+
+  it('takes the ceiling from keys.hardMaxKeys, at least maxKeys', () => {
+    const registry = new Registry(opensAtOnce({ keys: { maxKeys: 10, hardMaxKeys: 15 } }));
+    for (let i = 0; i < 1_000; i++) run(registry.keyedCircuitBreaker('hosts', `k${i}`), false);
+    expect(keyed(registry)).toHaveLength(15);
+    expect(() => new Registry({ keys: { maxKeys: 10, hardMaxKeys: 5 } })).toThrow(/hardMaxKeys/);
+  });
+
   it('looks at the 64 least recently used keys per use; the excess goes on later uses', () => {
     const registry = new Registry(opensAtOnce({ keys: { maxKeys: 66 } }));
     for (let i = 0; i < 65; i++) run(registry.keyedCircuitBreaker('hosts', `open${i}`), false);
@@ -236,7 +257,8 @@ describe('the key cap', () => {
           const clock = new ManualClock();
           const registry = new Registry(
             {
-              keys: { maxKeys, idleTimeout },
+              // Above the ten keys used: below the ceiling nothing protected goes.
+              keys: { maxKeys, idleTimeout, hardMaxKeys: 10 },
               circuitBreakers: {
                 hosts: {
                   window: { kind: 'consecutive', threshold: 1 },
@@ -369,7 +391,9 @@ describe('keys whose breaker opened', () => {
 
   it('1,000 keys that failed once and were never called again: 24 h later at most maxKeys (100) are held, and keys in use keep their breakers', () => {
     const clock = new ManualClock();
-    const registry = new Registry(opensAtOnce({ keys: { maxKeys: 100 } }), { clock });
+    // The ceiling above the 1,000 keys: here they go by the idle timeout alone.
+    const keys = { maxKeys: 100, hardMaxKeys: 1_000 };
+    const registry = new Registry(opensAtOnce({ keys }), { clock });
     for (let i = 0; i < 1_000; i++) run(registry.keyedCircuitBreaker('hosts', `down${i}`), false);
     const healthy = Array.from({ length: 50 }, (_, i) => `up${i}`);
     const useHealthy = (hours: number) => {
@@ -397,7 +421,9 @@ describe('keys whose breaker opened', () => {
 
   it('with no other traffic, reading the snapshot 24 h later finds none of them', () => {
     const clock = new ManualClock();
-    const registry = new Registry(opensAtOnce({ keys: { maxKeys: 100 } }), { clock });
+    // The ceiling above the 1,000 keys: here they go by the idle timeout alone.
+    const keys = { maxKeys: 100, hardMaxKeys: 1_000 };
+    const registry = new Registry(opensAtOnce({ keys }), { clock });
     for (let i = 0; i < 1_000; i++) run(registry.keyedCircuitBreaker('hosts', `down${i}`), false);
     expect(keyed(registry)).toHaveLength(1_000);
     clock.advance(24 * HOUR);

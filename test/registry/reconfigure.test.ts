@@ -243,3 +243,26 @@ describe('Registry.reconfigure', () => {
     expect(keys).toEqual(['t9', 't8', 't7', 't6']);
   });
 });
+
+describe('Registry.reconfigure with several problems', () => {
+  it('reports every problem: invalid data and a change an instance cannot take, together', () => {
+    const registry = new Registry({
+      timeouts: { t: { timeout: 100 } },
+      retries: { q: {} },
+      retryBudgets: { b: {} },
+    });
+    registry.timeout('t');
+    registry.retry('q');
+    const issues = thrownIssues(() =>
+      registry.reconfigure({
+        timeouts: { t: { timeout: -1 } },
+        retries: { q: { budget: 'b' } },
+        retryBudgets: { b: {} },
+      }),
+    );
+    expect(issues.map((i) => i.path)).toEqual(['timeouts.t.timeout', 'retries.q.budget']);
+    expect(issues[1]!.message).toMatch(/budget cannot change/);
+    // Nothing changed.
+    expect(registry.retry('q').budget).toBeUndefined();
+  });
+});

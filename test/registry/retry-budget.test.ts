@@ -56,9 +56,33 @@ describe('retry budgets from config data', () => {
     });
   });
 
-  it('a name without an entry takes the defaults of retryBudget', () => {
+  it('refuses a retry naming a budget the config does not define, naming the path and the budgets it does', () => {
+    // A typo would otherwise split the budget: the retry would get a default budget of its own.
+    expect(
+      issuesOf({
+        retryBudgets: { payments: {}, search: {} },
+        retries: { r: { budget: 'paymnets' }, ok: { budget: 'payments' } },
+      }),
+    ).toEqual([
+      {
+        path: 'retries.r.budget',
+        message:
+          'names the retryBudget "paymnets", which the config does not define; its retryBudgets are "payments", "search"',
+      },
+    ]);
+    expect(issuesOf({ defaults: { retry: { budget: 'shared' } } })).toEqual([
+      {
+        path: 'defaults.retry.budget',
+        message:
+          'names the retryBudget "shared", which the config does not define; its retryBudgets are none (add an entry under retryBudgets)',
+      },
+    ]);
+  });
+
+  it('a budget entry with no options of its own takes the defaults of retryBudget', () => {
     const registry = new Registry({
       defaults: { retryBudget: { model: 'concurrency' } },
+      retryBudgets: { shared: {} },
       retries: { r: { budget: 'shared' } },
     });
     expect(registry.retry('r').budget).toBe(registry.retryBudget('shared'));
@@ -112,7 +136,7 @@ describe('retry budgets from config data', () => {
   });
 
   it('lists budgets in the snapshot with their state', async () => {
-    const registry = new Registry({ retries: { r: { budget: 'b' } } });
+    const registry = new Registry({ retryBudgets: { b: {} }, retries: { r: { budget: 'b' } } });
     registry.retry('r');
     const entry = registry
       .snapshot()
@@ -143,7 +167,7 @@ describe('retry budgets from config data', () => {
     expect(registry.retryBudget('b')).toBe(budget);
     expect(resolved(budget)).toMatchObject({ ratio: 0.5 });
     const issues = thrownIssues(() =>
-      registry.reconfigure({ retryBudgets: { b: {} }, retries: { r: { budget: 'c' } } }),
+      registry.reconfigure({ retryBudgets: { b: {}, c: {} }, retries: { r: { budget: 'c' } } }),
     );
     expect(issues).toHaveLength(1);
     expect(issues[0]!.path).toBe('retries.r.budget');

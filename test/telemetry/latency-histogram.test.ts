@@ -75,6 +75,22 @@ describe('LatencyHistogram', () => {
     });
   });
 
+  it('reads a percentile within 1/16 of the value from 16 µs to 71 minutes, the range its docs state, and not below it', () => {
+    const within = (ms: number, count = 2) => {
+      const h = new LatencyHistogram();
+      // Two values either side of ms, so the percentile falls inside a bucket, not on a max.
+      for (let i = 0; i < count; i++) h.record(ms);
+      h.record(ms * 0.5);
+      h.record(ms * 2);
+      return Math.abs(h.percentile(0.5) - ms) / ms <= 1 / 16;
+    };
+    fc.assert(
+      fc.property(fc.double({ min: 0.016, max: 4_294_967, noNaN: true }), (ms) => within(ms)),
+    );
+    // Below 16 µs durations are whole microseconds: 1.5 µs reads as 2.
+    expect(within(0.0015)).toBe(false);
+  });
+
   it('clamps durations past 71 minutes into its last bucket', () => {
     const h = new LatencyHistogram();
     h.record(10 * 3_600_000);

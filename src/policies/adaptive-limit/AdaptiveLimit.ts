@@ -24,6 +24,7 @@ import { rejectedChannel } from '../../telemetry/channels.js';
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
+import { onlyArguments } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
 import { LatencyWindow } from '../shared/LatencyWindow.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
@@ -227,6 +228,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
 
   constructor(options?: AdaptiveLimitOptions<T>) {
     super();
+    onlyArguments(arguments, 1, 'new AdaptiveLimit()');
     const o = resolveAdaptiveLimitOptions(options);
     this.o = o;
     this.name = o.name;
@@ -252,7 +254,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
           (reason) => this.refuseQueued(reason),
         )
       : undefined;
-    this.lastError = this.error('limit');
+    this.lastError = this.error('limit', Number.NaN, Number.NaN);
     if (options?.name !== undefined) noteCodeBuilt('adaptiveLimit', o.name, this);
   }
 
@@ -656,12 +658,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     else if (reason === 'queue-timeout') r.queueTimeout++;
     else if (reason === 'codel') r.codel++;
     else r.deadline++;
-    const error = this.error(reason);
-    error.limit = this.lim;
-    if (reason === 'deadline') {
-      error.timeLeft = Math.max(0, timeLeft);
-      error.latency = median;
-    }
+    const error = this.error(reason, timeLeft, median);
     this.lastError = error;
     if (this.rejected.size !== 0) {
       this.rejected.emit({
@@ -669,6 +666,8 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
         limit: this.lim,
         inFlight: this.active,
         queued: this.queueLength,
+        timeLeft: reason === 'deadline' ? Math.max(0, timeLeft) : Number.NaN,
+        latency: median,
       });
     }
     if (rejectedChannel.hasSubscribers) {
@@ -677,12 +676,26 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     return REJECTED;
   }
 
-  /** The preallocated error of `reason` (a fresh one in debug mode). */
-  private error(reason: AdaptiveLimitRejection): ConcurrencyLimitError {
-    if (this.o.debug) return new ConcurrencyLimitError(this.name, reason, this.lim);
+  /**
+   * The preallocated error of `reason`, which carries nothing particular to one call; in debug
+   * mode a fresh one with the limit then, and a `'deadline'` refusal's time left and median.
+   */
+  private error(
+    reason: AdaptiveLimitRejection,
+    timeLeft: number,
+    median: number,
+  ): ConcurrencyLimitError {
+    if (this.o.debug) {
+      const error = new ConcurrencyLimitError(this.name, reason, this.lim);
+      if (reason === 'deadline') {
+        error.timeLeft = Math.max(0, timeLeft);
+        error.latency = median;
+      }
+      return error;
+    }
     const k = reason === 'limit' ? 0 : reason === 'queue-timeout' ? 1 : reason === 'codel' ? 2 : 3;
     return (this.errors[k] ??= stackless(
-      () => new ConcurrencyLimitError(this.name, reason, this.lim),
+      () => new ConcurrencyLimitError(this.name, reason, Number.NaN),
     ));
   }
 }

@@ -26,7 +26,8 @@ export interface AdaptiveAlgorithmConfig {
  * `maxLatency` accept `"Infinity"`.
  */
 export interface AdaptiveLimitConfig {
-  readonly algorithm?: AdaptiveAlgorithmConfig;
+  /** An algorithm by name (`"vegas"`), or with its settings. */
+  readonly algorithm?: 'gradient' | 'vegas' | 'aimd' | AdaptiveAlgorithmConfig;
   readonly initialLimit?: number;
   readonly minLimit?: number;
   readonly maxLimit?: number;
@@ -65,6 +66,7 @@ export const adaptiveLimitSchema: ConfigSchema = configSchema([
         ['vegas', ['kind', 'alpha', 'beta']],
         ['aimd', ['kind', 'backoffRatio', 'increase', 'maxLatency']],
       ]),
+      byName: true,
     },
   ],
   ['initialLimit', 'value'],

@@ -14,6 +14,10 @@ export type AdaptiveLimitRejection = 'limit' | 'queue-timeout' | 'codel' | 'dead
  * `ERR_BREAKWATER_CONCURRENCY_LIMIT`), or the call's deadline left it less time than the
  * dependency's median latency (code `ERR_BREAKWATER_DEADLINE_TOO_SHORT`, reason `'deadline'`).
  * Breakers do not count it and retries do not retry it.
+ *
+ * Unless the limit has `debug: true`, one error object per reason serves every refusal, so it
+ * carries nothing particular to one call: `limit`, `timeLeft` and `latency` are NaN, and the
+ * `onRejected` event carries them. With `debug: true`, each refusal gets a fresh error with them.
  */
 export class ConcurrencyLimitError extends PolicyRejectedError {
   static override readonly codes: readonly string[] = [
@@ -21,11 +25,11 @@ export class ConcurrencyLimitError extends PolicyRejectedError {
     ErrorCode.DeadlineTooShort,
   ];
   readonly reason: AdaptiveLimitRejection;
-  /** The limit when the call was refused. */
+  /** With `debug: true`, the limit when the call was refused (NaN otherwise). */
   limit: number;
   /**
-   * With reason `'deadline'`: the call's time left and the median latency it fell short of, in
-   * ms (NaN otherwise).
+   * With `debug: true` and reason `'deadline'`: the call's time left and the median latency it
+   * fell short of, in ms (NaN otherwise).
    */
   timeLeft: number;
   latency: number;

@@ -24,4 +24,8 @@ export interface AdaptiveLimitRejectedEvent {
   readonly limit: number;
   readonly inFlight: number;
   readonly queued: number;
+  /** With reason `'deadline'`, the call's time left, in ms (NaN otherwise). */
+  readonly timeLeft: number;
+  /** The median latency a `'deadline'` refusal fell short of, in ms (NaN otherwise). */
+  readonly latency: number;
 }

@@ -385,6 +385,15 @@ function resolvePartitions(value: unknown): ResolvedPartitions | undefined {
       'an object giving at least one criticality its share of the limit, such as { critical: 0.9, sheddable: 0.1 }',
     );
   }
+  // Each share is room of its own above what the others use: together at most the limit.
+  const sum = shares.reduce((a, b) => a + b, 0);
+  if (sum > 1 + 1e-9) {
+    throw new OptionsError(
+      'partitions',
+      value,
+      `shares that sum to at most 1 (these sum to ${Number(sum.toFixed(6))}, which would let more calls in flight than the limit)`,
+    );
+  }
   const of = new Uint8Array(CRITICALITY_LEVELS.length);
   for (let i = 0; i < of.length; i++) {
     const below = listed.filter((l) => l <= i);

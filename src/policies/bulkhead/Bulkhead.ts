@@ -18,6 +18,7 @@ import { rejectedChannel } from '../../telemetry/channels.js';
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import { LatencyHistogram, type LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
 import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.js';
+import { onlyArguments } from '../../validation/validate.js';
 import { buildFromResolved, presetLatency, presetName, takePreset } from '../shared/preset.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { type QueueRefusal, WaitQueue } from '../shared/WaitQueue.js';
@@ -115,6 +116,7 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
 
   constructor(options?: number | BulkheadOptions) {
     super();
+    onlyArguments(arguments, 1, 'new Bulkhead()');
     const preset = takePreset<ResolvedBulkheadOptions>();
     const sharedLatency = preset === undefined ? undefined : presetLatency();
     const o = preset ?? resolveBulkheadOptions(options);

@@ -1,4 +1,5 @@
 import type { Sleeper } from '../../clock/Wakeups.js';
+import { ErrorCode } from '../../errors/codes.js';
 import { ask, type Disposer } from '../../events/Listeners.js';
 import { brand } from '../../protocol/brand.js';
 import type { RESULT_TYPE } from '../../protocol/result.js';
@@ -13,6 +14,7 @@ import {
 import { rejectedChannel } from '../../telemetry/channels.js';
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import type { LatencyHistogram } from '../../telemetry/LatencyHistogram.js';
+import { onlyArguments } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
 import { buildFromResolved, presetLatency, presetName, takePreset } from '../shared/preset.js';
 import { withIdentity } from '../shared/reconfigure.js';
@@ -76,6 +78,7 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
   declare readonly [RESULT_TYPE]?: T;
 
   constructor(options?: CircuitBreakerOptions<T>) {
+    onlyArguments(arguments, 1, 'new CircuitBreaker()');
     const preset = takePreset<ResolvedBreakerOptions>();
     const sharedLatency = preset === undefined ? undefined : presetLatency();
     const o = preset ?? resolveBreakerOptions(options);
@@ -270,8 +273,24 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
       if (this.o.debug) return new IsolatedCircuitError(this.name, this.clock);
       return this.isolatedError ?? this.makeIsolatedError();
     }
+    if (this.s === S_HALF_OPEN) return this.halfOpenRejection();
     if (this.o.debug) return new BrokenCircuitError(this.name, this.clock, this.openUntil);
     return this.openError ?? this.makeOpenError();
+  }
+
+  /**
+   * The refusal of a half-open breaker: it changes state at the latest when its probes must
+   * have decided (or, before any probe of its own started, a max wait from now).
+   */
+  private halfOpenRejection(): BrokenCircuitError {
+    const d = this.halfOpenDeadline;
+    const until = d === Number.POSITIVE_INFINITY ? this.clock.now() + this.o.halfOpenMaxWait : d;
+    if (this.o.debug) {
+      return new BrokenCircuitError(this.name, this.clock, until, ErrorCode.CircuitOpen, true);
+    }
+    const error = this.halfOpenError ?? this.makeHalfOpenError();
+    error.openUntil = until;
+    return error;
   }
 
   // ---- manual control ---------------------------------------------------------------------------
@@ -323,7 +342,7 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
   toJSON(): CircuitBreakerSnapshot {
     const now = this.clock.now();
     this.settleTime(now);
-    return snapshotOf(this.s, this.openUntil, this.consecutiveOpens, this.window, now);
+    return snapshotOf(this.s, this.openUntil, this.backoffLevel(now), this.window, now);
   }
 
   // ---- transitions -------------------------------------------------------------------------------
@@ -356,6 +375,7 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
   open(start: number, reason: TransitionReason, fromWindow: boolean, now = start): void {
     const from = this.s;
     const o = this.o;
+    if (from === S_CLOSED) this.consecutiveOpens = this.backoffLevel(start);
     const length = Math.min(
       o.backoffMax,
       o.breakDuration * o.backoffMultiplier ** this.consecutiveOpens,
@@ -367,7 +387,14 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
     this.enter(S_OPEN);
     awaitBreakEnd(this, now);
     const w = this.window;
-    const judged = fromWindow && w.calls > 0;
+    // A consecutive window has no rate: it reports the run that opened it.
+    const run = o.windowKind === 'consecutive';
+    const judged = fromWindow && w.calls > 0 && !run;
+    const counted = run
+      ? reason === 'consecutive-slow-calls'
+        ? w.slowCalls
+        : w.failures
+      : w.calls;
     announce(
       this,
       from,
@@ -376,15 +403,30 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
       now,
       judged ? w.failures / w.calls : Number.NaN,
       judged ? w.slowCalls / w.calls : Number.NaN,
-      fromWindow ? w.calls : 0,
+      fromWindow ? counted : 0,
       length,
     );
     this.window.reset();
   }
 
-  /** @internal */
+  /**
+   * @internal The backoff's growth steps at `now`: while closed after probes passed, one step
+   * less per `breakBackoff.decay` closed, so only a dependency that stays healthy gets the
+   * short break back.
+   */
+  backoffLevel(now: number): number {
+    const n = this.consecutiveOpens;
+    if (n === 0 || this.s !== S_CLOSED) return n;
+    return Math.max(0, n - Math.floor((now - this.closedAt) / this.o.backoffDecay));
+  }
+
+  /** @internal A manual close clears the backoff; probes that pass start its decay. */
   close(reason: TransitionReason): void {
-    this.consecutiveOpens = 0;
+    if (reason === 'probes-succeeded' && this.o.backoffMultiplier !== 1) {
+      this.closedAt = this.clock.now();
+    } else {
+      this.consecutiveOpens = 0;
+    }
     this.window.reset();
     if (this.s === S_CLOSED) return;
     this.moveTo(S_CLOSED, reason);

@@ -29,7 +29,11 @@ export interface CircuitBreakerConfig {
   readonly slowCallDuration?: Duration;
   readonly slowCallRateThreshold?: number;
   readonly breakDuration?: Duration;
-  readonly breakBackoff?: { readonly multiplier?: number; readonly maxDuration?: Duration };
+  readonly breakBackoff?: {
+    readonly multiplier?: number;
+    readonly maxDuration?: Duration;
+    readonly decay?: Duration;
+  };
   readonly halfOpen?: {
     readonly probes?: number;
     readonly maxConcurrent?: number;
@@ -71,6 +75,7 @@ export const breakerSchema: ConfigSchema = configSchema([
     configSchema([
       ['multiplier', 'value'],
       ['maxDuration', 'duration'],
+      ['decay', 'duration'],
     ]),
   ],
   [
@@ -90,6 +95,7 @@ export const breakerSchema: ConfigSchema = configSchema([
 export const breakerDependsOn: ReadonlyMap<string, readonly string[]> = new Map([
   ['halfOpen.maxConcurrent', ['halfOpen.probes']],
   ['breakBackoff.maxDuration', ['breakDuration']],
+  ['breakBackoff.decay', ['breakDuration']],
   ['window.minimumCalls', ['window.size', 'window.kind']],
   ['window.buckets', ['window.duration', 'window.kind']],
   ['window.duration', ['window.buckets', 'window.kind']],

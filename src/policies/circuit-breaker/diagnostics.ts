@@ -22,10 +22,13 @@ export const stateChangeSpanEvent: KindSpanEvent = {
       'breakwater.circuit_breaker.reason': String(m.reason),
       'breakwater.circuit_breaker.generation': m.generation as number,
     };
-    // The rates are NaN and the window empty unless the breaker opened from closed.
+    // The rates are NaN unless a rate window opened the breaker from closed; the calls counted
+    // (a consecutive window's run) are 0 unless a window opened it.
     if (Number.isFinite(m.failureRate)) {
       a['breakwater.circuit_breaker.failure_rate'] = m.failureRate as number;
       a['breakwater.circuit_breaker.slow_call_rate'] = m.slowCallRate as number;
+    }
+    if ((m.callsInWindow as number) > 0) {
       a['breakwater.circuit_breaker.calls_in_window'] = m.callsInWindow as number;
     }
     if ((m.breakDuration as number) > 0) {

@@ -4,7 +4,9 @@ import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
 
 /**
  * The circuit is open (or half-open with every probe slot taken): the call was refused without
- * reaching the dependency. `retryAfter` says how long until the breaker lets a probe through.
+ * reaching the dependency. `retryAfter` says how long until the breaker lets a probe through;
+ * when half-open, the most its probes in flight may take to decide (`halfOpen.maxWait` from
+ * the first), after which it has closed or opened again.
  */
 export class BrokenCircuitError extends PolicyRejectedError {
   static override readonly codes: readonly string[] = [
@@ -21,12 +23,15 @@ export class BrokenCircuitError extends PolicyRejectedError {
     clock: Clock,
     openUntil: number,
     code: ErrorCode = ErrorCode.CircuitOpen,
+    halfOpen = false,
   ) {
     super(
       code,
       code === ErrorCode.CircuitIsolated
         ? `Circuit breaker "${policyName}" is isolated (held open by hand)`
-        : `Circuit breaker "${policyName}" is open`,
+        : halfOpen
+          ? `Circuit breaker "${policyName}" is half-open with every probe slot taken: retryAfter is the most its probes may take to decide`
+          : `Circuit breaker "${policyName}" is open`,
       'circuitBreaker',
       policyName,
     );

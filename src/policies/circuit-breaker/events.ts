@@ -21,11 +21,17 @@ export interface StateChangeEvent {
   readonly reason: TransitionReason;
   /** The generation entered; results of calls admitted under older generations are ignored. */
   readonly generation: number;
-  /** Failure rate over the window when the breaker opened from closed, else NaN. */
+  /**
+   * Failure rate over the window when a count or time window opened the breaker from closed,
+   * else NaN (a consecutive window has no rate).
+   */
   readonly failureRate: number;
-  /** Slow-call rate over the window when the breaker opened from closed, else NaN. */
+  /** Slow-call rate over the window, as `failureRate`. */
   readonly slowCallRate: number;
-  /** Calls in the window when the breaker opened from closed, else 0. */
+  /**
+   * When the window opened the breaker from closed: the calls in a count or time window, or
+   * the failures (slow calls) in a row that opened a consecutive one; else 0.
+   */
   readonly callsInWindow: number;
   /** How long the breaker stays open, when `to` is `open`; else 0. */
   readonly breakDuration: number;

@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock/Clock.js';
 import { stackless } from '../../errors/BreakwaterError.js';
+import { ErrorCode } from '../../errors/codes.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { RunsAlone } from '../../pipeline/RunsAlone.js';
 import { StepKind } from '../../protocol/step.js';
@@ -86,7 +87,10 @@ export abstract class BreakerFields extends RunsAlone {
   weakSelf: WeakRef<CircuitBreaker> | undefined = undefined;
   /** @internal Half-open: when the probes must decide, counted from the first; else Infinity. */
   halfOpenDeadline = Number.POSITIVE_INFINITY;
-  /** @internal */ consecutiveOpens = 0;
+  /** @internal Growth steps of the break backoff, as of {@link closedAt} while closed. */
+  consecutiveOpens = 0;
+  /** @internal When a probe last closed it: the backoff decays from then. */
+  closedAt = 0;
   /** @internal */ probesStarted = 0;
   /** @internal */ probesInFlight = 0;
   /** @internal */ probeSuccesses = 0;
@@ -101,6 +105,8 @@ export abstract class BreakerFields extends RunsAlone {
    * never refuse), then the same object for every refusal after it.
    */
   openError: BrokenCircuitError | undefined = undefined;
+  /** @internal The error of refusals while half-open, made on the first. */
+  halfOpenError: BrokenCircuitError | undefined = undefined;
   /** @internal The same for a breaker held open by hand; made on its first refusal. */
   isolatedError: IsolatedCircuitError | undefined = undefined;
   /** @internal */ nSuccesses = 0;
@@ -143,6 +149,15 @@ export abstract class BreakerFields extends RunsAlone {
   makeOpenError(): BrokenCircuitError {
     const error = stackless(() => new BrokenCircuitError(this.name, this.clock, this.openUntil));
     this.openError = error;
+    return error;
+  }
+
+  /** @internal Makes {@link halfOpenError}, on the first refusal that needs it. */
+  makeHalfOpenError(): BrokenCircuitError {
+    const error = stackless(
+      () => new BrokenCircuitError(this.name, this.clock, 0, ErrorCode.CircuitOpen, true),
+    );
+    this.halfOpenError = error;
     return error;
   }
 

@@ -10,7 +10,7 @@ import { S_CLOSED, S_HALF_OPEN, S_OPEN } from './state.js';
 export function writeIdle(b: CircuitBreaker, out: Float64Array, at: number): boolean {
   if (
     b.s !== S_CLOSED ||
-    b.consecutiveOpens !== 0 ||
+    b.backoffLevel(b.clock.now()) !== 0 ||
     b.stateChanged.size !== 0 ||
     b.succeeded.size !== 0 ||
     b.failed.size !== 0 ||

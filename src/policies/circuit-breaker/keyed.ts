@@ -83,6 +83,11 @@ export class BreakerGroup
     return halfOpenIdleFor(breaker, now) < idleTimeout;
   }
 
+  yieldsAtCeiling(breaker: CircuitBreaker): boolean {
+    const state = breaker.state;
+    return state === CircuitState.Open || state === CircuitState.HalfOpen;
+  }
+
   retire(breaker: CircuitBreaker | undefined, store: Float64Array, at: number): void {
     if (breaker === undefined) this.retired.addNumbers(store, at, false);
     else addCountsOf(breaker, this.retired);

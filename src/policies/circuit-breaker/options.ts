@@ -67,12 +67,21 @@ export interface HalfOpenOptions {
   readonly maxWait?: number | DurationString;
 }
 
-/** Grows the break duration while the breaker keeps re-opening without closing in between. */
+/**
+ * Grows the break duration each time the breaker opens again, and lets the growth fall back
+ * only while it stays closed: a dependency that passes one probe and fails again re-opens with
+ * a longer break each time instead of the shortest one.
+ */
 export interface BreakBackoffOptions {
-  /** Factor applied per consecutive opening. @default 2 */
+  /** Factor applied per growth step: the n-th break in a row lasts breakDuration × multiplier^(n-1). @default 2 */
   readonly multiplier?: number;
   /** Upper bound on the break duration in ms. @default 300000 */
   readonly maxDuration?: number | DurationString;
+  /**
+   * Time closed, in ms, that takes one growth step off the next break: closed for
+   * 2.5 × `decay`, the next break is two steps shorter than it would have been. @default breakDuration
+   */
+  readonly decay?: number | DurationString;
 }
 
 /**
@@ -156,6 +165,8 @@ export interface ResolvedBreakerOptions {
   breakDuration: number;
   backoffMultiplier: number;
   backoffMax: number;
+  /** Time closed that takes one step off the backoff. */
+  backoffDecay: number;
   probes: number;
   maxConcurrentProbes: number;
   successRatio: number;
@@ -213,7 +224,7 @@ const WINDOW_KIND_KEYS: Readonly<Record<ResolvedBreakerOptions['windowKind'], re
     time: ['kind', 'duration', 'buckets', 'minimumCalls'],
   };
 const HALF_OPEN_KEYS = ['probes', 'maxConcurrent', 'successRatio', 'maxWait'];
-const BACKOFF_KEYS = ['multiplier', 'maxDuration'];
+const BACKOFF_KEYS = ['multiplier', 'maxDuration', 'decay'];
 const WINDOW_KINDS: ResolvedBreakerOptions['windowKind'][] = ['consecutive', 'count', 'time'];
 
 /** An options object left out, read as one with no field set. */
@@ -318,6 +329,9 @@ export function resolveBreakerOptions<T>(
           breakDuration,
         )
       : breakDuration,
+    backoffDecay: backoff
+      ? duration(backoff.decay, 'breakBackoff.decay', breakDuration, 1)
+      : breakDuration,
     probes,
     maxConcurrentProbes: integer(
       half.maxConcurrent,
@@ -374,6 +388,7 @@ export function sameResolved(a: ResolvedBreakerOptions, b: ResolvedBreakerOption
     a.breakDuration === b.breakDuration &&
     a.backoffMultiplier === b.backoffMultiplier &&
     a.backoffMax === b.backoffMax &&
+    a.backoffDecay === b.backoffDecay &&
     a.probes === b.probes &&
     a.maxConcurrentProbes === b.maxConcurrentProbes &&
     a.successRatio === b.successRatio &&

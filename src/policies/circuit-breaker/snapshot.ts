@@ -80,6 +80,7 @@ export function restoreSnapshot(b: CircuitBreaker, snapshot: CircuitBreakerSnaps
   checkSnapshot(snapshot, b.o.windowKind);
   const now = b.clock.now();
   b.consecutiveOpens = snapshot.consecutiveOpens;
+  b.closedAt = now;
   b.window.restore(snapshot.window, now);
   const target = STATE_NAMES.indexOf(snapshot.state);
   if (target === S_OPEN || target === S_HALF_OPEN) {

@@ -4,6 +4,7 @@ import type { FallbackStep } from '../../protocol/around.js';
 import { brand } from '../../protocol/brand.js';
 import type { FALLBACK_VALUE, RESULT_TYPE } from '../../protocol/result.js';
 import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js';
+import { onlyArguments } from '../../validation/validate.js';
 import type { FallbackEvent } from './events.js';
 import {
   type FallbackOptions,
@@ -34,6 +35,7 @@ export class Fallback<T = unknown, R = unknown> extends RunsAlone implements Fal
 
   constructor(options: FallbackOptions<T, R>) {
     super();
+    onlyArguments(arguments, 1, 'new Fallback()');
     this.o = resolveFallbackOptions(options);
     this.name = this.o.name;
   }

@@ -14,7 +14,7 @@ import { brand } from '../../protocol/brand.js';
 import type { RESULT_TYPE } from '../../protocol/result.js';
 import { NEEDS_NOTHING, NO_TIME, StepKind, type StepNeeds } from '../../protocol/step.js';
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
-import { MAX_DURATION_MS } from '../../validation/validate.js';
+import { MAX_DURATION_MS, onlyArguments } from '../../validation/validate.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { LatencyWindow } from '../shared/LatencyWindow.js';
 import { askPushback } from '../shared/pushback.js';
@@ -80,6 +80,7 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
 
   constructor(options?: HedgeOptions<T>) {
     super();
+    onlyArguments(arguments, 1, 'new Hedge()');
     this.o = resolveHedgeOptions(options);
     this.name = this.o.name;
     this.clock = this.o.clock;

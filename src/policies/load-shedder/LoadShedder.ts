@@ -18,6 +18,7 @@ import {
 import { rejectedChannel } from '../../telemetry/channels.js';
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import type { ResolvedMetrics } from '../../telemetry/metrics.js';
+import { onlyArguments } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { LoadShedError } from './errors.js';
@@ -88,13 +89,20 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
   private unrefused = 0;
   private nAdmitted = 0;
   private readonly nRefused = [0, 0, 0, 0];
-  private readonly error: LoadShedError;
+  /**
+   * The preallocated errors, one per criticality level and reason (accepts, then signal), made
+   * on first use: each carries only what every refusal it serves shares.
+   */
+  private readonly errors: (LoadShedError | undefined)[] = new Array(8).fill(undefined);
   /** The error of the refusal just made, which `rejection()` hands out. */
-  private lastError: LoadShedError;
+  private lastError: LoadShedError | undefined;
+  /** Whether the load signal, rather than the formula, set the refusal rate last read. */
+  private bySignal = false;
   /** @internal */ readonly shed = new Listeners<LoadShedEvent>();
 
   constructor(options?: LoadShedderOptions<T>) {
     super();
+    onlyArguments(arguments, 1, 'new LoadShedder()');
     const o = resolveLoadShedderOptions(options);
     this.o = o;
     this.name = o.name;
@@ -102,8 +110,6 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
     this.metrics = o.metrics;
     this.window = new ThrottleWindow(o.window / BUCKETS);
     this.coarse = o.clock.cheapNow === true ? undefined : CoarseTime.of(o.clock);
-    this.error = stackless(() => new LoadShedError(o.name, 'critical', 0));
-    this.lastError = this.error;
     if (options?.name !== undefined) noteCodeBuilt('loadShedder', o.name, this);
   }
 
@@ -249,14 +255,15 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
 
   /** @internal The error of the refusal just made. */
   rejection(): LoadShedError {
-    return this.lastError;
+    return this.lastError ?? this.errorFor(DEFAULT_LEVEL, false, Number.NaN);
   }
 
   /** The refusal rate when the process's own signal may ask for more than the formula. */
   private withSignal(): number {
     const rate = this.refusalRate();
     const level = this.o.signal!.level();
-    return Math.max(level, rate);
+    this.bySignal = level > rate;
+    return this.bySignal ? level : rate;
   }
 
   /** The SRE formula over the window, lowered by the same over its recent part. */
@@ -299,18 +306,33 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
 
   private refuse(level: number, probability: number, rate: number): void {
     this.nRefused[level]!++;
-    const criticality = CRITICALITY_LEVELS[level]!;
-    let error = this.error;
-    if (this.o.debug) error = new LoadShedError(this.name, criticality, probability);
-    else {
-      error.criticality = criticality;
-      error.probability = probability;
-    }
+    const bySignal = this.bySignal && this.o.signal !== undefined;
+    const error = this.errorFor(level, bySignal, probability);
     this.lastError = error;
-    if (this.shed.size !== 0) this.shed.emit({ criticality, probability, refusalRate: rate });
+    if (this.shed.size !== 0) {
+      this.shed.emit({
+        criticality: error.criticality,
+        probability,
+        refusalRate: rate,
+        reason: error.reason,
+        reading: bySignal ? this.o.signal!.describe?.() : undefined,
+      });
+    }
     if (rejectedChannel.hasSubscribers) {
       rejectedChannel.publish({ kind: 'loadShedder', name: this.name, reason: 'load-shed', error });
     }
+  }
+
+  /** The error of a refusal at `level`: preallocated, or fresh with its details in debug mode. */
+  private errorFor(level: number, bySignal: boolean, probability: number): LoadShedError {
+    const criticality = CRITICALITY_LEVELS[level]!;
+    const reason = bySignal ? 'signal' : 'accepts';
+    if (this.o.debug) {
+      const reading = bySignal ? this.o.signal!.describe?.() : undefined;
+      return new LoadShedError(this.name, criticality, reason, probability, reading);
+    }
+    const k = level + (bySignal ? 4 : 0);
+    return (this.errors[k] ??= stackless(() => new LoadShedError(this.name, criticality, reason)));
   }
 }
 

@@ -7,6 +7,7 @@ import {
   duration,
   fn,
   numberIn,
+  onlyArguments,
 } from '../../validation/validate.js';
 
 /**
@@ -18,6 +19,11 @@ export interface LoadSignal {
   level(): number;
   /** Stops whatever it runs (a sampling timer). */
   dispose(): void;
+  /**
+   * Optional: what its last reading found, in words, for the shedder's events and debug errors
+   * (`eventLoopLoad()`: "the event loop ran 426 ms late (maxLag 100 ms)").
+   */
+  describe?(): string;
 }
 
 /** One reading of the event loop: how busy it was and how late it ran. */
@@ -89,6 +95,7 @@ function nodeSource(): (elapsedMs: number, lateMs: number) => EventLoopSample {
  * ```
  */
 export function eventLoopLoad(options?: EventLoopLoadOptions): LoadSignal {
+  onlyArguments(arguments, 1, 'eventLoopLoad()');
   const o = checkOptionsObject(
     options,
     ['maxUtilization', 'maxLag', 'interval', 'step', 'maxLevel', 'source', 'clock'],
@@ -106,12 +113,14 @@ export function eventLoopLoad(options?: EventLoopLoadOptions): LoadSignal {
     nodeSource();
   let level = 0;
   let read = false;
+  let last: EventLoopSample = { utilization: 0, lagMs: 0 };
   let timer: TimerHandle | undefined;
   let armedAt = 0;
   const sample = (): void => {
     const now = clock.now();
     const elapsed = now - armedAt;
-    const { utilization, lagMs } = source(elapsed, Math.max(0, elapsed - interval));
+    last = source(elapsed, Math.max(0, elapsed - interval));
+    const { utilization, lagMs } = last;
     level =
       utilization > maxUtilization || lagMs > maxLag
         ? Math.min(maxLevel, level + step)
@@ -135,6 +144,13 @@ export function eventLoopLoad(options?: EventLoopLoadOptions): LoadSignal {
       if (timer !== undefined) clock.clearTimer(timer);
       timer = undefined;
       level = 0;
+    },
+    describe() {
+      const late = `the event loop ran ${Math.round(last.lagMs)} ms late (maxLag ${maxLag} ms)`;
+      const busy = `the event loop was busy ${Math.round(last.utilization * 100)} % of the time (maxUtilization ${Math.round(maxUtilization * 100)} %)`;
+      if (last.lagMs > maxLag) return last.utilization > maxUtilization ? `${late}, ${busy}` : late;
+      if (last.utilization > maxUtilization) return busy;
+      return `refusing ${Math.round(level * 100)} % while it recovers (last: ${Math.round(last.lagMs)} ms late, busy ${Math.round(last.utilization * 100)} %)`;
     },
   };
 }

@@ -18,6 +18,7 @@ import {
 } from '../../protocol/step.js';
 import { rejectedChannel } from '../../telemetry/channels.js';
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
+import { onlyArguments } from '../../validation/validate.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { buildFromResolved, presetName, takePreset } from '../shared/preset.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
@@ -127,6 +128,7 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
 
   constructor(options: RateLimiterOptions) {
     super();
+    onlyArguments(arguments, 1, 'new RateLimiter()');
     const preset = takePreset<ResolvedRateLimiterOptions>();
     const o = preset ?? resolveRateLimiterOptions(options);
     this.o = o;

@@ -4,6 +4,7 @@ import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { brand } from '../../protocol/brand.js';
 import type { AttemptBudget } from '../../protocol/budget.js';
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
+import { onlyArguments } from '../../validation/validate.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import type { BudgetExhaustedEvent } from './events.js';
 import {
@@ -105,6 +106,7 @@ export class RetryBudget implements AttemptBudget {
   private earnMilli = 0;
 
   constructor(options?: RetryBudgetOptions) {
+    onlyArguments(arguments, 1, 'new RetryBudget()');
     const o = resolveRetryBudgetOptions(options);
     this.o = o;
     this.name = o.name;

@@ -8,6 +8,7 @@ import type { AttemptBudget } from '../../protocol/budget.js';
 import type { RESULT_TYPE } from '../../protocol/result.js';
 import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js';
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
+import { onlyArguments } from '../../validation/validate.js';
 import { askPushback } from '../shared/pushback.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { backoffDelay } from './backoff.js';
@@ -72,6 +73,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
 
   constructor(options?: RetryOptions<T>) {
     super();
+    onlyArguments(arguments, 1, 'new Retry()');
     this.o = resolveRetryOptions(options);
     this.name = this.o.name;
     this.clock = this.o.clock;

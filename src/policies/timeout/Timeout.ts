@@ -8,6 +8,7 @@ import { brand } from '../../protocol/brand.js';
 import type { DurationString } from '../../protocol/kind.js';
 import { NEEDS_NOTHING, NO_TIME, StepKind, type StepNeeds } from '../../protocol/step.js';
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
+import { onlyArguments } from '../../validation/validate.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { timeoutChannel } from './diagnostics.js';
@@ -69,6 +70,7 @@ export class Timeout extends RunsAlone implements DeadlineStep {
 
   constructor(options: number | DurationString | TimeoutOptions) {
     super();
+    onlyArguments(arguments, 1, 'new Timeout()');
     const o = resolveTimeoutOptions(options);
     this.o = o;
     this.name = o.name;

@@ -115,10 +115,18 @@ export class Reader {
   /** Reads an object whose keys depend on its `kind`: a key of another kind is reported. */
   private variants(
     value: unknown,
-    { fields, variants }: ConfigVariants,
+    { fields, variants, byName }: ConfigVariants,
     name: string,
     path: string,
   ): OptionsData | undefined {
+    if (byName === true && typeof value === 'string') {
+      if (variants.has(value)) return { kind: value };
+      this.issue(
+        path,
+        `expected one of ${[...variants.keys()].map((k) => JSON.stringify(k)).join(', ')} or an object with its \`kind\`, got ${describeValue(value)}`,
+      );
+      return undefined;
+    }
     const entries = this.entries(value, path);
     if (entries === undefined) return undefined;
     const kind = entries.find(([k]) => k === 'kind')?.[1];

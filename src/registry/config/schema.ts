@@ -12,6 +12,7 @@ export const METRICS: ConfigSchema = configSchema([['latency', 'value']]);
 export const KEYS: ConfigSchema = configSchema([
   ['maxKeys', 'value'],
   ['idleTimeout', 'durationOrInfinity'],
+  ['hardMaxKeys', 'value'],
 ]);
 
 /** @internal The duration options of the `keys` section. */

@@ -7,6 +7,13 @@ export type { OptionsData };
 export interface KeysConfig {
   /** Keys kept per keyed name before the least recently used is evicted. @default 10000 */
   readonly maxKeys?: number;
+  /**
+   * Keys kept per keyed name, protected ones included, in [maxKeys, 2147483647]: past
+   * `maxKeys` only protected instances (an open breaker, a bulkhead with calls in flight) are
+   * kept, and past this ceiling the least recently used open or half-open breakers are evicted
+   * too, so keys that fail cannot hold memory without bound. @default 2 × maxKeys
+   */
+  readonly hardMaxKeys?: number;
   /** A key unused this long is dropped (`"Infinity"`: never). @default "10m" */
   readonly idleTimeout?: Duration;
 }
@@ -48,5 +55,9 @@ export interface ValidConfig {
   readonly defaults: ReadonlyMap<string, OptionsData>;
   /** Per kind name, each named entry merged over the defaults. */
   readonly named: ReadonlyMap<string, ReadonlyMap<string, OptionsData>>;
-  readonly keys: { readonly maxKeys: number; readonly idleTimeout: number };
+  readonly keys: {
+    readonly maxKeys: number;
+    readonly idleTimeout: number;
+    readonly hardMaxKeys: number;
+  };
 }

@@ -2,7 +2,7 @@ import { describeValue } from '../../errors/describeValue.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import type { AnyPolicyKind, MissingOptionContext, OptionsData } from '../../protocol/kind.js';
 import { duration as durationOption, integer, STRING_FORM } from '../../validation/validate.js';
-import { ConfigError } from '../ConfigError.js';
+import { ConfigError, type ConfigIssue } from '../ConfigError.js';
 import { copy, isData, mergeOptions, Reader } from './read.js';
 import { configKinds, KEYS, KEYS_DURATIONS, referencesOf } from './schema.js';
 import { keysDefaults, type ValidConfig } from './types.js';
@@ -10,6 +10,7 @@ import { keysDefaults, type ValidConfig } from './types.js';
 type Resolver = (options: OptionsData) => unknown;
 
 const NONE: ReadonlyMap<string, readonly string[]> = new Map();
+const KEYS_DEPEND: ReadonlyMap<string, readonly string[]> = new Map([['hardMaxKeys', ['maxKeys']]]);
 
 /** What {@link collect} needs to know of the options it checks. */
 interface Checked {
@@ -101,6 +102,20 @@ function hasOption(options: OptionsData, option: string): boolean {
  * resolvers, so a value is accepted from data exactly when the policy accepts it in code.
  */
 export function validateConfig(input: unknown, kinds: readonly AnyPolicyKind[]): ValidConfig {
+  const { config, issues } = readConfig(input, kinds);
+  if (issues.length > 0) throw new ConfigError(issues);
+  return config;
+}
+
+/**
+ * @internal {@link validateConfig} that answers the problems instead of throwing, with the
+ * config as far as it is valid (an entry with a problem as it was written), so that
+ * `reconfigure` can report them beside those of the instances.
+ */
+export function readConfig(
+  input: unknown,
+  kinds: readonly AnyPolicyKind[],
+): { config: ValidConfig; issues: readonly ConfigIssue[] } {
   const table = configKinds(kinds);
   const r = new Reader(table.codeOnly);
   const defaultsData = new Map<AnyPolicyKind, OptionsData>();
@@ -189,20 +204,47 @@ export function validateConfig(input: unknown, kinds: readonly AnyPolicyKind[]):
     named.set(kind.name, entries);
   }
 
+  // A reference must name an entry: a typo would otherwise get a default instance of its own.
+  for (const kind of kinds) {
+    for (const [key, target] of referencesOf(kind.config.schema)) {
+      const targetKind = table.byName.get(target)!;
+      const known = [...namedData.get(targetKind)!.keys()];
+      const check = (data: OptionsData | undefined, path: string): void => {
+        const name = data?.[key];
+        if (typeof name !== 'string' || name === '' || known.includes(name)) return;
+        const list =
+          known.length === 0
+            ? `none (add an entry under ${targetKind.section})`
+            : known.map((n) => JSON.stringify(n)).join(', ');
+        r.issue(
+          path,
+          `names the ${target} ${JSON.stringify(name)}, which the config does not define; its ${targetKind.section} are ${list}`,
+        );
+      };
+      check(defaultsData.get(kind), `defaults.${kind.name}.${key}`);
+      for (const [name, own] of namedData.get(kind)!) check(own, `${kind.section}.${name}.${key}`);
+    }
+  }
+
   let maxKeys: number = keysDefaults.maxKeys;
   let idleTimeout: number = keysDefaults.idleTimeout;
+  let hardMaxKeys = 2 * maxKeys;
   const keys: Checked = {
     resolve: (o) => {
       maxKeys = integer(o.maxKeys, 'maxKeys', keysDefaults.maxKeys, 1, 2_147_483_647);
       idleTimeout = durationOption(o.idleTimeout, 'idleTimeout', keysDefaults.idleTimeout, 1, true);
+      const max = 2_147_483_647;
+      hardMaxKeys = integer(o.hardMaxKeys, 'hardMaxKeys', Math.min(2 * maxKeys, max), maxKeys, max);
     },
     durations: KEYS_DURATIONS,
-    dependsOn: NONE,
+    dependsOn: KEYS_DEPEND,
   };
   collect(r, keys, copy(keysData, KEYS), (option) => ({ path: `keys.${option}` }));
 
-  if (r.issues.length > 0) throw new ConfigError(r.issues);
-  return { defaults, named, keys: { maxKeys, idleTimeout } };
+  return {
+    config: { defaults, named, keys: { maxKeys, idleTimeout, hardMaxKeys } },
+    issues: r.issues,
+  };
 }
 
 /**

@@ -160,9 +160,19 @@ describe('adaptiveLimit admission', () => {
     expect(error).toBeInstanceOf(ConcurrencyLimitError);
     expect(isConcurrencyLimitError(error) && isPolicyRejection(error)).toBe(true);
     expect(error.code).toBe(ErrorCode.ConcurrencyLimit);
-    expect(error).toMatchObject({ policy: 'adaptiveLimit', policyName: 'db', limit: 2 });
+    // The preallocated error carries nothing of one call: the event has the limit.
+    expect(error).toMatchObject({ policy: 'adaptiveLimit', policyName: 'db', limit: Number.NaN });
     expect(error.message).toBe('Adaptive limit "db" is full');
-    expect(events).toEqual([{ reason: 'limit', limit: 2, inFlight: 2, queued: 0 }]);
+    expect(events).toEqual([
+      {
+        reason: 'limit',
+        limit: 2,
+        inFlight: 2,
+        queued: 0,
+        timeLeft: Number.NaN,
+        latency: Number.NaN,
+      },
+    ]);
     expect(limit.inFlight).toBe(0);
     expect(limit.stats()).toMatchObject({ admitted: 2, rejectionsByReason: { limit: 1 } });
   });
@@ -405,8 +415,29 @@ describe('adaptiveLimit deadline-aware refusal', () => {
     return s;
   }
 
-  it('refuses before it starts a call whose own deadline leaves less than the median latency, not the mean', async () => {
+  it('hands out refusals that a later refusal never changes', async () => {
     const { limit, p } = await learned({ name: 'api' });
+    const first = (await p.tryExecute(() => 1, { timeout: 90 })) as {
+      error: ConcurrencyLimitError;
+    };
+    const seen = {
+      timeLeft: first.error.timeLeft,
+      latency: first.error.latency,
+      limit: first.error.limit,
+    };
+    const events: AdaptiveLimitRejectedEvent[] = [];
+    limit.onRejected((e) => events.push(e));
+    await p.tryExecute(() => 1, { timeout: 40 });
+    expect(first.error).toMatchObject(seen);
+    // What is particular to one refusal comes with its event.
+    expect(events).toMatchObject([
+      { reason: 'deadline', timeLeft: 40, latency: limit.stats().medianLatency },
+    ]);
+  });
+
+  it('refuses before it starts a call whose own deadline leaves less than the median latency, not the mean', async () => {
+    // Debug errors carry the call's time left and the median it fell short of.
+    const { limit, p } = await learned({ name: 'api', debug: true });
     // The median is read from a histogram, within 3 % of the exact one.
     expect(Math.abs(limit.stats().medianLatency - 100)).toBeLessThanOrEqual(3);
     let called = 0;
@@ -555,6 +586,22 @@ describe('adaptiveLimit partitions', () => {
   });
 });
 
+describe('adaptiveLimit partition shares', () => {
+  it('refuses shares that sum above 1, which would let more calls in flight than the limit', () => {
+    // Four shares of 1 would put 40 calls in flight on a limit of 10.
+    const all = { 'critical-plus': 1, critical: 1, 'sheddable-plus': 1, sheddable: 1 };
+    const error = optionsError(() => adaptiveLimit({ partitions: all }));
+    expect(error.option).toBe('partitions');
+    expect(error.message).toMatch(/sum to at most 1/);
+    expect(() => adaptiveLimit({ partitions: { critical: 0.7, sheddable: 0.4 } })).toThrow(
+      OptionsError,
+    );
+    expect(adaptiveLimit({ partitions: { critical: 0.7, sheddable: 0.3 } })).toBeInstanceOf(
+      AdaptiveLimit,
+    );
+  });
+});
+
 describe('adaptiveLimit queue', () => {
   it('queues calls beyond the limit, admits them as permits free, and keeps their criticality', async () => {
     const { clock, limit } = setUp({
@@ -647,6 +694,14 @@ describe('adaptiveLimit reconfigure', () => {
 });
 
 describe('adaptiveLimit in a registry, metrics and diagnostics', () => {
+  it('takes an algorithm by name in config data, as code does', () => {
+    for (const name of ['gradient', 'vegas', 'aimd'] as const) {
+      const registry = new Registry({ adaptiveLimits: { a: { algorithm: name } } });
+      disposers.push(() => registry.dispose());
+      expect(registry.adaptiveLimit('a').stats().algorithm).toBe(name);
+    }
+  });
+
   it('is built from config data (adaptiveLimits and defaults), listed with its stats, and on the dashboard', () => {
     const clock = new ManualClock();
     const registry = new Registry(

@@ -17,8 +17,8 @@ describe('consecutive window', () => {
       from: 'closed',
       to: 'open',
       reason: 'consecutive-failures',
-      callsInWindow: 3,
-      failureRate: 1,
+      callsInWindow: 3, // the failures in a row: a consecutive window has no rate
+      failureRate: Number.NaN,
       breakDuration: 1000,
     });
   });
@@ -73,8 +73,9 @@ describe('consecutive window with slow calls', () => {
     expect(breaker.state).toBe('open');
     expect(events[0]).toMatchObject({
       reason: 'consecutive-slow-calls',
-      slowCallRate: 1,
-      failureRate: 0,
+      callsInWindow: 3,
+      slowCallRate: Number.NaN,
+      failureRate: Number.NaN,
     });
   });
 

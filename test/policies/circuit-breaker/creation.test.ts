@@ -55,16 +55,19 @@ describe('refusal errors, made on the first refusal', () => {
     release();
   });
 
-  it('an error first made by a half-open refusal follows the next opening', async () => {
+  it('a half-open refusal has an error of its own; the open one follows the next opening', async () => {
     const { clock, breaker, p } = make();
     breaker.trip();
     clock.advance(1000);
     const probe = pending(p);
     expect(breaker.state).toBe('half-open');
-    const error = refusal(p) as BrokenCircuitError;
-    expect(error.retryAfter).toBe(0);
+    // A half-open refusal has an error of its own; the open one is made at the next opening.
+    const halfOpen = refusal(p) as BrokenCircuitError;
+    expect(halfOpen.message).toMatch(/half-open/);
     await probe.fail();
     expect(breaker.state).toBe('open');
+    const error = refusal(p) as BrokenCircuitError;
+    expect(error).not.toBe(halfOpen);
     expect(refusal(p)).toBe(error);
     expect(error.retryAfter).toBe(1000);
   });

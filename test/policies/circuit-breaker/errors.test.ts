@@ -37,6 +37,24 @@ describe('BrokenCircuitError', () => {
     });
   });
 
+  it('says half-open when the probe slots are taken, with retryAfter until the probes must decide', async () => {
+    const { clock, breaker, p } = make({ name: 'db', halfOpen: { maxWait: 5_000 } });
+    breaker.trip();
+    clock.advance(1000);
+    expect(breaker.state).toBe('half-open');
+    const probe = p.execute(() => new Promise<string>(() => {})); // holds the only probe slot
+    clock.advance(1_500);
+    const error = (await p.execute(() => 'ok').catch((e: unknown) => e)) as BrokenCircuitError;
+    expect(error).toBeInstanceOf(BrokenCircuitError);
+    expect(error.code).toBe(ErrorCode.CircuitOpen);
+    expect(error.message).toBe(
+      'Circuit breaker "db" is half-open with every probe slot taken: retryAfter is the most its probes may take to decide',
+    );
+    // The probe started 1.5 s ago with a max wait of 5 s.
+    expect(error.retryAfter).toBe(3_500);
+    void probe.catch(() => {});
+  });
+
   it('retryAfter counts down with the clock, read at each access', async () => {
     const { clock, breaker, p } = make();
     breaker.trip();

@@ -80,7 +80,7 @@ describe('probes', () => {
     expect(breaker.state).toBe('closed');
   });
 
-  it('refuses with the open error and reports state half-open while probe slots are taken', () => {
+  it('refuses with a half-open error and reports state half-open while probe slots are taken', () => {
     const { clock, breaker, p } = tripped();
     const rejected: CircuitRejectedEvent[] = [];
     breaker.onRejected((e) => rejected.push(e));
@@ -88,7 +88,8 @@ describe('probes', () => {
     pending(p);
     const error = refusal(p);
     expect(error).toBeInstanceOf(BrokenCircuitError);
-    expect((error as BrokenCircuitError).retryAfter).toBe(0);
+    // The probe must decide within halfOpen.maxWait (60 s by default).
+    expect((error as BrokenCircuitError).retryAfter).toBe(60_000);
     expect(rejected).toEqual([{ error, state: 'half-open' }]);
   });
 
@@ -312,13 +313,14 @@ describe('break backoff', () => {
     expect(events.at(-1)?.breakDuration).toBe(2000);
   });
 
-  it('starts over from breakDuration once the breaker has closed', () => {
+  it('starts over from breakDuration once the breaker has stayed closed long enough', () => {
     const { clock, breaker, p, events } = tripped({ breakBackoff: {} });
     failProbe(clock, p, events);
     failProbe(clock, p, events); // 4000 ms
     clock.advance(4000);
     succeed(p);
     expect(breaker.state).toBe('closed');
+    clock.advance(3 * 1000); // three steps of decay, one per breakDuration closed
     breaker.trip();
     expect(events.at(-1)?.breakDuration).toBe(1000);
   });

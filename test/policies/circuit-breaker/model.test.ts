@@ -300,9 +300,14 @@ async function runScenario(
           fail(`transition #${k} carries window figures, model has none`);
         }
       } else if (
-        e.callsInWindow !== w.calls ||
-        e.failureRate !== w.failures / w.calls ||
-        e.slowCallRate !== w.slowCalls / w.calls
+        config.window.kind === 'consecutive'
+          ? // A consecutive window reports the run that opened it, and no rate.
+            e.callsInWindow !== (m.reason === 'consecutive-failures' ? w.failures : w.slowCalls) ||
+            !Number.isNaN(e.failureRate) ||
+            !Number.isNaN(e.slowCallRate)
+          : e.callsInWindow !== w.calls ||
+            e.failureRate !== w.failures / w.calls ||
+            e.slowCallRate !== w.slowCalls / w.calls
       ) {
         fail(
           `transition #${k} window ${e.callsInWindow}/${e.failureRate}/${e.slowCallRate}, model ${JSON.stringify(w)}`,
@@ -414,7 +419,13 @@ async function runScenario(
           }
         } else {
           if (broken.code !== ErrorCode.CircuitOpen) fail(`refusal code ${broken.code}`);
-          const expected = model.state === 'open' ? model.openUntil - model.now : 0;
+          // Half-open: the most its probes may take to decide.
+          const decideBy =
+            model.halfOpenDeadline === Number.POSITIVE_INFINITY
+              ? model.now + model.config.maxWait
+              : model.halfOpenDeadline;
+          const expected =
+            model.state === 'open' ? model.openUntil - model.now : decideBy - model.now;
           if (broken.retryAfter !== expected) {
             fail(`retryAfter ${broken.retryAfter}, model says ${expected}`);
           }

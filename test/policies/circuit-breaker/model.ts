@@ -150,6 +150,8 @@ export class BreakerModel {
   openUntil = 0;
   halfOpenDeadline = Number.POSITIVE_INFINITY;
   consecutiveOpens = 0;
+  /** When probes last closed it: the backoff decays from then. */
+  closedAt = 0;
   probesStarted = 0;
   probesInFlight = 0;
   probeSuccesses = 0;
@@ -314,6 +316,11 @@ export class BreakerModel {
 
   private open(at: number, reason: TransitionReason, fromWindow: boolean): void {
     const c = this.config;
+    // Each breakDuration closed since the probes passed takes one step off the backoff.
+    if (this.state === 'closed') {
+      const steps = Math.floor((at - this.closedAt) / c.breakDuration);
+      this.consecutiveOpens = Math.max(0, this.consecutiveOpens - steps);
+    }
     const length = c.breakBackoff
       ? Math.min(
           c.breakBackoff.maxDuration,
@@ -330,7 +337,8 @@ export class BreakerModel {
   }
 
   private close(reason: TransitionReason): void {
-    this.consecutiveOpens = 0;
+    if (reason === 'probes-succeeded' && this.config.breakBackoff) this.closedAt = this.now;
+    else this.consecutiveOpens = 0;
     this.window.reset();
     if (this.state !== 'closed') this.moveTo('closed', reason);
   }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CircuitBreaker,
   type Criticality,
+  eventLoopLoad,
   isLoadShedError,
   LoadShedError,
   type LoadShedEvent,
@@ -74,7 +75,7 @@ describe('LoadShedder decisions', () => {
   it('refuses a call whose probability is above the random draw, with a LoadShedError', async () => {
     const clock = new ManualClock();
     const events: LoadShedEvent[] = [];
-    const s = loadShedder({ name: 'api', minRequests: 0, random: () => 0.3, clock });
+    const s = loadShedder({ name: 'api', minRequests: 0, random: () => 0.3, clock, debug: true });
     s.onShed((e) => events.push(e));
     const p = pipeline(s);
     await p.tryExecute(fail); // judged on nothing: let through
@@ -89,9 +90,72 @@ describe('LoadShedder decisions', () => {
       criticality: 'critical',
       probability: 0.5,
     });
-    expect(events).toEqual([{ criticality: 'critical', probability: 0.5, refusalRate: 0.5 }]);
+    expect(events).toEqual([
+      { criticality: 'critical', probability: 0.5, refusalRate: 0.5, reason: 'accepts' },
+    ]);
     expect(s.stats()).toMatchObject({ admitted: 1, requests: 2 });
     expect(s.stats().refused.critical).toBe(1);
+  });
+
+  it('hands out refusals that a later refusal of another call never changes', async () => {
+    const clock = new ManualClock();
+    const s = loadShedder({ minRequests: 0, random: () => 0, clock });
+    const p = pipeline(s);
+    const refusal = async (criticality: Criticality) => {
+      for (let i = 0; i < 100; i++) {
+        const r = await p.tryExecute(fail, { criticality });
+        if (!r.ok && isLoadShedError(r.error)) return r.error;
+      }
+      throw new Error(`no ${criticality} call was refused`);
+    };
+    const kept = await refusal('sheddable');
+    const seen = {
+      criticality: kept.criticality,
+      probability: kept.probability,
+      message: kept.message,
+    };
+    expect(seen.criticality).toBe('sheddable');
+    const other = await refusal('critical-plus');
+    expect(other.criticality).toBe('critical-plus');
+    expect({
+      criticality: kept.criticality,
+      probability: kept.probability,
+      message: kept.message,
+    }).toEqual(seen);
+    // The preallocated error carries nothing of one call: the shed event has the probability.
+    expect(kept.probability).toBeNaN();
+  });
+
+  it('says a refusal came from the load signal, and in debug mode how late the event loop ran', async () => {
+    const clock = new ManualClock();
+    const build = (debug: boolean) => {
+      const signal = eventLoopLoad({
+        clock,
+        interval: 100,
+        step: 0.99,
+        maxLevel: 0.99,
+        source: () => ({ utilization: 0.2, lagMs: 426 }),
+      });
+      return { signal, s: loadShedder({ name: 'inbound', signal, random: () => 0, clock, debug }) };
+    };
+    const reading = 'the event loop ran 426 ms late (maxLag 100 ms)';
+    for (const debug of [false, true]) {
+      const { signal, s } = build(debug);
+      const events: LoadShedEvent[] = [];
+      s.onShed((e) => events.push(e));
+      const p = pipeline(s);
+      await p.tryExecute(ok); // starts the sampling
+      await clock.advanceAsync(100); // one late sample: level 0.99
+      const r = await p.tryExecute(ok);
+      signal.dispose();
+      expect(r.ok).toBe(false);
+      const error = (r as { error: LoadShedError }).error;
+      expect(error.reason).toBe('signal');
+      expect(error.message).not.toMatch(/accepted/);
+      expect(error.message).toMatch(/load signal reports this process overloaded/);
+      expect(events[0]).toMatchObject({ reason: 'signal', reading });
+      if (debug) expect(error.message).toContain(reading);
+    }
   });
 
   it('never refuses more than maxRefusalRate of the calls, so some still reach the dependency', async () => {

@@ -177,7 +177,11 @@ describe('config data of the library kinds', () => {
       window: { kind: 'consecutive', threshold: 3 },
     });
     expect(config.named.get('rateLimiter')!.get('bucket')).toEqual({ capacity: 4, refillRate: 2 });
-    expect(config.keys).toEqual({ maxKeys: 10_000, idleTimeout: Number.POSITIVE_INFINITY });
+    expect(config.keys).toEqual({
+      maxKeys: 10_000,
+      idleTimeout: Number.POSITIVE_INFINITY,
+      hardMaxKeys: 20_000,
+    });
   });
 
   it('keeps each kind’s messages: code-only options, window kinds, missing timeout and rate', () => {
