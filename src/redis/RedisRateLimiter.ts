@@ -3,7 +3,7 @@ import { stackless } from '../errors/BreakwaterError.js';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../events/Listeners.js';
 import { RunsAlone } from '../pipeline/RunsAlone.js';
-import { RateLimitedError } from '../policies/rate-limiter/errors.js';
+import { RateLimitedError, refusalAt } from '../policies/rate-limiter/errors.js';
 import type { RateLimitedEvent } from '../policies/rate-limiter/events.js';
 import { gcraWait } from '../policies/rate-limiter/gcra.js';
 import type { ResolvedRateLimiterOptions } from '../policies/rate-limiter/options.js';
@@ -174,7 +174,7 @@ export class RedisRateLimiter extends RunsAlone implements WaitingGate {
   /** Round trips' time, a moving average in ms: no lease is asked that would end before it. */
   private rtt = 0;
   private nextProbe = 0;
-  private readonly error: RateLimitedError;
+  private error: RateLimitedError;
   private readonly waits: PermitWaits;
   /** The request for one permit without a lease, the common decision: made once. */
   private readonly oneRequest: GcraRequest;
@@ -224,8 +224,8 @@ export class RedisRateLimiter extends RunsAlone implements WaitingGate {
     this.oneRequest = new GcraRequest(o.intervalUs, o.burst, 1, undefined, undefined);
     this.error = stackless(() => new RateLimitedError(o.name, o.clock, 0));
     this.waits = new PermitWaits(this, o.clock, (freeAt) => {
-      this.error.freeAt = freeAt;
-      return o.debug ? new RateLimitedError(o.name, o.clock, freeAt) : this.error;
+      this.error = refusalAt(this.error, o.name, o.clock, freeAt, o.debug);
+      return this.error;
     });
     if (options.name !== undefined) noteCodeBuilt('redisRateLimiter', o.name, this);
   }
@@ -504,7 +504,7 @@ export class RedisRateLimiter extends RunsAlone implements WaitingGate {
 
   private refuse(key: string, permits: number, wait: number, now: number): void {
     this.nRejected++;
-    this.error.freeAt = now + wait;
+    this.error = refusalAt(this.error, this.name, this.clock, now + wait, this.o.debug);
     if (this.limited.size !== 0) this.limited.emit({ permits, retryAfter: wait, key });
   }
 

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { KeyedRateLimiter } from '../../src/index.js';
+import { KeyedRateLimiter, RateLimitedError } from '../../src/index.js';
 import {
   RedisGcraStore,
   RedisRateLimiter,
@@ -79,6 +79,24 @@ describeRedis('RedisRateLimiter', (redis) => {
       expect(waits[3]).toBeLessThanOrEqual(100);
       expect(waits[3]).toBeGreaterThanOrEqual(100 - elapsed - 1);
       expect(l.stats()).toMatchObject({ admitted: 3, rejected: 1, roundTrips: 4 });
+    });
+
+    it("a refusal a caller keeps never changes when another key's refusal waits for another time", async () => {
+      const l = limiter({ limit: 1, period: 60_000, burst: 1 });
+      await l.acquire('a');
+      const a = (await l
+        .acquire('a', 1, { maxWait: 0 })
+        .catch((e: unknown) => e)) as RateLimitedError;
+      const freeAt = a.freeAt;
+      await sleep(2);
+      await l.acquire('b');
+      const b = (await l
+        .acquire('b', 1, { maxWait: 0 })
+        .catch((e: unknown) => e)) as RateLimitedError;
+      expect(b).toBeInstanceOf(RateLimitedError);
+      expect(b).not.toBe(a);
+      expect(a.freeAt).toBe(freeAt);
+      expect(b.freeAt).toBeGreaterThan(freeAt);
     });
 
     it('the negative cache refuses locally until the refusal’s time, then asks Redis again', async () => {

@@ -5,7 +5,7 @@ import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { integer, keyError } from '../../validation/validate.js';
-import { RateLimitedError } from './errors.js';
+import { RateLimitedError, refusalAt } from './errors.js';
 import type { RateLimitedEvent } from './events.js';
 import { gcraTake, gcraWait } from './gcra.js';
 import {
@@ -105,7 +105,7 @@ export class KeyedRateLimiter {
   private readonly coarse: CoarseTime | undefined;
   private readonly slots: KeySlots;
   private calls = 0;
-  private readonly error: RateLimitedError;
+  private error: RateLimitedError;
   private waiters: Set<KeyWaiter> | undefined = undefined;
   /** @internal */ readonly limited = new Listeners<RateLimitedEvent>();
 
@@ -236,9 +236,8 @@ export class KeyedRateLimiter {
 
   private refused(key: string, nowUs: number, waitUs: number, permits: number): RateLimitedError {
     const freeAt = (nowUs + waitUs) / 1_000;
-    let error = this.error;
-    if (this.o.debug) error = new RateLimitedError(this.name, this.clock, freeAt);
-    else error.freeAt = freeAt;
+    const error = refusalAt(this.error, this.name, this.clock, freeAt, this.o.debug);
+    this.error = error;
     if (this.limited.size !== 0) {
       this.limited.emit({ permits, retryAfter: waitUs / 1_000, key });
     }

@@ -22,7 +22,7 @@ import { onlyArguments } from '../../validation/validate.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { buildFromResolved, presetName, takePreset } from '../shared/preset.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
-import { RateLimitedError } from './errors.js';
+import { RateLimitedError, refusalAt } from './errors.js';
 import type { RateLimitedEvent } from './events.js';
 import { gcraTake, gcraWait } from './gcra.js';
 import {
@@ -119,7 +119,7 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
   /** Theoretical arrival time, in µs of the clock. */
   private tat = Number.NEGATIVE_INFINITY;
   private readonly queue: DeadlineQueue<WaitingExecution>;
-  private readonly error: RateLimitedError;
+  private error: RateLimitedError;
   /** Clock time (ms) at which the reservation made by the last `acquire(now)` is due. */
   private reservedAt = 0;
   private nAdmitted = 0;
@@ -365,9 +365,8 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
   private refused(nowUs: number, waitUs: number, permits: number): RateLimitedError {
     this.nRejected++;
     const freeAt = (nowUs + waitUs) / 1_000;
-    let error = this.error;
-    if (this.o.debug) error = new RateLimitedError(this.name, this.clock, freeAt);
-    else error.freeAt = freeAt;
+    const error = refusalAt(this.error, this.name, this.clock, freeAt, this.o.debug);
+    this.error = error;
     if (this.limited.size !== 0) this.limited.emit({ permits, retryAfter: waitUs / 1_000 });
     if (rejectedChannel.hasSubscribers) {
       rejectedChannel.publish({

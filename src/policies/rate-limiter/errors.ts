@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock/Clock.js';
+import { stackless } from '../../errors/BreakwaterError.js';
 import { ErrorCode } from '../../errors/codes.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
 
@@ -6,13 +7,14 @@ import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
  * The rate limiter had no permit for the call (or not within its `maxWait`). `retryAfter`
  * says how long until the permits asked for would be free, read now.
  *
- * Unless the limiter has `debug: true`, one error object serves every refusal of a limiter:
- * read `retryAfter` when the refusal arrives.
+ * Unless the limiter has `debug: true`, one stackless error object serves the refusals that wait
+ * for the same moment (those between two admissions of a key); an error, once handed out, never
+ * changes.
  */
 export class RateLimitedError extends PolicyRejectedError {
   static override readonly codes: readonly string[] = [ErrorCode.RateLimited];
   /** @internal Clock reading at which the permits asked for are free. */
-  freeAt: number;
+  readonly freeAt: number;
   readonly #clock: Clock;
 
   /** @internal Built by the limiter; not meant to be constructed by users. */
@@ -37,6 +39,23 @@ Object.defineProperty(RateLimitedError.prototype, 'name', {
   value: 'RateLimitedError',
   writable: true,
 });
+
+/**
+ * @internal The error for a refusal whose permits are free at `freeAt`: `last`, when it waits for
+ * the same moment, else a new one. GCRA refuses without moving its state, so a run of refusals
+ * between two admissions makes one error, and one a caller keeps never changes.
+ */
+export function refusalAt(
+  last: RateLimitedError,
+  policyName: string,
+  clock: Clock,
+  freeAt: number,
+  debug: boolean,
+): RateLimitedError {
+  if (debug) return new RateLimitedError(policyName, clock, freeAt);
+  if (last.freeAt === freeAt) return last;
+  return stackless(() => new RateLimitedError(policyName, clock, freeAt));
+}
 
 /** True when `error` is a {@link RateLimitedError} from any copy of breakwater. */
 export function isRateLimitedError(error: unknown): error is RateLimitedError {

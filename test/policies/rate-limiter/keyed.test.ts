@@ -38,6 +38,22 @@ describe('KeyedRateLimiter', () => {
     );
   });
 
+  it("a refusal a caller keeps never changes when another key's refusal waits for another time", async () => {
+    const clock = new ManualClock();
+    const keyed = new KeyedRateLimiter({ limit: 1, period: 1_000, clock });
+    await keyed.acquire('a');
+    const a = (await keyed
+      .acquire('a', 1, { maxWait: 0 })
+      .catch((e: unknown) => e)) as RateLimitedError;
+    clock.advance(500);
+    await keyed.acquire('b');
+    const b = (await keyed
+      .acquire('b', 1, { maxWait: 0 })
+      .catch((e: unknown) => e)) as RateLimitedError;
+    expect(a.retryAfter).toBe(500);
+    expect(b.retryAfter).toBe(1_000);
+  });
+
   it('property: never holds more than maxKeys keys', () => {
     fc.assert(
       fc.property(

@@ -145,6 +145,26 @@ describe('RateLimiter', () => {
     expect(ok.ok).toBe(true);
   });
 
+  it('a refusal a caller keeps never changes when a later refusal waits for another time; refusals until the next admission share one error', async () => {
+    const clock = new ManualClock();
+    const limiter = new RateLimiter({ limit: 1, period: 1_000, clock });
+    await limiter.acquire();
+    const first = (await limiter
+      .acquire(1, { maxWait: 0 })
+      .catch((e: unknown) => e)) as RateLimitedError;
+    clock.advance(1_000);
+    await limiter.acquire();
+    const second = (await limiter
+      .acquire(1, { maxWait: 0 })
+      .catch((e: unknown) => e)) as RateLimitedError;
+    const third = (await limiter
+      .acquire(1, { maxWait: 0 })
+      .catch((e: unknown) => e)) as RateLimitedError;
+    expect(first.retryAfter).toBe(0);
+    expect(second.retryAfter).toBe(1_000);
+    expect(third).toBe(second);
+  });
+
   it('an aborted waiter rejects with the reason and gives its turn back when it was the last one', async () => {
     const clock = new ManualClock();
     const limiter = new RateLimiter({ limit: 1, period: 100, maxWait: 1_000, clock });
