@@ -25,7 +25,7 @@ describeRedis('shared breaker signals across restarts', (redis) => {
     'quorum 2: one instance that fails, crashes and restarts 4 times opens none of 5 healthy instances, with %s',
     async (_, identity) => {
       const pollInterval = 300;
-      const timeout = 200;
+      const timeout = 2_000;
       // How long a heartbeat keeps an instance live: 3 × (pollInterval + timeout).
       const liveMs = 3 * (pollInterval + timeout);
       const name = `restarts-${process.pid}-${Date.now()}`;
