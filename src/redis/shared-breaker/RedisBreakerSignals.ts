@@ -55,8 +55,10 @@ function ints(reply: unknown, length: number): number[] | undefined {
  * Shared signals for a local circuit breaker, through Redis: the breaker keeps deciding every
  * call alone (no Redis on any call's path); the signals only change its state.
  *
- * - When the breaker opens, one script reports it (a sorted set of reports, each expiring
- *   after the break by Redis `TIME`). When the reports alive reach the quorum, the shared
+ * - When the breaker opens, one script reports it under this instance's identity (a sorted
+ *   set of reports, each expiring after the break by Redis `TIME`, or sooner when its instance
+ *   stops heartbeating; see {@link SharedSignalsOptions.instance} for the identity that keeps a
+ *   restarted instance from counting twice). When the reports alive reach the quorum, the shared
  *   state opens for the break, published by pub/sub and read by a poll every `pollInterval`
  *   (pub/sub loses messages across reconnects): every instance's breaker is held open until
  *   it ends (transition reason `shared-open`). A quorum of 2 or more keeps one instance with
@@ -233,8 +235,8 @@ export class RedisBreakerSignals implements ProbeGate {
   }
 
   /**
-   * Reads the shared state now, as the poll does (and says this instance is alive, with a
-   * share quorum). Resolves when applied; never rejects (a failure marks the store unavailable).
+   * Reads the shared state now, as the poll does, and says this instance is alive. Resolves
+   * when applied; never rejects (a failure marks the store unavailable).
    */
   sync(): Promise<void> {
     if (this.disposed) return Promise.resolve();

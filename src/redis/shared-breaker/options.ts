@@ -52,8 +52,9 @@ export interface SharedSignalsOptions {
   readonly quorum?: SharedQuorum;
   /**
    * How often each instance reads the shared state (pub/sub loses messages across reconnects)
-   * and, with a share quorum, says it is alive: the longest an instance that missed a message
-   * goes on unaware of a shared open. @default 1000
+   * and says it is alive: the longest an instance that missed a message goes on unaware of a
+   * shared open. An instance is live for 3 × (`pollInterval` + `timeout`) after its last
+   * heartbeat, and its reports count only while it is. @default 1000
    */
   readonly pollInterval?: number | DurationString;
   /**
