@@ -127,6 +127,22 @@ describeRedis('shared breaker signals', (redis) => {
       expect(error.retryAfter).toBeGreaterThan(59_000);
     });
 
+    it('a report counts only while its instance heartbeats: one that stopped (disposed, or killed) no longer makes a quorum with the next', async () => {
+      const pollInterval = 100;
+      const timeout = 200;
+      const { list } = instances(2, { quorum: 2, pollInterval, timeout, subscriber: false });
+      await Promise.all(list.map((x) => x.signals.sync()));
+      fail(list[0]!.p);
+      expect(await until(() => list[0]!.signals.stats().reports === 1)).toBe(true);
+      list[0]!.signals.dispose();
+      // Its heartbeat lasts 3 × (pollInterval + timeout); its report, the whole break (60 s).
+      await sleep(3 * (pollInterval + timeout) + 100);
+      fail(list[1]!.p);
+      expect(await until(() => list[1]!.signals.stats().reports === 1)).toBe(true);
+      await list[1]!.signals.sync();
+      expect(list[1]!.signals.sharedOpen).toBe(false);
+    });
+
     it('without pub/sub (subscriber: false), an instance learns of the shared open at its next poll', async () => {
       const { list } = instances(3, { quorum: 2, subscriber: false, pollInterval: 600_000 });
       fail(list[0]!.p);
