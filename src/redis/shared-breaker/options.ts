@@ -81,8 +81,9 @@ export interface SharedSignalsOptions {
    * fork). Without a slot, processes of one host share the identity and count as one
    * instance: give each its own. On runtimes without `node:os`, a random id. The report of an
    * identity that may be new after a restart (a cluster worker id, a random id) counts toward
-   * the quorum only from 3 `pollInterval`s after it first heartbeats, and not before every
-   * instance live then would have expired: never beside the process it replaced.
+   * the quorum only from one liveness window (3 × (`pollInterval` + `timeout`)) after its first
+   * heartbeat, and not before every instance live then would have expired: never beside the
+   * process it replaced.
    */
   readonly instance?: string;
   /** Receives each problem of the client's configuration once. @default console.warn, once */
