@@ -55,8 +55,10 @@ function ints(reply: unknown, length: number): number[] | undefined {
  * Shared signals for a local circuit breaker, through Redis: the breaker keeps deciding every
  * call alone (no Redis on any call's path); the signals only change its state.
  *
- * - When the breaker opens, one script reports it (a sorted set of reports, each expiring
- *   after the break by Redis `TIME`). When the reports alive reach the quorum, the shared
+ * - When the breaker opens, one script reports it under this instance's identity (a sorted
+ *   set of reports, each expiring after the break by Redis `TIME`, or sooner when its instance
+ *   stops heartbeating; see {@link SharedSignalsOptions.instance} for the identity that keeps a
+ *   restarted instance from counting twice). When the reports alive reach the quorum, the shared
  *   state opens for the break, published by pub/sub and read by a poll every `pollInterval`
  *   (pub/sub loses messages across reconnects): every instance's breaker is held open until
  *   it ends (transition reason `shared-open`). A quorum of 2 or more keeps one instance with
@@ -87,12 +89,16 @@ export class RedisBreakerSignals implements ProbeGate {
   readonly breaker: CircuitBreaker;
   /** The name the instances share (the hash tag of the keys). */
   readonly name: string;
-  /** This instance's id in the shared state. */
+  /**
+   * This instance's identity in the shared state (see {@link SharedSignalsOptions.instance}):
+   * its reports and heartbeats. Its probe leases are held under a per-process id.
+   */
   readonly instance: string;
-  /** The Redis keys: reports, live, state, probe, fence; and the pub/sub channel. */
+  /** The Redis keys: reports, live, joined, state, probe, fence; and the pub/sub channel. */
   readonly keys: Readonly<{
     reports: string;
     live: string;
+    joined: string;
     state: string;
     probe: string;
     fence: string;
@@ -112,6 +118,8 @@ export class RedisBreakerSignals implements ProbeGate {
   private readonly shareArg: string;
   private readonly leaseArgs: readonly string[];
   private readonly syncArgs: readonly string[];
+  /** How long a heartbeat lasts; '1' when the identity may be new after a restart. */
+  private readonly beatArgs: readonly [string, string];
   private readonly offTransitions: Disposer;
   private subscription: Subscription | undefined;
   private subscribing = false;
@@ -159,25 +167,31 @@ export class RedisBreakerSignals implements ProbeGate {
     this.keys = Object.freeze({
       reports: `${start}reports`,
       live: `${start}live`,
+      joined: `${start}joined`,
       state: `${start}state`,
       probe: `${start}probe`,
       fence: `${start}fence`,
       channel: `${start}events`,
     });
     const k = this.keys;
-    this.reportKeys = [k.reports, k.live, k.state];
+    this.reportKeys = [k.reports, k.live, k.state, k.joined];
     this.leaseKeys = [k.probe, k.fence, k.state];
-    this.outcomeKeys = [k.probe, k.reports, k.live, k.state];
-    this.syncKeys = [k.live, k.state, k.probe];
+    this.outcomeKeys = [k.probe, k.reports, k.live, k.state, k.joined];
+    this.syncKeys = [k.live, k.state, k.probe, k.joined, k.reports];
     this.quorumArg = String(o.quorum);
     this.shareArg = Number.isNaN(o.share) ? '' : String(o.share);
     // The fence outlives any lease by far; tokens go on increasing after it expires anyway.
     this.leaseArgs = [
-      o.instance,
+      o.holder,
       String(o.probeLease),
       String(Math.max(86_400_000, o.probeLease * 10)),
     ];
-    this.syncArgs = [o.instance, this.shareArg === '' ? '' : String(o.pollInterval * 3)];
+    // Live for three polls, each of which may take its whole deadline.
+    this.beatArgs = [
+      String(3 * (o.pollInterval + o.timeout)),
+      o.instanceSurvivesRestart ? '0' : '1',
+    ];
+    this.syncArgs = [o.instance, ...this.beatArgs];
     this.runner = new ScriptRunner(o.adapter, o.name, o.timeout, o.clock);
     for (const warning of o.adapter.warnings?.() ?? []) o.onWarning(warning);
     breaker.probeGate = this;
@@ -221,8 +235,8 @@ export class RedisBreakerSignals implements ProbeGate {
   }
 
   /**
-   * Reads the shared state now, as the poll does (and says this instance is alive, with a
-   * share quorum). Resolves when applied; never rejects (a failure marks the store unavailable).
+   * Reads the shared state now, as the poll does, and says this instance is alive. Resolves
+   * when applied; never rejects (a failure marks the store unavailable).
    */
   sync(): Promise<void> {
     if (this.disposed) return Promise.resolve();
@@ -350,6 +364,7 @@ export class RedisBreakerSignals implements ProbeGate {
         this.quorumArg,
         this.shareArg,
         this.keys.channel,
+        ...this.beatArgs,
       ])
       .then(
         (reply) => {
@@ -387,13 +402,15 @@ export class RedisBreakerSignals implements ProbeGate {
     this.nRoundTrips++;
     this.runner
       .run(OUTCOME, this.outcomeKeys, [
-        this.instance,
+        this.o.holder,
         String(token),
         outcome,
         String(Math.max(1, Math.ceil(breakMs))),
         this.quorumArg,
         this.shareArg,
         this.keys.channel,
+        this.instance,
+        ...this.beatArgs,
       ])
       .then(
         (reply) => {

@@ -7,6 +7,7 @@ import {
   duration,
   fn,
   integer,
+  MAX_KEY_LENGTH,
   numberIn,
 } from '../../validation/validate.js';
 import { adaptClient, type RedisClientAdapter, type RedisClientLike } from '../adapters.js';
@@ -34,10 +35,13 @@ export interface SharedSignalsOptions {
   readonly subscriber?: RedisClientLike | false;
   /**
    * The name the instances share (the hash tag of the keys): the breaker's name by default.
-   * Non-empty, without `{` or `}`.
+   * Non-empty, at most 1024 characters (as keys), without `{` or `}`.
    */
   readonly name?: string;
-  /** Start of every key, before `breaker:{name}`; without `{` or `}`. @default "breakwater:" */
+  /**
+   * Start of every key, before `breaker:{name}`; at most 1024 characters, without `{` or `}`.
+   * @default "breakwater:"
+   */
   readonly prefix?: string;
   /**
    * Instances whose breakers opened within one break that hold every instance open: a number
@@ -48,14 +52,15 @@ export interface SharedSignalsOptions {
   readonly quorum?: SharedQuorum;
   /**
    * How often each instance reads the shared state (pub/sub loses messages across reconnects)
-   * and, with a share quorum, says it is alive: the longest an instance that missed a message
-   * goes on unaware of a shared open. @default 1000
+   * and says it is alive: the longest an instance that missed a message goes on unaware of a
+   * shared open. An instance is live for 3 × (`pollInterval` + `timeout`) after its last
+   * heartbeat, and its reports count only while it is. @default 1000
    */
   readonly pollInterval?: number | DurationString;
   /**
    * How long a half-open probe lease lasts: the instance holding it probes, the others refuse,
    * until it publishes the probe's outcome or the lease runs out. Make it longer than a probe
-   * call can take (its timeout). @default 10000
+   * call can take (its timeout); never shorter than `timeout` (OptionsError). @default 10000
    */
   readonly probeLease?: number | DurationString;
   /**
@@ -65,8 +70,20 @@ export interface SharedSignalsOptions {
    */
   readonly timeout?: number | DurationString;
   /**
-   * This instance's id in the shared state, unique per breaker per process; without spaces.
-   * @default a random UUID
+   * This instance's identity in the shared state: its reports and its liveness are kept under
+   * it, so give one that is unique among the running instances and the same after a restart
+   * (a pod name, a host and slot). A restarted instance then replaces its own report; one whose
+   * identity changes at each start counts only while it is live and never beside its earlier
+   * selves (see below). 1 to 200 characters, without spaces, `{` or `}`.
+   *
+   * @default on Node.js, the host name, with `/` and the slot when one is given: PM2's
+   * `NODE_APP_INSTANCE` (the same after a restart), else the cluster worker's id (new at each
+   * fork). Without a slot, processes of one host share the identity and count as one
+   * instance: give each its own. On runtimes without `node:os`, a random id. The report of an
+   * identity that may be new after a restart (a cluster worker id, a random id) counts toward
+   * the quorum only from one liveness window (3 × (`pollInterval` + `timeout`)) after its first
+   * heartbeat, and not before every instance live then would have expired: never beside the
+   * process it replaced.
    */
   readonly instance?: string;
   /** Receives each problem of the client's configuration once. @default console.warn, once */
@@ -102,6 +119,10 @@ export interface ResolvedSignalsOptions {
   readonly probeLease: number;
   readonly timeout: number;
   readonly instance: string;
+  /** False when the identity may be new after a restart (a cluster worker id, a random id). */
+  readonly instanceSurvivesRestart: boolean;
+  /** This process's own id as a lease holder: the identity and a random part. */
+  readonly holder: string;
   readonly onWarning: (message: string) => void;
   readonly clock: Clock;
 }
@@ -143,12 +164,20 @@ export function resolveSignalsOptions(
     throw new OptionsError('subscriber', subscriber, 'an ioredis or node-redis client, or false');
   }
   const name = o.name === undefined ? breakerName : o.name;
-  if (typeof name !== 'string' || name.length === 0 || hasBrace(name)) {
-    throw new OptionsError('name', name, 'a non-empty string without `{` or `}`');
+  if (typeof name !== 'string' || name.length === 0 || !keyPart(name)) {
+    throw new OptionsError(
+      'name',
+      name,
+      `a non-empty string of at most ${MAX_KEY_LENGTH} characters without \`{\` or \`}\``,
+    );
   }
   const prefix = o.prefix === undefined ? sharedSignalsDefaults.prefix : o.prefix;
-  if (typeof prefix !== 'string' || hasBrace(prefix)) {
-    throw new OptionsError('prefix', prefix, 'a string without `{` or `}`');
+  if (typeof prefix !== 'string' || !keyPart(prefix)) {
+    throw new OptionsError(
+      'prefix',
+      prefix,
+      `a string of at most ${MAX_KEY_LENGTH} characters without \`{\` or \`}\``,
+    );
   }
   let quorum: number;
   let share = Number.NaN;
@@ -170,7 +199,16 @@ export function resolveSignalsOptions(
   );
   const probeLease = duration(o.probeLease, 'probeLease', sharedSignalsDefaults.probeLease, 1);
   const timeout = duration(o.timeout, 'timeout', sharedSignalsDefaults.timeout, 1);
-  const instance = o.instance === undefined ? randomId() : o.instance;
+  // A lease that ends before its grant can arrive is no lease.
+  if (probeLease < timeout) {
+    throw new OptionsError(
+      'probeLease',
+      probeLease,
+      `a duration of at least \`timeout\` (${timeout} ms): a lease shorter than a Redis operation's deadline can end before its grant arrives`,
+    );
+  }
+  const identity = o.instance === undefined ? defaultIdentity() : { id: o.instance, stays: true };
+  const instance = identity.id;
   if (typeof instance !== 'string' || !/^[^\s{}]{1,200}$/.test(instance)) {
     throw new OptionsError(
       'instance',
@@ -190,15 +228,60 @@ export function resolveSignalsOptions(
     probeLease,
     timeout,
     instance,
+    instanceSurvivesRestart: identity.stays,
+    holder: `${instance}#${randomId()}`,
     onWarning: fn<(message: string) => void>(o.onWarning, 'onWarning', warnOnce),
     clock: clockOption(o.clock, 'clock', breakerClock),
   };
 }
 
+const keyPart = (s: string): boolean => s.length <= MAX_KEY_LENGTH && !hasBrace(s);
+
+let made = 0;
+
+/**
+ * A random id from the runtime's cryptographic source, never from a source an application may
+ * have seeded (processes seeded alike would share their ids, as `Math.random` replaced by a
+ * seeded one would give); without one, the wall clock, the high-resolution clock and a count.
+ */
 function randomId(): string {
   const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
   if (c?.randomUUID !== undefined) return c.randomUUID();
-  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+  const nano = (globalThis as { performance?: { now(): number } }).performance?.now() ?? 0;
+  return `${Date.now().toString(36)}-${(nano * 1e6).toString(36)}-${(++made).toString(36)}`;
+}
+
+interface Identity {
+  readonly id: unknown;
+  /** The same after a restart. */
+  readonly stays: boolean;
+}
+
+interface NodeHost {
+  getBuiltinModule?: (id: string) => unknown;
+  env?: Record<string, string | undefined>;
+}
+
+/** See {@link SharedSignalsOptions.instance}. */
+function defaultIdentity(): Identity {
+  const host = (globalThis as { process?: NodeHost }).process;
+  let hostname: string;
+  let worker: number | undefined;
+  try {
+    if (typeof host?.getBuiltinModule !== 'function') throw new Error('no node:os');
+    hostname = (host.getBuiltinModule('node:os') as { hostname(): string }).hostname();
+    worker = (host.getBuiltinModule('node:cluster') as { worker?: { id: number } } | undefined)
+      ?.worker?.id;
+  } catch {
+    return { id: randomId(), stays: false };
+  }
+  const base = hostname.replace(/[\s{}]/g, '_').slice(0, 160) || 'host';
+  const slot = host.env?.NODE_APP_INSTANCE;
+  if (slot !== undefined && slot !== '') {
+    return { id: `${base}/${slot.replace(/[\s{}]/g, '_').slice(0, 30)}`, stays: true };
+  }
+  if (worker !== undefined) return { id: `${base}/worker-${worker}`, stays: false };
+  return { id: base, stays: true };
 }
 
 const warned = new Set<string>();

@@ -36,8 +36,13 @@ export class ScriptRunner {
       const timer = this.clock.setTimer(
         () => {
           if (done) return;
-          done = true;
-          reject(this.timeoutError);
+          // After a stalled event loop, timers run before the replies that came in meanwhile:
+          // let those be read first (the next turn), so that a busy CPU does not mark Redis away.
+          setTimeout(() => {
+            if (done) return;
+            done = true;
+            reject(this.timeoutError);
+          }, 0);
         },
         this.timeout,
         false,

@@ -13,7 +13,7 @@ import {
 /** @internal */
 export const REPORT: LuaScript = {
   text: REPORT_SCRIPT,
-  sha: '684797eb2276a84c73c96097abcd83922e7dfaf2',
+  sha: '1185bc1a1551921e63f3f44455ad519de628dcad',
 };
 /** @internal */
 export const WITHDRAW: LuaScript = {
@@ -28,10 +28,10 @@ export const LEASE: LuaScript = {
 /** @internal */
 export const OUTCOME: LuaScript = {
   text: OUTCOME_SCRIPT,
-  sha: 'de0f72edb3998b06b0ebfb3fed74c2554c840c8a',
+  sha: 'f50f2c850e957216fd3863bfc455a13ae1c2e4cb',
 };
 /** @internal */
 export const SYNC: LuaScript = {
   text: SYNC_SCRIPT,
-  sha: '3a14a4e59ef74cc22b40c09b83e235124ea51396',
+  sha: 'fedff42b0b27df8de4207ce734317de254296286',
 };

@@ -30,8 +30,11 @@ import { boom, fail, refusal, succeed } from '../../support/breaker.js';
 import { clientForEachTest, clients } from '../../support/redis-clients.js';
 import { describeRedis } from '../../support/redis-server.js';
 
-/** Waits (real time, 5 ms steps) until `cond` holds or `limitMs` passed; says whether it held. */
-async function until(cond: () => boolean, limitMs = 3_000): Promise<boolean> {
+/**
+ * Waits (real time, 5 ms steps) until `cond` holds or `limitMs` passed; says whether it held.
+ * The limit only ends a test that went wrong: a busy machine may take seconds.
+ */
+async function until(cond: () => boolean, limitMs = 10_000): Promise<boolean> {
   const end = Date.now() + limitMs;
   while (!cond()) {
     if (Date.now() > end) return false;
@@ -83,6 +86,8 @@ describeRedis('shared breaker signals', (redis) => {
             // Deadlines and polls in real time: advancing the breakers' clock must not expire
             // the operations Redis is answering.
             clock: systemClock,
+            // Far above a reply's time on a busy machine: these tests are not about deadlines.
+            timeout: 5_000,
             onWarning: () => {},
             ...(typeof options === 'function' ? options(i) : options),
           });
@@ -92,14 +97,22 @@ describeRedis('shared breaker signals', (redis) => {
       };
     }
 
+    /**
+     * Resolves once every instance's subscription receives messages, and what the instances
+     * read when their subscriber became ready has arrived: nothing learnt later can race a test.
+     */
+    async function subscribed(list: readonly { signals: RedisBreakerSignals }[]): Promise<void> {
+      while (list.some((x) => x.signals.stats().messages === 0)) {
+        await redis().command('PUBLISH', list[0]!.signals.keys.channel, 'ping');
+        await sleep(20);
+      }
+      await Promise.all(list.map((x) => x.signals.sync()));
+    }
+
     it('quorum 2: one instance opening leaves the others closed; a second opens all of them, by pub/sub', async () => {
-      const { list } = instances(4, { quorum: 2 });
-      await until(() =>
-        list.every(
-          (x) => x.signals.stats().roundTrips > 0 && x.signals.stats().storeFailures === 0,
-        ),
-      );
-      await sleep(50);
+      // No poll during the test: the shared open can only come by pub/sub.
+      const { list } = instances(4, { quorum: 2, pollInterval: 600_000 });
+      await subscribed(list);
       fail(list[0]!.p);
       expect(list[0]!.breaker.state).toBe('open');
       await until(() => list[0]!.signals.stats().reports === 1);
@@ -114,8 +127,24 @@ describeRedis('shared breaker signals', (redis) => {
       expect(error.retryAfter).toBeGreaterThan(59_000);
     });
 
+    it('a report counts only while its instance heartbeats: one that stopped (disposed, or killed) no longer makes a quorum with the next', async () => {
+      const pollInterval = 100;
+      const timeout = 200;
+      const { list } = instances(2, { quorum: 2, pollInterval, timeout, subscriber: false });
+      await Promise.all(list.map((x) => x.signals.sync()));
+      fail(list[0]!.p);
+      expect(await until(() => list[0]!.signals.stats().reports === 1)).toBe(true);
+      list[0]!.signals.dispose();
+      // Its heartbeat lasts 3 × (pollInterval + timeout); its report, the whole break (60 s).
+      await sleep(3 * (pollInterval + timeout) + 100);
+      fail(list[1]!.p);
+      expect(await until(() => list[1]!.signals.stats().reports === 1)).toBe(true);
+      await list[1]!.signals.sync();
+      expect(list[1]!.signals.sharedOpen).toBe(false);
+    });
+
     it('without pub/sub (subscriber: false), an instance learns of the shared open at its next poll', async () => {
-      const { list } = instances(3, { quorum: 2, subscriber: false });
+      const { list } = instances(3, { quorum: 2, subscriber: false, pollInterval: 600_000 });
       fail(list[0]!.p);
       fail(list[1]!.p);
       await until(() => list[0]!.signals.stats().reports + list[1]!.signals.stats().reports === 2);
@@ -140,27 +169,33 @@ describeRedis('shared breaker signals', (redis) => {
     });
 
     it('half-open probes are leased: one instance probes, the others refuse; its success lets them probe for themselves', async () => {
-      const { list, clock } = instances(3, { quorum: 5 });
+      // No poll during the test: each instance learns of the lease by asking for it.
+      const { list, clock } = instances(3, { quorum: 5, pollInterval: 600_000 });
+      await subscribed(list);
       for (const x of list) fail(x.p);
       await until(() => list.every((x) => x.signals.stats().reports === 1));
       clock.advance(60_000);
       expect(list.map((x) => x.breaker.state)).toEqual(['half-open', 'half-open', 'half-open']);
       // The first call asks for the lease and is refused meanwhile.
       refusal(list[0]!.p);
-      await until(() => list[0]!.signals.stats().leasesGranted === 1);
-      refusal(list[1]!.p);
-      await until(() => list[1]!.signals.stats().leasesRefused === 1);
+      expect(await until(() => list[0]!.signals.stats().leasesGranted === 1)).toBe(true);
+      for (const x of list.slice(1)) {
+        refusal(x.p);
+        expect(await until(() => x.signals.stats().leasesRefused === 1)).toBe(true);
+      }
+      const trips = list.map((x) => x.signals.stats().roundTrips);
       refusal(list[1]!.p);
       refusal(list[2]!.p);
-      await sleep(20);
       // Refused again without asking again: it knows who holds the lease until when.
-      expect(list[1]!.signals.stats().leasesRefused).toBe(1);
-      expect(list[2]!.signals.stats().leasesRefused).toBe(1);
+      expect(list.map((x) => x.signals.stats().roundTrips)).toEqual(trips);
       // The holder probes; its success closes it and is published.
+      const messages = list.map((x) => x.signals.stats().messages);
       succeed(list[0]!.p);
       expect(list[0]!.breaker.state).toBe('closed');
-      await until(() => list[0]!.signals.stats().outcomes === 1);
-      await until(() => list[1]!.signals.stats().messages > 0);
+      expect(await until(() => list[0]!.signals.stats().outcomes === 1)).toBe(true);
+      for (const i of [1, 2]) {
+        expect(await until(() => list[i]!.signals.stats().messages > messages[i]!)).toBe(true);
+      }
       succeed(list[1]!.p);
       succeed(list[2]!.p);
       expect(list.map((x) => x.breaker.state)).toEqual(['closed', 'closed', 'closed']);
@@ -168,11 +203,12 @@ describeRedis('shared breaker signals', (redis) => {
 
     it('a failed leased probe re-opens the half-open instances for another break', async () => {
       const { list, clock } = instances(2, { quorum: 5 });
+      await subscribed(list);
       for (const x of list) fail(x.p);
       await until(() => list.every((x) => x.signals.stats().reports === 1));
       clock.advance(60_000);
       refusal(list[0]!.p);
-      await until(() => list[0]!.signals.stats().leasesGranted === 1);
+      expect(await until(() => list[0]!.signals.stats().leasesGranted === 1)).toBe(true);
       fail(list[0]!.p);
       expect(list[0]!.breaker.state).toBe('open');
       expect(await until(() => list[1]!.breaker.state === 'open')).toBe(true);
@@ -180,11 +216,13 @@ describeRedis('shared breaker signals', (redis) => {
     });
 
     it('a probe outcome after its lease ran out is ignored (fencing token)', async () => {
-      // i0's lease lasts 50 ms (Redis time), i1's a minute.
+      // i0's lease lasts 1 s (Redis time), i1's a minute.
       const { list, clock, name } = instances(2, (i) => ({
         quorum: 5,
-        probeLease: i === 0 ? 50 : 60_000,
+        probeLease: i === 0 ? 1_000 : 60_000,
+        timeout: 1_000,
       }));
+      const probeKey = `breakwater:breaker:{${name}}:probe`;
       for (const x of list) fail(x.p);
       await until(() => list.every((x) => x.signals.stats().reports === 1));
       clock.advance(60_000);
@@ -193,18 +231,22 @@ describeRedis('shared breaker signals', (redis) => {
       // The probe starts, and outlives its lease (Redis time).
       let finish: (v: string) => void = () => {};
       const probe = list[0]!.p.execute(() => new Promise<string>((r) => (finish = r)));
-      await sleep(120);
+      let gone = false;
+      while (!gone) {
+        await sleep(50);
+        gone = (await redis().command('GET', probeKey)) === null;
+      }
       // As much time for the breakers: a poll that saw i0's lease made i1 wait out its rest.
-      clock.advance(120);
+      clock.advance(1_000);
       refusal(list[1]!.p);
-      await until(() => list[1]!.signals.stats().leasesGranted === 1);
-      const held = await redis().command('GET', `breakwater:breaker:{${name}}:probe`);
-      expect(String(held)).toMatch(/^i1 \d+$/);
+      expect(await until(() => list[1]!.signals.stats().leasesGranted === 1)).toBe(true);
+      const held = await redis().command('GET', probeKey);
+      expect(String(held)).toMatch(/^i1#\S+ \d+$/);
       finish('ok');
       await probe;
       await until(() => list[0]!.signals.stats().staleOutcomes === 1);
       // The stale success changed nothing shared: i1 still holds its lease.
-      expect(await redis().command('GET', `breakwater:breaker:{${name}}:probe`)).toBe(held);
+      expect(await redis().command('GET', probeKey)).toBe(held);
       expect(list[1]!.breaker.state).toBe('half-open');
       // Tokens strictly increase.
       const tokens = [String(held).split(' ')[1]];
@@ -231,6 +273,7 @@ describeRedis('shared breaker signals', (redis) => {
       const keys = (await redis().command('KEYS', `breakwater:breaker:{${name}}:*`)) as string[];
       expect(keys.map((k) => k.split(':').pop()).sort()).toEqual([
         'fence',
+        'joined',
         'live',
         'reports',
         'state',
