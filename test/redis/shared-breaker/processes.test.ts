@@ -33,6 +33,16 @@ async function start(
   return procs;
 }
 
+/**
+ * How soon a shared open must reach the other processes on a quiet machine; on a busy one the
+ * bound grows by how late the opening process's and the receiving process's event loops ran.
+ */
+const PROPAGATION_MS = 150;
+
+async function lags(procs: readonly TalkingChild[]): Promise<number[]> {
+  return Promise.all(procs.map((c) => ask(c, 'state', 'state').then((m) => m.maxLagMs as number)));
+}
+
 async function states(procs: readonly TalkingChild[]): Promise<unknown[]> {
   return Promise.all(procs.map((c) => ask(c, 'state', 'state').then((m) => m.state)));
 }
@@ -74,6 +84,10 @@ describeRedis('shared breaker signals across processes', (redis) => {
         const t = c.messages.find(opened)!;
         expect(t.reason).toBe('shared-open');
       }
+      const late = await lags(procs);
+      delays.forEach((delay, k) => {
+        expect(delay).toBeLessThanOrEqual(PROPAGATION_MS + late[2]! + late[k + 3]!);
+      });
       expect(new Set(await states(procs))).toEqual(new Set(['open']));
     },
     300_000,
