@@ -25,9 +25,12 @@ interface Outcome {
   readonly startedAt: number;
   readonly ms: number;
   /**
-   * How late a plain `setTimeout(timeout)` started with the call fired (or, when it had not
-   * fired when the call settled, how far past due it was): time the process itself could not
-   * run timers, from a loaded machine, which no deadline can beat.
+   * How late a plain `setTimeout(timeout)` started with the call, followed by two turns of
+   * the event loop, ended (or, when it had not ended when the call settled, how far past due
+   * it was): time the process itself could not run timers, from a loaded machine, which no
+   * deadline can beat. The two turns: the store expires a late deadline one turn after its
+   * timer fired (to read replies that arrived meanwhile), and its timer may be due a moment
+   * after this one; the process can be descheduled in either.
    */
   readonly stalledMs: number;
 }
@@ -36,8 +39,12 @@ interface Outcome {
 function timed(start: () => Promise<unknown>, timeout: number): Promise<Outcome> {
   const startedAt = performance.now();
   let firedAt: number | undefined;
-  const reference = setTimeout(() => {
-    firedAt = performance.now();
+  let reference = setTimeout(() => {
+    reference = setTimeout(() => {
+      reference = setTimeout(() => {
+        firedAt = performance.now();
+      }, 0);
+    }, 0);
   }, timeout);
   const outcome = (ok: boolean, error?: unknown): Outcome => {
     clearTimeout(reference);
