@@ -26,6 +26,7 @@ const realTimeSuites = [
   'test/clock/wakeups.test.ts',
   'test/package/dual-copies.test.ts',
   'test/package/exports.test.ts',
+  'test/policies/http-overload.test.ts',
   'test/policies/retry-budget/http-storm.test.ts',
   'test/readme/',
   'test/registry/keyed-memory.test.ts',
