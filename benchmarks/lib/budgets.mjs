@@ -7,7 +7,9 @@
  * - `limit` budgets are breakwater's own absolute limits: `overhead*` over the bare row of the
  *   same scenario, `nsPerOp`/`bytesPerOp` absolute, or a figure a memory row reports (a
  *   budget names its row by variant, or by a pattern when the variant holds a count that
- *   --quick changes).
+ *   --quick changes). With `over: { scenario, variant }` each limit holds the row's figure
+ *   minus that breakwater row's figure in the same run (e.g. a hedge's overhead over the
+ *   aggressive timeout's, the structure it cannot do without).
  * - `versus` budgets limit a row's cost over another breakwater row of the same scenario (its
  *   `versus` row, measured in the same process), one check per scenario.
  * - `na` budgets cannot be judged yet (the breakwater feature does not exist).
@@ -98,14 +100,17 @@ function judgeRatio(b, rows) {
 
 function judgeLimit(b, rows) {
   const row = find(rows, b.scenario, BW, b.variant);
+  const base = b.over ? find(rows, b.over.scenario, BW, b.over.variant) : undefined;
+  const over = b.over ? `${b.over.scenario} / ${b.over.variant}` : null;
   const checks = Object.entries(b.limits).map(([metric, limit]) => {
-    const value = row?.[metric];
+    const value = b.over ? row?.[metric] - base?.[metric] : row?.[metric];
     const measured = finite(value);
     return {
       metric,
       limit,
       unit: UNIT[metric],
       value: measured ? value : null,
+      over,
       pass: measured ? within(metric, value, limit) : null,
     };
   });

@@ -167,6 +167,10 @@ function absentCells(a, withScenario) {
 }
 
 function limitText(c) {
+  if (c.over) {
+    if (c.value === null) return `over ${c.over}: not measured`;
+    return `${signed(fmtValue(c.value, c.unit))} ${c.unit} over ${c.over} (<= +${c.limit} ${c.unit})`;
+  }
   const what = c.metric.startsWith('overhead') ? 'over bare ' : '';
   return `${what}${fmtValue(c.value, c.unit)} ${c.unit} (<= ${c.limit} ${c.unit})`;
 }
@@ -364,6 +368,14 @@ function markdownLimits(budgets) {
     }
     if (b.kind !== 'limit') continue;
     for (const c of b.checks) {
+      if (c.over) {
+        out.push(
+          `| ${md(b.label)} | ${b.scenario} / ${md(b.variant)} | ` +
+            `${signed(fmtValue(c.value, c.unit))} ${c.unit} over ${md(c.over)} | ` +
+            `<= +${c.limit} ${c.unit} | **${verdict(c.pass)}** |`,
+        );
+        continue;
+      }
       const what = c.metric.startsWith('overhead') ? ' over bare' : '';
       out.push(
         `| ${md(b.label)} | ${b.scenario} / ${md(b.variant)} | ${fmtValue(c.value, c.unit)} ${c.unit}${what} | ` +

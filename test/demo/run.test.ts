@@ -3,7 +3,7 @@
  * `breakwater` by name). It builds nothing: `npm test` runs `npm run build` before Vitest.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -47,6 +47,14 @@ beforeAll(() => {
 });
 
 describe('npm run demo', () => {
+  it('builds without the build log (some 280 lines): only warnings and errors are shown', () => {
+    const { scripts } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(scripts.demo).toMatch(/^npm run build:quiet --silent && node demo\/run\.mjs$/);
+    expect(scripts['build:quiet']).toBe('tsdown --logLevel warn');
+  });
+
   it('runs a 6 s schedule, shows the breaker opening, protects the dependency and exits 0', async () => {
     const run = await runDemo(['--seconds', '6']);
     expect(run.stderr).toBe('');

@@ -4,10 +4,10 @@
  * module per source module) bundled by esbuild for the browser, minified, from an entry that imports
  * `retry`, `circuitBreaker`, `timeout`, `bulkhead` and `pipeline` from 'breakwater'. The
  * metafile names every module that put bytes in the bundle: none may come from the registry,
- * config reading, exporters, decorators or the optional subpaths. It builds nothing: `npm test`
- * runs `npm run build` before Vitest.
+ * config reading, exporters, decorators or the optional subpaths, and the README's figure must be
+ * the measured one. It builds nothing: `npm test` runs `npm run build` before Vitest.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
@@ -156,5 +156,20 @@ describe('the browser bundle of retry, circuitBreaker, timeout, bulkhead and pip
 
   it(`weighs at most ${CEILING_BYTES} bytes minified`, () => {
     expect(bundle.bytes).toBeLessThanOrEqual(CEILING_BYTES);
+  });
+
+  it("is what the README says it weighs, to within 1 kB minified and gzipped (it says 'about')", () => {
+    const readme = readFileSync(`${root}README.md`, 'utf8').replace(/\s+/g, ' ');
+    const stated = /come to about (\d+) kB minified and (\d+) kB gzipped/.exec(readme);
+    expect(stated, 'the README states the bundle figure').not.toBeNull();
+    const [minified, gzipped] = [Number(stated![1]) * 1000, Number(stated![2]) * 1000];
+    expect(
+      Math.abs(minified - bundle.bytes),
+      `README ${minified} B, measured ${bundle.bytes} B`,
+    ).toBeLessThanOrEqual(1000);
+    expect(
+      Math.abs(gzipped - bundle.gzip),
+      `README ${gzipped} B, measured ${bundle.gzip} B`,
+    ).toBeLessThanOrEqual(1000);
   });
 });

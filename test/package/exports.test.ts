@@ -202,4 +202,7 @@ it.each(['node10', 'node16', 'bundler'])(
       await rm(dir, { recursive: true, force: true });
     }
   },
+  // A whole tsc run in a child process: some 5 s on a quiet 2-core machine, past 20 s at a load
+  // average of 15. The limit only catches a compiler that hangs.
+  120_000,
 );

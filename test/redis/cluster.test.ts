@@ -72,7 +72,12 @@ const factories: readonly ClusterFactory[] = [
 ];
 
 const T0 = 1_700_000_000_000_000;
-const INTERVAL_US = 100_000;
+/**
+ * A key lives one interval per permit it holds, in the server's real time: 10 s, so that no
+ * key expires between the decisions of a burst or before the test reads it, however late a
+ * busy machine runs them (with 100 ms, keys read back as null at a load average of 15).
+ */
+const INTERVAL_US = 10_000_000;
 const BURST = 5;
 
 /** The decisions of a GCRA from idle at T0: `BURST` admitted, then refused for one interval. */

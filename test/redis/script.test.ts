@@ -74,10 +74,14 @@ describeRedis('GCRA_SCRIPT on Redis', (redis) => {
 
   it('answers a refusal with minus the wait and how far the TAT is ahead', async () => {
     const now = 1_000_000_000;
-    await redis().command('EVAL', GCRA_SCRIPT, 1, 'full', 1_000, 2, 2, now);
-    const reply = await redis().command('EVAL', GCRA_SCRIPT, 1, 'full', 1_000, 2, 1, now + 300);
-    // TAT = now + 2,000; one more permit is free at TAT + 1,000 - 2,000 = now + 1,000.
-    expect(reply).toEqual([-700, 1_700]);
+    // A 10 s interval: the key lives 20 s of the server's real time, so it is still there for
+    // the second call however late a busy machine sends it (with 1 ms it lived 2 ms).
+    const interval = 10_000_000;
+    await redis().command('EVAL', GCRA_SCRIPT, 1, 'full', interval, 2, 2, now);
+    const later = now + 3_000_000;
+    const reply = await redis().command('EVAL', GCRA_SCRIPT, 1, 'full', interval, 2, 1, later);
+    // TAT = now + 20 s; one more permit is free at TAT + 10 s - 20 s = now + 10 s.
+    expect(reply).toEqual([-7_000_000, 17_000_000]);
   });
 
   it('runs on the server clock when nowUs is empty or absent, and treats a non-numeric value as idle', async () => {
