@@ -17,10 +17,15 @@ import { NO_TIME } from '../../protocol/step.js';
  * Coarse mode saves the clock reading per entry (about 50 ns on the system clock): an entry
  * added without a reading is stamped with the reading of the next timer firing, and while
  * entries are held the timer fires at least every `tick()` ms. A deadline is then never early
- * and at most one tick late. As in fine mode, the timer keeps the process alive only while
- * entries are held: a tick can be long (a timeout of 10 minutes ticks every 18.75 s), and a
- * script must exit as soon as its last call is done.
+ * and at most one tick late. A timer that ticks every {@link LINGER_MS} or sooner stays
+ * referenced until a firing finds the queue empty, so an idle queue delays exit by at most that,
+ * and calls made one at a time cost no ref and unref of the timer each. A longer tick (a timeout
+ * of 10 minutes ticks every 18.75 s) lets go of the process as soon as the queue empties, as in
+ * fine mode: a script must exit as soon as its last call is done.
  */
+/** The longest an emptied coarse queue's timer may keep the process alive: one tick of it. */
+const LINGER_MS = 50;
+
 export class DeadlineQueue<T> {
   private targets: (T | undefined)[] = new Array(16);
   private stamps = new Float64Array(16);
@@ -31,6 +36,8 @@ export class DeadlineQueue<T> {
   private nextStamp = 1;
   private timer: TimerHandle | undefined;
   private keepingAlive = false;
+  /** Coarse, with a tick of at most {@link LINGER_MS}: the timer keeps its hold until it fires. */
+  private lingers: boolean;
   /** The last `unstamped` entries have no deadline yet (coarse mode). */
   private unstamped = 0;
   /** When each entry was added, kept only after {@link keepArrivals}. */
@@ -44,7 +51,9 @@ export class DeadlineQueue<T> {
     private readonly coarse = false,
     /** False for a queue whose timer never keeps the process alive (hedge delays). */
     private readonly holdsProcess = true,
-  ) {}
+  ) {
+    this.lingers = coarse && this.tick() <= LINGER_MS;
+  }
 
   /** The longest a coarse queue lets an entry go without a deadline: ms / 32, at least 1 ms. */
   tick(): number {
@@ -313,6 +322,7 @@ export class DeadlineQueue<T> {
     this.stampPending(now);
     const shorter = ms < this.ms;
     this.ms = ms;
+    this.lingers = this.coarse && this.tick() <= LINGER_MS;
     if (!shorter) return;
     const limit = now + ms;
     const mask = this.targets.length - 1;
@@ -379,7 +389,7 @@ export class DeadlineQueue<T> {
   }
 
   private keepAlive(on: boolean): void {
-    if (!this.holdsProcess) return;
+    if (!this.holdsProcess || (!on && this.lingers)) return;
     this.keepingAlive = on;
     this.clock.setKeepAlive?.(this.timer, on);
   }

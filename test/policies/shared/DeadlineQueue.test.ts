@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { Clock } from '../../../src/clock/Clock.js';
 import { DeadlineQueue } from '../../../src/policies/shared/DeadlineQueue.js';
+import { NO_TIME } from '../../../src/protocol/step.js';
 import { ManualClock } from '../../../src/testing/index.js';
 
 interface Waiter {
@@ -353,5 +355,55 @@ describe('DeadlineQueue.deadlineOf', () => {
     expect(queue.deadlineOf(first.stamp, clock.now())).toBe(3_200);
     clock.advance(3_200);
     expect(expired).toEqual([3_200, 3_260]);
+  });
+});
+
+describe('DeadlineQueue keeping the process alive (coarse mode)', () => {
+  /** A manual clock that logs what the queue asks of its timer's hold on the process. */
+  function holdLog() {
+    const manual = new ManualClock();
+    const log: boolean[] = [];
+    const clock: Clock = {
+      now: () => manual.now(),
+      setTimer: (cb, ms) => manual.setTimer(cb, ms),
+      clearTimer: (h) => manual.clearTimer(h),
+      setKeepAlive: (_h, on) => log.push(on),
+    };
+    return { manual, clock, log };
+  }
+
+  /** `calls` calls one after another through a coarse queue of `ms`, each done at once. */
+  function oneAtATime(ms: number, calls: number) {
+    const { manual, clock, log } = holdLog();
+    const queue = new DeadlineQueue<{ stamp: number }>(
+      clock,
+      ms,
+      (w, stamp) => w.stamp === stamp,
+      () => {},
+      true,
+    );
+    for (let i = 0; i < calls; i++) {
+      const w = { stamp: 0 };
+      w.stamp = queue.add(w, 0, NO_TIME);
+      const stamp = w.stamp;
+      w.stamp = 0;
+      queue.release(stamp);
+    }
+    return { manual, queue, log };
+  }
+
+  it('with a tick of at most 50 ms, calls one at a time touch no hold, and the emptied queue lets go at its next firing', () => {
+    const { manual, queue, log } = oneAtATime(1_000, 10);
+    expect(log).toEqual([]);
+    expect(queue.armed).toBe(true);
+    manual.advance(queue.tick());
+    expect(queue.armed).toBe(false);
+  });
+
+  it('with a longer tick, an emptied queue lets go of the process at once, not a tick later', () => {
+    const { queue, log } = oneAtATime(7_200_000, 3);
+    expect(queue.tick()).toBe(225_000);
+    // The first call arms the timer holding the process; each emptying lets go, each new call holds again.
+    expect(log).toEqual([false, true, false, true, false]);
   });
 });
