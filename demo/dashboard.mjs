@@ -1,11 +1,11 @@
 // @ts-check
 /**
  * The demo's live dashboard: the protected run's policies in a registry, served by
- * `breakwater/http` on a loopback port.
+ * `breakwater/observability` on a loopback port.
  */
 import { createServer } from 'node:http';
 import { Registry } from 'breakwater';
-import { createObservabilityHandler } from 'breakwater/http';
+import { createObservabilityHandler } from 'breakwater/observability';
 
 /**
  * @typedef {object} Dashboard

@@ -26,7 +26,7 @@ const USAGE = `Usage: npm run demo -- [options]
   --failure KIND      how the failing phase fails: error (503 at once, the default) or reset
                       (the connection is dropped)
   --slow-latency MS   how long the slow phase takes to answer (default 1500)
-  --dashboard         serve a live dashboard of the protected run (breakwater/http) while it
+  --dashboard         serve a live dashboard of the protected run (breakwater/observability) while it
                       plays out, and keep serving it until Ctrl-C
   --port N            the dashboard's port on 127.0.0.1 (default 0: a free one)
   --help              this text`;

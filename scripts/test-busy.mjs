@@ -21,7 +21,7 @@ const realTimeSuites = [
   'test/redis/',
   'test/demo/',
   'test/hygiene/',
-  'test/http/',
+  'test/observability/',
   'test/clock/system-clock.test.ts',
   'test/clock/wakeups.test.ts',
   'test/package/dual-copies.test.ts',

@@ -1,6 +1,6 @@
 /**
  * Metrics of a registry as plain data, the one model every exporter reads (the Prometheus
- * text of `breakwater/http`, the prom-client collector, OpenTelemetry observable
+ * text of `breakwater/observability`, the prom-client collector, OpenTelemetry observable
  * instruments). Everything is read at collection time from the counters the policies keep;
  * nothing here runs per call.
  */

@@ -578,7 +578,7 @@ function checkName(name: unknown): void {
  * A registry for code that does not need an isolated one. Configure it from data with
  * `defaultRegistry.reconfigure(config)`; tests and multi-tenant applications should make
  * their own `new Registry(config)` instead. It lists the named policies built in code (option
- * `codeBuilt`), so the exporters and `breakwater/http`, which read it when given no registry,
+ * `codeBuilt`), so the exporters and `breakwater/observability`, which read it when given no registry,
  * show them without registration.
  */
 export const defaultRegistry: Registry = /* @__PURE__ */ new Registry(undefined, {

@@ -19,10 +19,18 @@ const LAYERS: readonly (readonly string[])[] = [
   ['registry'],
   ['exporters'],
   ['decorators', 'index.ts'],
-  ['http', 'prometheus', 'opentelemetry', 'redis', 'testing'],
+  ['http', 'observability', 'prometheus', 'opentelemetry', 'redis', 'testing'],
 ];
 /** The folders behind optional subpath exports, which the core must never load. */
-const OPTIONAL = ['decorators', 'http', 'prometheus', 'opentelemetry', 'redis', 'testing'];
+const OPTIONAL = [
+  'decorators',
+  'http',
+  'observability',
+  'prometheus',
+  'opentelemetry',
+  'redis',
+  'testing',
+];
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

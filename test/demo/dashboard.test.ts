@@ -12,8 +12,8 @@ import { runNodeScript } from '../support/child.js';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 beforeAll(() => {
-  if (!existsSync(`${root}dist/http/index.js`)) {
-    throw new Error('breakwater/http is not built: run npm run build first (npm test does).');
+  if (!existsSync(`${root}dist/observability/index.js`)) {
+    throw new Error('breakwater/observability is not built: run npm run build first (npm test does).');
   }
 });
 

@@ -50,6 +50,7 @@ const UNUSED_FOLDERS = [
   'exporters',
   'decorators',
   'http',
+  'observability',
   'prometheus',
   'opentelemetry',
   'redis',

@@ -157,7 +157,7 @@ it.each(['node10', 'node16', 'bundler'])(
         import { ManualClock } from 'breakwater/testing';
         import { circuitBreaker } from 'breakwater/decorators';
         import { adaptClient } from 'breakwater/redis';
-        import { createObservabilityHandler } from 'breakwater/http';
+        import { createObservabilityHandler } from 'breakwater/observability';
         import { registerBreakwaterMetrics } from 'breakwater/prometheus';
         import { observeBreakwaterMetrics } from 'breakwater/opentelemetry';
 

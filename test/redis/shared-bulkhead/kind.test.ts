@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, it } from 'vitest';
-import { createObservabilityHandler } from '../../../src/http/index.js';
+import { createObservabilityHandler } from '../../../src/observability/index.js';
 import {
   BulkheadRejectedError,
   CircuitBreaker,

@@ -12,7 +12,7 @@ import {
   type HealthReport,
   type ObservabilityHandler,
   type ObservabilityHandlerOptions,
-} from '../../src/http/index.js';
+} from '../../src/observability/index.js';
 import { bulkhead, circuitBreaker, defaultRegistry, pipeline, Registry } from '../../src/index.js';
 import { macrotask } from '../support/async.js';
 import { parsePrometheus } from './prometheus.js';

@@ -13,7 +13,7 @@ import {
   createObservabilityHandler,
   type HealthReport,
   type ObservabilityHandler,
-} from '../../src/http/index.js';
+} from '../../src/observability/index.js';
 import { Registry } from '../../src/index.js';
 import { fail, openStream, type Served, serve, until } from './support.js';
 

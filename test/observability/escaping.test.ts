@@ -1,8 +1,8 @@
 /** The text outputs of the handler keep untrusted names and keys inert. */
 import { describe, expect, it } from 'vitest';
-import { dashboardPage, escapeHtml } from '../../src/http/dashboard/page.js';
-import { DASHBOARD_SCRIPT } from '../../src/http/dashboard/script.js';
-import { safeJson } from '../../src/http/respond.js';
+import { dashboardPage, escapeHtml } from '../../src/observability/dashboard/page.js';
+import { DASHBOARD_SCRIPT } from '../../src/observability/dashboard/script.js';
+import { safeJson } from '../../src/observability/respond.js';
 
 const HOSTILE = '</script><!--<img src=x onerror=alert(1)>&"\'\n\r\u2028\u2029';
 

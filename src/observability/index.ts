@@ -1,5 +1,5 @@
 /**
- * breakwater/http: a request handler serving a registry's health (`/health`), Prometheus
+ * breakwater/observability: a request handler serving a registry's health (`/health`), Prometheus
  * metrics (`/metrics`) and a live dashboard (`/dashboard`, fed by `/events`), for
  * `node:http`, Express and Fastify.
  * @packageDocumentation

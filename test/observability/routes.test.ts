@@ -7,7 +7,7 @@ import {
   createObservabilityHandler,
   type HealthReport,
   type ObservabilityHandler,
-} from '../../src/http/index.js';
+} from '../../src/observability/index.js';
 import {
   Bulkhead,
   CircuitBreaker,

@@ -3,7 +3,7 @@ import {
   createObservabilityHandler,
   type ObservabilityHandlerOptions,
   observabilityHandlerDefaults,
-} from '../../src/http/index.js';
+} from '../../src/observability/index.js';
 import { Registry } from '../../src/index.js';
 import { optionsError } from '../support/errors.js';
 

@@ -10,7 +10,7 @@ import {
   createObservabilityHandler,
   type HealthReport,
   type ObservabilityHandler,
-} from '../../src/http/index.js';
+} from '../../src/observability/index.js';
 import { pipeline, Registry, type RegistryConfig } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { whileCalling } from '../support/async.js';

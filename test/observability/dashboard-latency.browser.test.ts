@@ -6,7 +6,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createObservabilityHandler, type ObservabilityHandler } from '../../src/http/index.js';
+import { createObservabilityHandler, type ObservabilityHandler } from '../../src/observability/index.js';
 import { type CircuitBreaker, pipeline, Registry } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { describeWithChromium, launchChromium } from '../support/chromium.js';
