@@ -13,7 +13,9 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 
 beforeAll(() => {
   if (!existsSync(`${root}dist/observability/index.js`)) {
-    throw new Error('breakwater/observability is not built: run npm run build first (npm test does).');
+    throw new Error(
+      'breakwater/observability is not built: run npm run build first (npm test does).',
+    );
   }
 });
 

@@ -22,7 +22,13 @@ async function runBrowserTests(ci: boolean): Promise<{ code: number; output: str
   if (ci) env.CI = 'true';
   return promisify(execFile)(
     process.execPath,
-    [vitest, 'run', 'test/observability/dashboard.browser.test.ts', '--reporter=default', '--color=false'],
+    [
+      vitest,
+      'run',
+      'test/observability/dashboard.browser.test.ts',
+      '--reporter=default',
+      '--color=false',
+    ],
     { cwd: root, env, timeout: 60_000 },
   ).then(
     ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),

@@ -7,13 +7,13 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
+import { bulkhead, circuitBreaker, defaultRegistry, pipeline, Registry } from '../../src/index.js';
 import {
   createObservabilityHandler,
   type HealthReport,
   type ObservabilityHandler,
   type ObservabilityHandlerOptions,
 } from '../../src/observability/index.js';
-import { bulkhead, circuitBreaker, defaultRegistry, pipeline, Registry } from '../../src/index.js';
 import { macrotask } from '../support/async.js';
 import { parsePrometheus } from './prometheus.js';
 import { openStream, type Served, serve } from './support.js';

@@ -6,8 +6,11 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createObservabilityHandler, type ObservabilityHandler } from '../../src/observability/index.js';
 import { type CircuitBreaker, pipeline, Registry } from '../../src/index.js';
+import {
+  createObservabilityHandler,
+  type ObservabilityHandler,
+} from '../../src/observability/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { describeWithChromium, launchChromium } from '../support/chromium.js';
 import { type Served, serve } from './support.js';

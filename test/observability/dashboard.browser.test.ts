@@ -7,8 +7,11 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createObservabilityHandler, type ObservabilityHandler } from '../../src/observability/index.js';
 import { pipeline, Registry } from '../../src/index.js';
+import {
+  createObservabilityHandler,
+  type ObservabilityHandler,
+} from '../../src/observability/index.js';
 import { sleep, whileCalling } from '../support/async.js';
 import { describeWithChromium, launchChromium } from '../support/chromium.js';
 import { fail, type Served, serve } from './support.js';

@@ -6,8 +6,11 @@ import { createHook } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createObservabilityHandler, type ObservabilityHandler } from '../../src/observability/index.js';
 import { Registry, type RegistryConfig } from '../../src/index.js';
+import {
+  createObservabilityHandler,
+  type ObservabilityHandler,
+} from '../../src/observability/index.js';
 import { deferred, macrotask } from '../support/async.js';
 import { fail, openStream, type Served, type Stream, serve, succeed, until } from './support.js';
 

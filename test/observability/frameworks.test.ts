@@ -9,12 +9,12 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Registry } from '../../src/index.js';
 import {
   createObservabilityHandler,
   type HealthReport,
   type ObservabilityHandler,
 } from '../../src/observability/index.js';
-import { Registry } from '../../src/index.js';
 import { fail, openStream, type Served, serve, until } from './support.js';
 
 const TOKEN = 'Bearer ops-secret';

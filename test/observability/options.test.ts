@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { Registry } from '../../src/index.js';
 import {
   createObservabilityHandler,
   type ObservabilityHandlerOptions,
   observabilityHandlerDefaults,
 } from '../../src/observability/index.js';
-import { Registry } from '../../src/index.js';
 import { optionsError } from '../support/errors.js';
 
 const registry = new Registry();

@@ -6,12 +6,12 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { pipeline, Registry, type RegistryConfig } from '../../src/index.js';
 import {
   createObservabilityHandler,
   type HealthReport,
   type ObservabilityHandler,
 } from '../../src/observability/index.js';
-import { pipeline, Registry, type RegistryConfig } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { whileCalling } from '../support/async.js';
 import { describeWithChromium, launchChromium } from '../support/chromium.js';

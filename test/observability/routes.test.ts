@@ -4,11 +4,6 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
-  createObservabilityHandler,
-  type HealthReport,
-  type ObservabilityHandler,
-} from '../../src/observability/index.js';
-import {
   Bulkhead,
   CircuitBreaker,
   type CircuitBreakerStats,
@@ -17,6 +12,11 @@ import {
   Registry,
   type RegistryConfig,
 } from '../../src/index.js';
+import {
+  createObservabilityHandler,
+  type HealthReport,
+  type ObservabilityHandler,
+} from '../../src/observability/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { parsePrometheus, sampleValue } from './prometheus.js';
 import { fail, openStream, type Served, serve, succeed, until } from './support.js';

@@ -6,7 +6,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createObservabilityHandler } from '../../src/observability/index.js';
 import {
   CircuitBreaker,
   ConfigError,
@@ -21,6 +20,7 @@ import {
   retry,
   timeout,
 } from '../../src/index.js';
+import { createObservabilityHandler } from '../../src/observability/index.js';
 import { RedisRateLimiter, redisRateLimiterKind } from '../../src/redis/index.js';
 import { clients, limitersForEachTest } from '../support/redis-clients.js';
 import { describeRedis } from '../support/redis-server.js';

@@ -6,7 +6,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createObservabilityHandler } from '../../../src/observability/index.js';
 import {
   CircuitBreaker,
   ConfigError,
@@ -16,6 +15,7 @@ import {
   Registry,
   UsageError,
 } from '../../../src/index.js';
+import { createObservabilityHandler } from '../../../src/observability/index.js';
 import { sharedSignals, sharedSignalsKind } from '../../../src/redis/index.js';
 import { sleep } from '../../support/async.js';
 import { ioredisFactory } from '../../support/redis-clients.js';

@@ -6,7 +6,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, it } from 'vitest';
-import { createObservabilityHandler } from '../../../src/observability/index.js';
 import {
   BulkheadRejectedError,
   CircuitBreaker,
@@ -16,6 +15,7 @@ import {
   Registry,
   retry,
 } from '../../../src/index.js';
+import { createObservabilityHandler } from '../../../src/observability/index.js';
 import { RedisBulkhead, redisBulkheadKind } from '../../../src/redis/index.js';
 import { ioredisFactory } from '../../support/redis-clients.js';
 import { describeRedis } from '../../support/redis-server.js';
