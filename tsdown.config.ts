@@ -14,6 +14,7 @@ export const entries = {
   './testing': 'src/testing/index.ts',
   './decorators': 'src/decorators/index.ts',
   './redis': 'src/redis/index.ts',
+  './http': 'src/http/index.ts',
   './observability': 'src/observability/index.ts',
   './prometheus': 'src/prometheus/index.ts',
   './opentelemetry': 'src/opentelemetry/index.ts',

@@ -195,18 +195,6 @@ export {
   type RetryOptions,
   retryDefaults,
 } from './policies/retry/options.js';
-export {
-  type HeaderValue,
-  MAX_PUSHBACK_MS,
-  type Pushback,
-  parseGrpcRetryPushback,
-  parseHttpDate,
-  parseRateLimit,
-  parseRateLimitReset,
-  parseRetryAfter,
-  readPushback,
-  serverPushback,
-} from './policies/retry/pushback.js';
 export { Retry, type RetryStats } from './policies/retry/Retry.js';
 export type { RetryBudgetConfig } from './policies/retry-budget/config.js';
 export type { BudgetExhaustedEvent } from './policies/retry-budget/events.js';
@@ -217,6 +205,7 @@ export {
   retryBudgetDefaults,
 } from './policies/retry-budget/options.js';
 export { RetryBudget, type RetryBudgetStats } from './policies/retry-budget/RetryBudget.js';
+export type { Pushback } from './policies/shared/pushback.js';
 export type { QueueDiscipline } from './policies/shared/WaitQueue.js';
 export type { TimeoutConfig } from './policies/timeout/config.js';
 export { isTimeoutError, TimeoutError } from './policies/timeout/errors.js';

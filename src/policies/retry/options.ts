@@ -15,8 +15,8 @@ import {
   string,
 } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
+import type { Pushback } from '../shared/pushback.js';
 import type { RetryExhaustedError } from './errors.js';
-import type { Pushback } from './pushback.js';
 
 /** How the delay grows between attempts. */
 export type BackoffKind = 'constant' | 'linear' | 'exponential' | 'decorrelated';
@@ -92,7 +92,7 @@ export interface RetryOptions<T = unknown> {
   readonly lastResult?: LastResult;
   /**
    * Server pushback: what the failed attempt says about when to try again (a `Retry-After`
-   * header, a 429 body). `serverPushback` reads the usual headers from responses and
+   * header, a 429 body). `serverPushback` (`breakwater/http`) reads the usual headers from responses and
    * errors. It returns:
    *
    * - a delay in ms: the least the next attempt waits. The delay is the larger of it and the

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { serverPushback } from '../../../src/http/index.js';
 import {
   type AttemptBudget,
   hedge,
   hedgeDefaults,
   OptionsError,
-  serverPushback,
   setListenerErrorHandler,
   timeout,
 } from '../../../src/index.js';

@@ -1,5 +1,5 @@
+import type { AttemptFailure, Pushback } from '../../policies/shared/pushback.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
-import type { AttemptFailure, Pushback } from '../shared/pushback.js';
 
 export type { Pushback };
 

@@ -9,11 +9,10 @@ import {
   parseRateLimit,
   parseRateLimitReset,
   parseRetryAfter,
-  pipeline,
   readPushback,
-  retry,
   serverPushback,
-} from '../../../src/index.js';
+} from '../../../src/http/index.js';
+import { pipeline, retry } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { track } from '../../support/async.js';
 

@@ -1,0 +1,17 @@
+/**
+ * breakwater/http: where services meet the library. HTTP header parsing for server pushback
+ * (`Retry-After`, the `RateLimit` fields, `X-RateLimit-*`, `grpc-retry-pushback-ms`).
+ *
+ * @module
+ */
+export {
+  type HeaderValue,
+  MAX_PUSHBACK_MS,
+  parseGrpcRetryPushback,
+  parseHttpDate,
+  parseRateLimit,
+  parseRateLimitReset,
+  parseRetryAfter,
+  readPushback,
+  serverPushback,
+} from './headers/parse.js';
