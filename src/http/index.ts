@@ -4,6 +4,14 @@
  *
  * @module
  */
+
+export {
+  type RequestContext,
+  type RequestContextInit,
+  requestContext,
+  requestTimeLeft,
+  runWithRequestContext,
+} from './context/requestContext.js';
 export {
   type HeaderValue,
   MAX_PUSHBACK_MS,
