@@ -23,3 +23,4 @@ export {
   readPushback,
   serverPushback,
 } from './headers/parse.js';
+export { CRITICALITY_HEADER, DEADLINE_HEADER } from './context/headers.js';
