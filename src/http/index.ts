@@ -5,6 +5,7 @@
  * @module
  */
 
+export { CRITICALITY_HEADER, DEADLINE_HEADER } from './context/headers.js';
 export {
   type RequestContext,
   type RequestContextInit,
@@ -23,4 +24,3 @@ export {
   readPushback,
   serverPushback,
 } from './headers/parse.js';
-export { CRITICALITY_HEADER, DEADLINE_HEADER } from './context/headers.js';
