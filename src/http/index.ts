@@ -5,6 +5,7 @@
  * @module
  */
 
+export { CRITICALITY_HEADER, DEADLINE_HEADER } from './context/headers.js';
 export {
   type RequestContext,
   type RequestContextInit,
@@ -23,4 +24,13 @@ export {
   readPushback,
   serverPushback,
 } from './headers/parse.js';
-export { CRITICALITY_HEADER, DEADLINE_HEADER } from './context/headers.js';
+export {
+  PROBLEM_CONTENT_TYPE,
+  type ProblemInit,
+  policyName,
+  problemBody,
+  type RateLimitHeaderVersion,
+  type RateLimitQuota,
+  rateLimitHeaders,
+  retryAfterValue,
+} from './headers/write.js';
