@@ -25,6 +25,12 @@ export {
   serverPushback,
 } from './headers/parse.js';
 export {
+  type RateLimitPolicyState,
+  type RateLimitShape,
+  type RateLimitState,
+  readRateLimit,
+} from './headers/read.js';
+export {
   PROBLEM_CONTENT_TYPE,
   type ProblemInit,
   policyName,
