@@ -178,6 +178,17 @@ export function nonNegativeInteger(v: Bare | undefined): v is number {
   return typeof v === 'number' && Number.isInteger(v) && v >= 0;
 }
 
+/**
+ * The available quota and the effective window (in seconds) of a `RateLimit` service limit
+ * item: its `r` and `t` (drafts -08 to -11) or, when it has neither, its `a` and `w`, the names
+ * a pending revision of the draft gives them (ietf-wg-httpapi/ratelimit-headers#166).
+ */
+export function serviceLimit(params: Map<string, Bare>): [Bare | undefined, Bare | undefined] {
+  return params.has('r') || params.has('t')
+    ? [params.get('r'), params.get('t')]
+    : [params.get('a'), params.get('w')];
+}
+
 /** Reads the header of a name (lower case) from a source of headers. */
 export type Lookup = (name: string) => HeaderValue;
 

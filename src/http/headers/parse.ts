@@ -8,6 +8,7 @@ import {
   nonNegativeInteger,
   parseDictionary,
   parseList,
+  serviceLimit,
   valuesOf,
 } from './fields.js';
 
@@ -125,8 +126,9 @@ export function parseRateLimitReset(value: HeaderValue, now: number): number | u
 }
 
 /**
- * The wait the IETF `RateLimit` field asks for (draft-ietf-httpapi-ratelimit-headers-09, a
- * structured field list such as `"default";r=0;t=10`), in ms, or undefined.
+ * The wait the IETF `RateLimit` field asks for (draft-ietf-httpapi-ratelimit-headers-08 to
+ * -12, a structured field list such as `"default";r=0;t=10`), in ms, or undefined. An item
+ * with neither `r` nor `t` is read by the names a pending revision gives them, `a` and `w`.
  *
  * Only a quota policy with no quota left (`r=0`) asks to wait: `t` seconds (its reset). When
  * such a policy gives no `t`, the window `w` of the policy of that name in `policy` (the
@@ -140,8 +142,9 @@ export function parseRateLimit(value: HeaderValue, policy?: HeaderValue): number
   let policies: Member[] | undefined;
   let best: number | undefined;
   for (const { item, params } of members) {
-    if (params.get('r') !== 0) continue;
-    let seconds = params.get('t');
+    const [available, window] = serviceLimit(params);
+    if (available !== 0) continue;
+    let seconds = window;
     if (seconds === undefined) {
       policies ??= parseList(policy) ?? [];
       seconds = policies.find((p) => p.item === item)?.params.get('w');

@@ -7,6 +7,7 @@ import {
   nonNegativeInteger,
   parseDictionary,
   parseList,
+  serviceLimit,
 } from './fields.js';
 import { parseRateLimitReset } from './parse.js';
 
@@ -77,9 +78,9 @@ function structured(get: Lookup): RateLimitPolicyState[] | undefined {
   for (const { item, params } of parseList(get('ratelimit')) ?? []) {
     if (typeof item !== 'string') continue;
     const state = entry(item);
-    const r = params.get('r');
+    const [r, window] = serviceLimit(params);
     if (nonNegativeInteger(r)) state.remaining = r;
-    const t = seconds(params.get('t'));
+    const t = seconds(window);
     if (t !== undefined) state.resetMs = capped(t);
   }
   for (const { item, params } of parseList(get('ratelimit-policy')) ?? []) {

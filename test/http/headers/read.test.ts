@@ -166,6 +166,18 @@ describe('readRateLimit: which shape, and what is left out', () => {
     ).toEqual({ shape: 'legacy', policies: [{ remaining: 2 }] });
   });
 
+  it('reads a (available quota) and w (effective window), the names the pending revision (PR #166) gives r and t', () => {
+    expect(readRateLimit({ ratelimit: '"burst";a=80;w=45' }, NOW)).toEqual({
+      shape: 'structured',
+      policies: [{ policy: 'burst', remaining: 80, resetMs: 45_000 }],
+    });
+    // r and t, where present, win.
+    expect(readRateLimit({ ratelimit: '"p";r=1;t=2;a=3;w=4' }, NOW)?.policies).toEqual([
+      { policy: 'p', remaining: 1, resetMs: 2_000 },
+    ]);
+    expect(readPushback({ ratelimit: '"burst";a=0;w=45' }, NOW)).toBe(45_000);
+  });
+
   it('caps a reset at MAX_PUSHBACK_MS', () => {
     expect(readRateLimit({ ratelimit: '"p";r=0;t=99999999999' }, NOW)).toEqual({
       shape: 'structured',
