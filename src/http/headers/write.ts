@@ -242,7 +242,8 @@ export interface ProblemInit {
  * The JSON text of an RFC 9457 problem details body (send it with
  * `Content-Type: application/problem+json`, {@link PROBLEM_CONTENT_TYPE}): members `type`,
  * `title`, `status`, then `detail`, `instance` and `violated-policies` when given. Throws
- * {@link OptionsError} for a status outside [100, 599] or a missing type or title.
+ * {@link OptionsError} for a status outside [100, 599], a missing type or title, or a member of
+ * the wrong type.
  */
 export function problemBody(init: ProblemInit): string {
   const { status, type, title, detail, instance, violatedPolicies } = init;
@@ -253,6 +254,14 @@ export function problemBody(init: ProblemInit): string {
     throw new OptionsError('type', type, 'a problem type of the draft or a URI');
   }
   if (typeof title !== 'string') throw new OptionsError('title', title, 'a string');
+  optionalString(detail, 'detail');
+  optionalString(instance, 'instance');
+  if (
+    violatedPolicies !== undefined &&
+    !(Array.isArray(violatedPolicies) && violatedPolicies.every((p) => typeof p === 'string'))
+  ) {
+    throw new OptionsError('violatedPolicies', violatedPolicies, 'an array of strings');
+  }
   const body: Record<string, unknown> = {
     type: PROBLEM_TYPES.has(type) ? PROBLEM_TYPE_BASE + type : type,
     title,
@@ -262,4 +271,10 @@ export function problemBody(init: ProblemInit): string {
   if (instance !== undefined) body.instance = instance;
   if (violatedPolicies !== undefined) body['violated-policies'] = violatedPolicies;
   return JSON.stringify(body);
+}
+
+function optionalString(value: unknown, field: string): void {
+  if (value !== undefined && typeof value !== 'string') {
+    throw new OptionsError(field, value, 'a string or undefined');
+  }
 }

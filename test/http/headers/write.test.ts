@@ -485,6 +485,14 @@ describe('problemBody', () => {
     ['a fractional status', { status: 429.5 }, 'status'],
     ['an empty type', { type: '' }, 'type'],
     ['a missing title', { title: undefined }, 'title'],
+    ['a detail that is not a string', { detail: 42 }, 'detail'],
+    ['an instance that is not a string', { instance: {} }, 'instance'],
+    ['violated policies that are not an array', { violatedPolicies: 'daily' }, 'violatedPolicies'],
+    [
+      'a violated policy that is not a string',
+      { violatedPolicies: ['daily', 1] },
+      'violatedPolicies',
+    ],
   ])('%s throws an OptionsError naming %2$j', (_label, change, field) => {
     const init = { status: 429, type: 'quota-exceeded', title: 't', ...change };
     expect(() => problemBody(init as never)).toThrow(expect.objectContaining({ option: field }));
