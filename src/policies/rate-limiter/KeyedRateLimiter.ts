@@ -166,7 +166,7 @@ export class KeyedRateLimiter {
     const wait = this.take(key, nowUs, permits);
     if (wait > 0) this.refused(key, nowUs, wait, permits);
     const tat = this.slots.tats[this.slots.slotOf(key)!]!;
-    return gcraDecision(wait, tat - nowUs, this.o.intervalUs, this.o.burst, false);
+    return gcraDecision(wait / 1_000, tat - nowUs, this.o.intervalUs, this.o.burst, false);
   }
 
   /**

@@ -222,7 +222,7 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
     const nowUs = this.nowUs(NO_TIME);
     const wait = this.take(nowUs, permits);
     if (wait !== 0) this.refused(nowUs, wait, permits);
-    return gcraDecision(wait, this.tat - nowUs, this.o.intervalUs, this.o.burst, false);
+    return gcraDecision(wait / 1_000, this.tat - nowUs, this.o.intervalUs, this.o.burst, false);
   }
 
   /**

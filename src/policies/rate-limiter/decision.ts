@@ -25,11 +25,11 @@ export interface RateLimitDecision {
 
 /**
  * @internal The decision of a GCRA of one permit per `intervalUs` with bursts of `burst`,
- * whose TAT is `aheadUs` ahead of now after the decision (0 or less when idle); `waitUs` is
- * 0 (or less) when the permits were granted, else the µs until they would be.
+ * whose TAT is `aheadUs` ahead of now after the decision (0 or less when idle);
+ * `retryAfterMs` is 0 (or less) when the permits were granted, else the ms until they would be.
  */
 export function gcraDecision(
-  waitUs: number,
+  retryAfterMs: number,
   aheadUs: number,
   intervalUs: number,
   burst: number,
@@ -38,11 +38,11 @@ export function gcraDecision(
   const ahead = Math.max(0, aheadUs);
   const free = Math.floor((burst * intervalUs - ahead) / intervalUs);
   return {
-    allowed: waitUs <= 0,
+    allowed: retryAfterMs <= 0,
     limit: burst,
     windowMs: (burst * intervalUs) / 1_000,
     remaining: Math.max(0, Math.min(free, burst)),
-    retryAfterMs: waitUs > 0 ? waitUs / 1_000 : 0,
+    retryAfterMs: Math.max(0, retryAfterMs),
     resetMs: ahead / 1_000,
     degraded,
   };
