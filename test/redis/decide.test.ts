@@ -76,6 +76,20 @@ describeRedis('RedisRateLimiter.decide', (redis) => {
       expect(cached.stats().cachedRefusals).toBe(2);
     });
 
+    it('a refusal of the negative cache while another call asks Redis reports fewer remaining than it refused', async () => {
+      const clock = new ManualClock(1_700_000_000_000);
+      const l = onManualTime({ limit: 1, period: MINUTE, clock });
+      await l.decide('k');
+      expect(await l.decide('k')).toMatchObject({ allowed: false, retryAfterMs: MINUTE });
+      clock.advance(MINUTE);
+      // The cached refusal ran out: the first call asks Redis, the second is refused meanwhile.
+      const [asking, waiting] = await Promise.all([l.decide('k'), l.decide('k')]);
+      expect(asking).toMatchObject({ allowed: true, remaining: 0, degraded: false });
+      expect(waiting).toMatchObject({ allowed: false, remaining: 0, degraded: false });
+      expect(waiting.retryAfterMs).toBeGreaterThan(0);
+      expect(l.stats()).toMatchObject({ cachedRefusals: 1, roundTrips: 3 });
+    });
+
     it('property: the in-memory keyed limiter and the Redis limiter agree decision by decision', async () => {
       let run = 0;
       await fc.assert(
@@ -164,7 +178,11 @@ describeRedis('RedisRateLimiter.decide', (redis) => {
           clock.advance(l.store.timeout);
           expect(await l.decide('k')).toMatchObject({ degraded: true });
           expect(l.storeAvailable).toBe(false);
-          expect(l.stats().fallbackDecisions).toBe(2);
+          // Switched: decided at once without Redis, then by the failed probe.
+          expect(await l.decide('k')).toMatchObject({ degraded: true });
+          clock.advance(500);
+          expect(await l.decide('k')).toMatchObject({ degraded: true });
+          expect(l.stats()).toMatchObject({ fallbackDecisions: 4, roundTrips: 4 });
         } finally {
           await connected.close().catch(() => {});
         }
