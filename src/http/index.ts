@@ -5,6 +5,7 @@
  * @module
  */
 
+export { CRITICALITY_HEADER, DEADLINE_HEADER } from './context/headers.js';
 export {
   type RequestContext,
   type RequestContextInit,
@@ -23,4 +24,24 @@ export {
   readPushback,
   serverPushback,
 } from './headers/parse.js';
-export { CRITICALITY_HEADER, DEADLINE_HEADER } from './context/headers.js';
+export { clientKey } from './server/clientKey.js';
+export type { FetchHandler, HonoContextLike, HonoMiddleware } from './server/fetchAdapters.js';
+export type {
+  ConnectMiddleware,
+  FastifyLike,
+  FastifyPlugin,
+  FastifyReplyLike,
+  NodeHandler,
+  NodeRequestLike,
+  NodeResponseLike,
+} from './server/nodeAdapters.js';
+export {
+  type GuardDeadlineOptions,
+  type GuardRateLimitOptions,
+  type InboundRequest,
+  type RateLimitStore,
+  type ServiceGuardOptions,
+  serviceGuardDefaults,
+} from './server/options.js';
+export type { Refusal } from './server/refusals.js';
+export { type ServiceGuard, serviceGuard } from './server/serviceGuard.js';
