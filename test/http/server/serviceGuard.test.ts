@@ -172,6 +172,18 @@ describe('serviceGuard', () => {
     expect(seen!.signal?.aborted).toBe(true);
   });
 
+  it("hands the response's status code to the adaptive limit's handleResult", async () => {
+    const limit = adaptiveLimit<number>({ handleResult: (status) => status >= 500 });
+    const guard = serviceGuard({ concurrency: limit });
+    let status = 200;
+    const handler = guard.fetch(() => new Response(null, { status }));
+    await handler(new Request('http://service/'));
+    status = 502;
+    await handler(new Request('http://service/'));
+    await until(() => limit.inFlight === 0);
+    expect(limit.stats().samples).toMatchObject({ answered: 1, dropped: 1 });
+  });
+
   it('does not run the handler of a client that left while the store decided', async () => {
     let decide!: (d: typeof allowed) => void;
     const guard = serviceGuard({
