@@ -107,6 +107,18 @@ describe('serviceGuard', () => {
     },
   );
 
+  it.each([
+    ['nothing', undefined],
+    ['a promise of nothing', Promise.resolve(undefined)],
+    ['a remaining count of NaN', { ...allowed, remaining: Number.NaN }],
+  ])('takes a store that decides %s for a failed one', async (_what, decision) => {
+    const limiter = { decide: () => decision } as unknown as RateLimitStore;
+    const open = serviceGuard({ rateLimit: { limiter } });
+    const closed = serviceGuard({ rateLimit: { limiter, onStoreError: 'closed' } });
+    expect((await open.fetch(ok)(new Request('http://service/'))).status).toBe(200);
+    expect((await closed.fetch(ok)(new Request('http://service/'))).status).toBe(503);
+  });
+
   it('keys requests by the function given, and lets a request through unlimited when it gives no key', async () => {
     const keys: string[] = [];
     const guard = serviceGuard({
