@@ -134,6 +134,29 @@ export function describeExampleService(name: string, script: string): void {
       );
     });
 
+    it('refuses the requests beyond its concurrency limit with 503 and Retry-After, before any downstream call', async () => {
+      // Requests that hang (until their deadline) fill the adaptive limit; the rest are refused.
+      pricing.mode = 'hang';
+      const crowd = 40;
+      const answers = await Promise.all(
+        Array.from({ length: crowd }, async (_, i) => {
+          const res = await get('/products/5', {
+            'x-api-key': `crowd-${i}`,
+            'x-timeout-ms': String(DEADLINE_MS),
+          });
+          const retryAfter = res.headers.get('retry-after');
+          return { status: res.status, retryAfter, body: await res.text() };
+        }),
+      );
+      const refused = answers.filter((a) => a.status === 503);
+      expect(refused.length).toBeGreaterThan(0);
+      for (const answer of refused) {
+        expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
+        expect(JSON.parse(answer.body)).toMatchObject({ status: 503 });
+      }
+      expect(pricing.received.length).toBeLessThanOrEqual(crowd - refused.length);
+    });
+
     it('serves /ops/health as JSON listing its policies', async () => {
       const res = await get('/ops/health');
       expect(res.status).toBe(200);
