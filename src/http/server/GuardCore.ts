@@ -13,20 +13,20 @@ import {
   type LoadSignal,
 } from '../../policies/load-shedder/eventLoopLoad.js';
 import { LoadShedder } from '../../policies/load-shedder/LoadShedder.js';
+import type { RateLimitDecision } from '../../policies/rate-limiter/decision.js';
 import { type Criticality, criticalityLevel } from '../../protocol/criticality.js';
 import { checkOptionsObject } from '../../validation/validate.js';
 import { runWithRequestContext } from '../context/requestContext.js';
 import { clientKey } from './clientKey.js';
 import {
   type InboundRequest,
-  type RateLimitDecision,
   type ResolvedRateLimit,
   resolveCriticality,
   resolveDeadline,
   resolveRateLimit,
   type ServiceGuardOptions,
 } from './options.js';
-import { rateLimitFields } from './rateLimitFields.js';
+import { RateLimitFields } from './rateLimitFields.js';
 import {
   deadlinePassed,
   type HeaderList,
@@ -65,6 +65,7 @@ interface Pending {
  */
 export class GuardCore {
   private readonly rate: ResolvedRateLimit | undefined;
+  private readonly fields: RateLimitFields | undefined;
   private readonly deadline: { header: string; max: number } | undefined;
   private readonly criticality: string | ((req: InboundRequest) => Criticality | undefined);
   private readonly gates: Pipeline | undefined;
@@ -80,6 +81,7 @@ export class GuardCore {
       '',
     );
     this.rate = resolveRateLimit(o.rateLimit);
+    this.fields = this.rate && new RateLimitFields(this.rate.headers, this.rate.legacyHeaders);
     this.deadline = resolveDeadline(o.deadline);
     this.criticality = resolveCriticality(o.criticality);
     const shedder = this.shedderOf(o.shedding);
@@ -123,12 +125,15 @@ export class GuardCore {
   }
 
   private decided(p: Pending, d: RateLimitDecision): void {
-    if (d.degraded) this.storeFailed(p);
-    else {
-      const headers = rateLimitFields(this.rate!, d);
-      if (d.allowed) this.admit(p, headers);
-      else p.refuse(quotaExceeded(d, headers));
+    let headers: HeaderList | undefined;
+    try {
+      if (!d.degraded) headers = this.fields!.of(d);
+    } catch {
+      // A store of the user's that decided something the headers cannot carry (NaN, < 0).
     }
+    if (headers === undefined) this.storeFailed(p);
+    else if (d.allowed) this.admit(p, headers);
+    else p.refuse(quotaExceeded(d, headers, this.fields!.policy(d)));
   }
 
   private storeFailed(p: Pending): void {

@@ -2,21 +2,11 @@ import { OptionsError } from '../../errors/OptionsError.js';
 import type { AdaptiveLimit } from '../../policies/adaptive-limit/AdaptiveLimit.js';
 import type { EventLoopLoadOptions } from '../../policies/load-shedder/eventLoopLoad.js';
 import type { LoadShedder } from '../../policies/load-shedder/LoadShedder.js';
+import type { RateLimitDecision } from '../../policies/rate-limiter/decision.js';
 import type { Criticality } from '../../protocol/criticality.js';
 import { checkOptionsObject, duration, fn, oneOf, string } from '../../validation/validate.js';
 import { CRITICALITY_HEADER, DEADLINE_HEADER } from '../context/headers.js';
-
-// PENDING-MERGE: from src/policies/rate-limiter/decision.ts and src/http/headers/write.ts.
-export interface RateLimitDecision {
-  readonly allowed: boolean;
-  readonly limit: number;
-  readonly windowMs: number;
-  readonly remaining: number;
-  readonly retryAfterMs: number;
-  readonly resetMs: number;
-  readonly degraded: boolean;
-}
-type RateLimitHeaderVersion = 'draft-6' | 'draft-7' | 'draft-8' | 'draft-12' | 'latest' | 'legacy';
+import type { RateLimitHeaderVersion } from '../headers/write.js';
 
 /**
  * An inbound request as the guard's options see it, the same in every framework.
