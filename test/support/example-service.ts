@@ -144,6 +144,20 @@ export function describeExampleService(name: string, script: string): void {
       );
     });
 
+    it('aborts the downstream calls of a request whose client went away', async () => {
+      pricing.mode = 'hang';
+      const client = new AbortController();
+      const res = fetch(`${service!.url}/products/3`, {
+        headers: { 'x-api-key': 'gone' },
+        signal: client.signal,
+      });
+      res.catch(() => {});
+      await eventually(() => pricing.received.length === 1, 'the downstream call made');
+      client.abort();
+      // Without the disconnect, the call would hang for the protected fetch's 30 s deadline.
+      await eventually(() => pricing.received[0]!.abandoned, 'the downstream call aborted');
+    });
+
     it('refuses the requests beyond its concurrency limit with 503 and Retry-After, before any downstream call', async () => {
       // Requests that hang (until their deadline) fill the adaptive limit; the rest are refused.
       pricing.mode = 'hang';
