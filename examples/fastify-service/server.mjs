@@ -5,15 +5,16 @@
  *
  * - each call downstream goes through the protected fetch: retries of failures with pushback and
  *   a retry budget, a breaker and an adaptive limit per origin, and the inbound deadline;
- * - each API key (`x-api-key`) gets RATE_LIMIT requests a minute, counted in Redis and shared by
- *   every instance of the service; the guard answers 429 with `Retry-After` and `RateLimit`;
+ * - each API key (`x-api-key`) gets RATE_LIMIT_PER_MINUTE requests, counted in Redis and shared
+ *   by every instance of the service; the guard answers 429 with `Retry-After` and `RateLimit`;
  * - the guard sheds inbound load and refuses a request whose deadline (`x-timeout-ms`) has
  *   passed; a client that goes away aborts the calls made for it;
  * - /ops serves health, Prometheus metrics and a live dashboard.
  *
- * Run (after `npm run build`, with redis-server running):
+ * Run it (after `npm run build`, with redis-server running; the defaults are below):
  *   INVENTORY_URL=http://127.0.0.1:4001 PRICING_URL=http://127.0.0.1:4002 \
  *   node examples/fastify-service/server.mjs
+ *   curl -i -H 'x-api-key: demo' -H 'x-timeout-ms: 2000' http://127.0.0.1:3000/products/1
  */
 
 import { protectedFetch, serviceGuard } from 'breakwater/http';
@@ -27,7 +28,7 @@ const {
   REDIS_URL = 'redis://127.0.0.1:6379',
   INVENTORY_URL = 'http://127.0.0.1:4001',
   PRICING_URL = 'http://127.0.0.1:4002',
-  RATE_LIMIT = '100',
+  RATE_LIMIT_PER_MINUTE = '100',
 } = process.env;
 
 // Fail fast while Redis is away: the limiter decides locally then.
@@ -40,7 +41,7 @@ await redis.connect();
 const perApiKey = new RedisRateLimiter({
   client: redis,
   name: 'api-keys',
-  limit: Number(RATE_LIMIT),
+  limit: Number(RATE_LIMIT_PER_MINUTE),
   period: '1m',
 });
 const guard = serviceGuard({
@@ -54,7 +55,7 @@ const downstream = protectedFetch({ failedResponse: 'reject' });
 const ops = createObservabilityHandler({ basePath: '/ops' });
 
 const app = Fastify();
-// Outside the guarded context: neither limited nor shed. Put your own authentication in front.
+// Outside the guarded plugin below: neither limited nor shed. Put your own authentication in front.
 app.all('/ops/*', (request, reply) => {
   reply.hijack();
   ops(request.raw, reply.raw);

@@ -52,7 +52,7 @@ export function describeExampleService(name: string, script: string): void {
         REDIS_URL: redis().url,
         INVENTORY_URL: inventory.url,
         PRICING_URL: pricing.url,
-        RATE_LIMIT: String(LIMIT),
+        RATE_LIMIT_PER_MINUTE: String(LIMIT),
       });
     });
 
