@@ -54,6 +54,7 @@ describe('protectedFetch: the standard preset', () => {
         consecutiveFailures: 10,
         breakDuration: 5_000,
       },
+      limit: { algorithm: 'vegas', minWindow: 250 },
       limitDrops: [429, 503],
       failedResponse: 'resolve',
       deadlineHeader: 'x-timeout-ms',
