@@ -360,6 +360,15 @@ describe('protectedFetch: inputs and lifetime', () => {
     expect(server.requests.slice(1).map((r) => r.headers['x-id'])).toEqual(['8', '8', '8']);
   });
 
+  it("wraps undici's fetch as well as the global one", async () => {
+    const undici = await import('undici');
+    const server = await serve((_, i) => ({ status: i === 0 ? 503 : 200, body: 'via undici' }));
+    const f = quick({ fetch: undici.fetch as unknown as ProtectedFetchOptions['fetch'] });
+    const res = await f(server.url);
+    expect(await res.text()).toBe('via undici');
+    expect(server.requests).toHaveLength(2);
+  });
+
   it("lets the caller's signal abort a body being read", async () => {
     const server = await serve(() => ({ status: 200, body: 100 }));
     const controller = new AbortController();
