@@ -28,6 +28,7 @@ import {
 } from './options.js';
 import { RateLimitFields } from './rateLimitFields.js';
 import {
+  clientClosed,
   deadlinePassed,
   type HeaderList,
   overloaded,
@@ -46,6 +47,7 @@ export type Proceed = (headers: HeaderList) => PromiseLike<number>;
 export type Refuse = (refusal: Refusal) => void;
 
 const NO_HEADERS: HeaderList = [];
+const GONE: PromiseLike<number> = Promise.resolve(499);
 /** The key of requests whose client address is unknown: they share one limit. */
 const UNKNOWN_CLIENT = 'unknown';
 
@@ -142,11 +144,17 @@ export class GuardCore {
   }
 
   private admit(p: Pending, headers: HeaderList): void {
-    const run = () =>
-      runWithRequestContext(
+    const run = (): PromiseLike<number> => {
+      // The client left while the store decided or the request waited for a permit.
+      if (p.signal?.aborted) {
+        p.refuse(clientClosed());
+        return GONE;
+      }
+      return runWithRequestContext(
         { deadline: p.deadline, criticality: p.criticality, signal: p.signal },
         () => p.proceed(headers),
       );
+    };
     const gates = this.gates;
     if (gates === undefined) {
       run();
@@ -159,13 +167,20 @@ export class GuardCore {
         ? { criticality: p.criticality, signal: this.limit?.mayWait ? p.signal : undefined }
         : undefined;
     gates.tryExecute(run, options).then((r) => {
-      if (!r.ok && r.rejected) p.refuse(overloaded(r.error, headers, this.signal, this.limit));
+      if (r.ok) return;
+      if (r.rejected) p.refuse(overloaded(r.error, headers, this.signal, this.limit));
+      else if (p.signal?.aborted) p.refuse(clientClosed());
     });
   }
 
   private criticalityOf(req: InboundRequest): Criticality | undefined {
     const c = this.criticality;
-    const value = typeof c === 'string' ? req.header(c)?.trim().toLowerCase() : c(req);
+    let value: string | undefined;
+    try {
+      value = typeof c === 'string' ? req.header(c)?.trim().toLowerCase() : c(req);
+    } catch {
+      // A criticality function that throws gives the request none, as an unknown value does.
+    }
     return value !== undefined && criticalityLevel(value) >= 0 ? (value as Criticality) : undefined;
   }
 

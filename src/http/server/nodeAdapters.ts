@@ -137,7 +137,7 @@ export function connectAdapter(core: GuardCore): ConnectMiddleware {
   };
 }
 
-/** The parts of a Fastify 5 instance, request and reply the guard uses. */
+/** The parts of a Fastify 5 instance (and its request) the guard uses. */
 export interface FastifyLike {
   addHook(
     name: 'onRequest',
@@ -148,6 +148,7 @@ export interface FastifyLike {
     ) => void,
   ): unknown;
 }
+/** The parts of a Fastify 5 reply the guard uses. */
 export interface FastifyReplyLike {
   readonly raw: NodeResponseLike;
   header(name: string, value: string): unknown;

@@ -61,7 +61,7 @@ export interface GuardRateLimitOptions {
 export interface GuardDeadlineOptions {
   /** The header with the ms the caller has left. @default "x-timeout-ms" */
   readonly header?: string;
-  /** The most a caller may ask for, in ms; longer is cut to it. @default 60000 */
+  /** The most a caller may ask for, in ms (≥ 1, or Infinity); longer is cut to it. @default 60000 */
   readonly max?: number;
 }
 
@@ -156,7 +156,7 @@ export function resolveDeadline(value: unknown): { header: string; max: number }
   const o = checkOptionsObject(value === true ? undefined : value, ['header', 'max'], 'deadline');
   return {
     header: string(o.header, 'deadline.header', serviceGuardDefaults.deadlineHeader).toLowerCase(),
-    max: duration(o.max, 'deadline.max', serviceGuardDefaults.maxDeadline, 0, true),
+    max: duration(o.max, 'deadline.max', serviceGuardDefaults.maxDeadline, 1, true),
   };
 }
 

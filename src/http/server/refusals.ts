@@ -53,6 +53,18 @@ export function storeUnavailable(): Refusal {
 }
 
 /**
+ * 499 (nginx's "Client Closed Request") for a request whose client left before its handler
+ * ran: nothing reads it, but logs and metrics see why the handler never ran.
+ */
+export function clientClosed(): Refusal {
+  return {
+    status: 499,
+    headers: [['content-type', PROBLEM_CONTENT_TYPE]],
+    body: problemBody({ type: 'about:blank', title: 'Client Closed Request', status: 499 }),
+  };
+}
+
+/**
  * 504 for a request whose caller's deadline had passed on arrival: any answer would come too
  * late to be used, so none is computed. Not 503: the service has capacity and a retry with
  * the same deadline cannot succeed; 504 is what a gateway answers when the time is up

@@ -53,6 +53,7 @@ describe('serviceGuard', () => {
     ],
     [{ rateLimit: { limiter: failing('throws'), key: 'ip' } }, 'rateLimit.key'],
     [{ deadline: { max: -1 } }, 'deadline.max'],
+    [{ deadline: { max: 0 } }, 'deadline.max'],
     [{ deadline: { header: '' } }, 'deadline.header'],
     [{ concurrency: 5 }, 'concurrency'],
     [{ criticality: 3 }, 'criticality'],
@@ -169,6 +170,75 @@ describe('serviceGuard', () => {
     expect(seen!.deadline - performance.now()).toBeLessThanOrEqual(250);
     controller.abort();
     expect(seen!.signal?.aborted).toBe(true);
+  });
+
+  it("hands the response's status code to the adaptive limit's handleResult", async () => {
+    const limit = adaptiveLimit<number>({ handleResult: (status) => status >= 500 });
+    const guard = serviceGuard({ concurrency: limit });
+    let status = 200;
+    const handler = guard.fetch(() => new Response(null, { status }));
+    await handler(new Request('http://service/'));
+    status = 502;
+    await handler(new Request('http://service/'));
+    await until(() => limit.inFlight === 0);
+    expect(limit.stats().samples).toMatchObject({ answered: 1, dropped: 1 });
+  });
+
+  it('does not run the handler of a client that left while the store decided', async () => {
+    let decide!: (d: typeof allowed) => void;
+    const guard = serviceGuard({
+      rateLimit: { limiter: { decide: () => new Promise((resolve) => (decide = resolve)) } },
+    });
+    let runs = 0;
+    const controller = new AbortController();
+    const answer = guard.fetch(() => {
+      runs++;
+      return ok();
+    })(new Request('http://service/', { signal: controller.signal }));
+    await until(() => decide !== undefined);
+    controller.abort();
+    decide(allowed);
+    expect((await answer).status).toBe(499);
+    expect(runs).toBe(0);
+  });
+
+  it('does not run the handler of a client that left while queued for a permit', async () => {
+    const limit = adaptiveLimit({ initialLimit: 1, minLimit: 1, maxLimit: 1, maxQueue: 1 });
+    const guard = serviceGuard({ concurrency: limit });
+    const answers: ((r: Response) => void)[] = [];
+    const handler = guard.fetch(() => new Promise<Response>((resolve) => answers.push(resolve)));
+    const first = handler(new Request('http://service/'));
+    const controller = new AbortController();
+    const queued = handler(new Request('http://service/', { signal: controller.signal }));
+    await until(() => answers.length === 1 && limit.queueLength === 1);
+    controller.abort();
+    expect((await queued).status).toBe(499);
+    expect(limit.queueLength).toBe(0);
+    answers[0]!(ok());
+    expect((await first).status).toBe(200);
+    expect(answers).toHaveLength(1);
+  });
+
+  it('ignores a deadline or criticality header it cannot read, and a criticality function that throws', async () => {
+    const seen: unknown[] = [];
+    const handler = (guard: ReturnType<typeof serviceGuard>) =>
+      guard.fetch(() => {
+        const c = requestContext();
+        seen.push([c?.deadline, c?.criticality]);
+        return ok();
+      });
+    const headers = { 'x-timeout-ms': '1.5e3', 'x-criticality': 'urgent' };
+    await handler(serviceGuard())(new Request('http://service/', { headers }));
+    const throwing = serviceGuard({
+      criticality: () => {
+        throw new Error('no');
+      },
+    });
+    await handler(throwing)(new Request('http://service/'));
+    expect(seen).toEqual([
+      [Number.POSITIVE_INFINITY, undefined],
+      [Number.POSITIVE_INFINITY, undefined],
+    ]);
   });
 
   describe('node(handler)', () => {
