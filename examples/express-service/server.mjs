@@ -31,12 +31,13 @@ const {
   RATE_LIMIT_PER_MINUTE = '100',
 } = process.env;
 
-// Fail fast while Redis is away: the limiter decides locally then.
 const redis = new Redis(REDIS_URL, {
-  lazyConnect: true,
-  enableOfflineQueue: false,
+  lazyConnect: true, // connected below, so the first decision finds the client ready
+  enableOfflineQueue: false, // fail at once while Redis is away: the guard lets requests through
   maxRetriesPerRequest: 0,
+  retryStrategy: (times) => Math.min(times * 50, 500), // back within 0.5 s of Redis
 });
+redis.on('error', (error) => console.warn(`redis: ${error.message}`));
 await redis.connect();
 const perApiKey = new RedisRateLimiter({
   client: redis,

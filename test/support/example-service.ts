@@ -196,11 +196,35 @@ export function describeExampleService(name: string, script: string): void {
       );
     });
 
+    it('answers without RateLimit headers while Redis is away, and counts in Redis again once it is back', async () => {
+      await redis().kill();
+      const res = await get('/products/2', { 'x-api-key': 'redis-away' });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit')).toBeNull();
+      await res.body?.cancel();
+
+      await redis().restart();
+      let left: number | undefined;
+      for (let n = 0, end = Date.now() + 15_000; left === undefined; n++) {
+        if (Date.now() > end) throw new Error('no RateLimit headers 15 s after Redis came back');
+        // A fresh key each time: the answers given without Redis count nowhere.
+        const again = await get('/products/2', { 'x-api-key': `redis-back-${n}` });
+        expect(again.status).toBe(200);
+        left = remaining(again);
+        await again.body?.cancel();
+        if (left === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(left).toBe(LIMIT - 1);
+    });
+
     it('exits by itself on SIGTERM: no timer or connection left running', async () => {
       const exit = await service!.stop('SIGTERM');
       expect(exit.killed, exit.stderr).toBe(false);
       expect(exit.code, exit.stderr).toBe(0);
-      expect(exit.stderr).toBe('');
+      // Only the service's own lines about Redis (away in the test before).
+      expect(
+        exit.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('redis: ')),
+      ).toEqual([]);
     });
   });
 }
