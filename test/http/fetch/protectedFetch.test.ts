@@ -341,6 +341,17 @@ describe('protectedFetch: what the breaker counts', () => {
   });
 });
 
+describe('protectedFetch: a retry the breaker refuses', () => {
+  it('ends with the refusal, the failed responses before it released', async () => {
+    const server = await serve(() => ({ status: 500, body: 200 }));
+    const f = quick({ breaker: { consecutiveFailures: 2 } });
+    const error = await f(server.url).catch((e: unknown) => e);
+    expect((error as { code: string }).code).toBe(ErrorCode.CircuitOpen);
+    expect(server.requests).toHaveLength(2);
+    await expect.poll(() => server.requests.every((r) => r.aborted)).toBe(true);
+  });
+});
+
 describe('protectedFetch: inputs and lifetime', () => {
   it('takes a Request, its method, headers and body', async () => {
     const server = await serve(() => ({ status: 503 }));
