@@ -7,6 +7,7 @@ import {
   adaptiveLimit as makeAdaptiveLimit,
   loadShedder as makeLoadShedder,
 } from '../../policies/factories.js';
+import { LoadShedError } from '../../policies/load-shedder/errors.js';
 import {
   type EventLoopLoadOptions,
   eventLoopLoad,
@@ -73,6 +74,8 @@ export class GuardCore {
   private readonly gates: Pipeline | undefined;
   private readonly signal: LoadSignal | undefined;
   private readonly limit: AdaptiveLimit | undefined;
+  private drainMs = 1_000;
+  private drainAt = Number.NEGATIVE_INFINITY;
   /** What the guard built itself, and disposes. */
   private readonly owned: { dispose(): void }[] = [];
 
@@ -105,15 +108,18 @@ export class GuardCore {
     const p: Pending = { signal, deadline, criticality: this.criticalityOf(req), proceed, refuse };
     const rate = this.rate;
     if (rate === undefined) return this.admit(p, NO_HEADERS);
-    let decision: RateLimitDecision | PromiseLike<RateLimitDecision>;
+    let key: string | undefined;
+    let decision: RateLimitDecision | PromiseLike<RateLimitDecision> | undefined;
     try {
-      const key = rate.key === undefined ? (clientKey(req.ip) ?? UNKNOWN_CLIENT) : rate.key(req);
-      if (key === undefined) return this.admit(p, NO_HEADERS);
-      decision = rate.limiter.decide(key, rate.cost === undefined ? 1 : rate.cost(req));
+      key = rate.key === undefined ? (clientKey(req.ip) ?? UNKNOWN_CLIENT) : rate.key(req);
+      if (key !== undefined) {
+        decision = rate.limiter.decide(key, rate.cost === undefined ? 1 : rate.cost(req));
+      }
     } catch {
       return this.storeFailed(p);
     }
-    if (typeof (decision as PromiseLike<unknown>).then === 'function') {
+    if (key === undefined) this.admit(p, NO_HEADERS);
+    else if (typeof (decision as PromiseLike<unknown> | null)?.then === 'function') {
       (decision as PromiseLike<RateLimitDecision>).then(
         (d) => this.decided(p, d),
         () => this.storeFailed(p),
@@ -131,7 +137,7 @@ export class GuardCore {
     try {
       if (!d.degraded) headers = this.fields!.of(d);
     } catch {
-      // A store of the user's that decided something the headers cannot carry (NaN, < 0).
+      // A store of the user's that decided nothing, or what the headers cannot carry (NaN, < 0).
     }
     if (headers === undefined) this.storeFailed(p);
     else if (d.allowed) this.admit(p, headers);
@@ -168,9 +174,32 @@ export class GuardCore {
         : undefined;
     gates.tryExecute(run, options).then((r) => {
       if (r.ok) return;
-      if (r.rejected) p.refuse(overloaded(r.error, headers, this.signal, this.limit));
+      if (r.rejected) p.refuse(overloaded(r.error, headers, this.waitMs(r.error)));
       else if (p.signal?.aborted) p.refuse(clientClosed());
     });
+  }
+
+  /**
+   * How long a refused client should wait, in ms:
+   * - shed: the time the load signal's level takes to fall back to 0 if the load stays within
+   *   its limits (`eventLoopLoad`: ⌈level ÷ (step / 2)⌉ × interval);
+   * - over the concurrency limit: the time the requests in flight and queued take to drain at
+   *   the recent latency, `recentLatency × (inFlight + queued) ÷ limit`, worked out at most
+   *   every 100 ms (refusals come in floods, and the limit's stats are not free);
+   * 1 s when neither knows.
+   */
+  private waitMs(error: unknown): number {
+    if (error instanceof LoadShedError) return this.signal?.settleMs?.() ?? 1_000;
+    const limit = this.limit;
+    if (limit === undefined) return 1_000;
+    const now = performance.now();
+    if (now - this.drainAt >= 100) {
+      const s = limit.stats();
+      const drain = (s.recentLatency * (s.inFlight + s.queueLength)) / s.limit;
+      this.drainMs = drain > 0 ? drain : 1_000;
+      this.drainAt = now;
+    }
+    return this.drainMs;
   }
 
   private criticalityOf(req: InboundRequest): Criticality | undefined {

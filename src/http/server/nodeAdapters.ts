@@ -28,7 +28,8 @@ export interface NodeResponseLike {
 class NodeInbound implements InboundRequest {
   constructor(
     readonly raw: NodeRequestLike,
-    readonly ip: string | undefined,
+    /** Where the framework keeps the client's address (Express' `req`, Fastify's request). */
+    private readonly ipSource: { readonly ip?: string } | undefined,
   ) {}
   get method(): string {
     return this.raw.method ?? 'GET';
@@ -36,8 +37,13 @@ class NodeInbound implements InboundRequest {
   get url(): string {
     return this.raw.url ?? '/';
   }
+  /** Read only when asked: Express computes `req.ip` from the proxy headers on every read. */
+  get ip(): string | undefined {
+    return this.ipSource?.ip ?? this.raw.socket?.remoteAddress;
+  }
   header(name: string): string | undefined {
-    const value = this.raw.headers[name];
+    const headers = this.raw.headers;
+    const value = headers[name] ?? headers[name.toLowerCase()];
     return Array.isArray(value) ? value.join(', ') : value;
   }
 }
@@ -94,7 +100,7 @@ export function nodeAdapter<Req extends NodeRequestLike, Res extends NodeRespons
   return (req, res) => {
     const { signal, ended } = watch(res);
     core.handle(
-      new NodeInbound(req, req.socket?.remoteAddress),
+      new NodeInbound(req, undefined),
       signal,
       (headers) => {
         setHeaders(res, headers);
@@ -125,7 +131,7 @@ export function connectAdapter(core: GuardCore): ConnectMiddleware {
   return (req, res, next) => {
     const { signal, ended } = watch(res);
     core.handle(
-      new NodeInbound(req, req.ip ?? req.socket?.remoteAddress),
+      new NodeInbound(req, req),
       signal,
       (headers) => {
         setHeaders(res, headers);
@@ -169,7 +175,7 @@ export function fastifyAdapter(core: GuardCore): FastifyPlugin {
     instance.addHook('onRequest', (request, reply, hookDone) => {
       const { signal, ended } = watch(reply.raw);
       core.handle(
-        new NodeInbound(request.raw, request.ip ?? request.raw.socket?.remoteAddress),
+        new NodeInbound(request.raw, request),
         signal,
         (headers) => {
           for (const [name, value] of headers) reply.header(name, value);
