@@ -14,6 +14,33 @@ export {
   runWithRequestContext,
 } from './context/requestContext.js';
 export {
+  type Dispatch,
+  type DispatchController,
+  type DispatchHandler,
+  type DispatchOptions,
+  type ProtectedDispatchInterceptor,
+  protectedDispatch,
+} from './fetch/dispatchInterceptor.js';
+export {
+  FetchErrorCode,
+  HttpStatusError,
+  PushbackTooLongError,
+} from './fetch/errors.js';
+export {
+  type FetchFunction,
+  type ProtectedFetchOptions,
+  type ProtectedRetryOptions,
+  standardPresetDefaults,
+} from './fetch/options.js';
+export type { OriginStats } from './fetch/origin.js';
+export { type ProtectedFetch, protectedFetch } from './fetch/protectedFetch.js';
+export type {
+  FetchBody,
+  FetchInput,
+  ProtectedInit,
+  ProtectedRequestInit,
+} from './fetch/request.js';
+export {
   type HeaderValue,
   MAX_PUSHBACK_MS,
   parseGrpcRetryPushback,
