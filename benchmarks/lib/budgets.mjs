@@ -33,6 +33,8 @@ const UNIT = {
   overheadBytes: 'B',
   bytesPerOp: 'B',
   heapGrowthPct: '%',
+  overheadPct: '%',
+  throughputLossPct: '%',
 };
 
 const finite = (x) => typeof x === 'number' && Number.isFinite(x);

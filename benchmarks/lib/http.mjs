@@ -1,0 +1,340 @@
+/**
+ * What the HTTP scenarios (http-fetch, http-server) share: the processes they start beside the
+ * measured one (the dependency the fetch rows call, the load generator of the server rows),
+ * slices of two rows taken in turn, and the configuration of every HTTP row, breakwater's and
+ * the peers', whose source the doc prints (keep option values literal in the factories).
+ *
+ * The frameworks and peers are passed in as modules, never imported here: peers.mjs lists these
+ * factories for the doc, and every scenario process loads peers.mjs.
+ */
+import { fork } from 'node:child_process';
+import { createServer } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import { freshFunction } from './measure.mjs';
+import { median } from './stats.mjs';
+
+// ---- processes beside the measured one ------------------------------------------------------
+
+const children = new Set();
+let hooked = false;
+
+/** Kills the children on exit, and on the signals that end a process without an exit event. */
+function hookExit() {
+  if (hooked) return;
+  hooked = true;
+  process.on('exit', () => {
+    for (const child of children) child.kill('SIGKILL');
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.once(signal, () => {
+      for (const child of children) child.kill('SIGKILL');
+      process.kill(process.pid, signal);
+    });
+  }
+}
+
+/**
+ * A Node process running `script` (a file of this folder), with an IPC channel, without the
+ * measured process's flags (--expose-gc, heap sizes): it is killed when this process ends, and
+ * exits by itself when the channel closes.
+ */
+function child(script) {
+  hookExit();
+  const proc = fork(new URL(script, import.meta.url), [], {
+    execArgv: [],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  children.add(proc);
+  proc.once('exit', () => children.delete(proc));
+  const stop = () =>
+    new Promise((resolve) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+      proc.once('exit', () => resolve());
+      proc.kill('SIGTERM');
+    });
+  return { proc, stop };
+}
+
+/** The first message `proc` sends, or a rejection if it exits before. */
+function firstMessage(proc) {
+  return new Promise((resolve, reject) => {
+    const onExit = (code, signal) => reject(new Error(`child exited (${code ?? signal})`));
+    proc.once('exit', onExit);
+    proc.once('message', (m) => {
+      proc.off('exit', onExit);
+      resolve(m);
+    });
+  });
+}
+
+/**
+ * The loopback dependency of the fetch rows (http-target.mjs: 200 with a 2-byte body), in a
+ * process of its own, so the measured process holds the client alone: its time per request
+ * includes the server's only as the wait for the answer, and its bytes are the client's.
+ */
+export async function startFetchTarget() {
+  const { proc, stop } = child('./http-target.mjs');
+  const { port } = await firstMessage(proc);
+  return { url: `http://127.0.0.1:${port}/`, stop };
+}
+
+/**
+ * autocannon in a process of its own (http-load.mjs), so the load generator never shares the
+ * measured server's event loop. `run({ url, connections, durationMs | amount })` runs one load.
+ */
+export function startLoadGenerator() {
+  const { proc, stop } = child('./http-load.mjs');
+  let next = 0;
+  const pending = new Map();
+  proc.on('message', (m) => {
+    const settle = pending.get(m.id);
+    pending.delete(m.id);
+    settle?.(m);
+  });
+  proc.once('exit', (code, signal) => {
+    for (const settle of pending.values())
+      settle({ error: `load generator exited (${code ?? signal})` });
+    pending.clear();
+  });
+  const run = (load) =>
+    new Promise((resolve, reject) => {
+      const id = ++next;
+      pending.set(id, (m) => (m.error ? reject(new Error(m.error)) : resolve(m)));
+      proc.send({ id, ...load });
+    });
+  return { run, stop };
+}
+
+/** `server` (node:http, or a framework's) listening on a free loopback port; its URL. */
+export function listen(server) {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}/`));
+  });
+}
+
+/** Closes a node:http server and every connection it holds. */
+export function close(server) {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections?.();
+  });
+}
+
+/** A node:http server around `handler`, listening on a free loopback port. */
+export async function nodeServer(handler) {
+  const server = createServer(handler);
+  const url = await listen(server);
+  return { url, close: () => close(server) };
+}
+
+// ---- two rows in alternating slices ---------------------------------------------------------
+
+const AsyncFunction = (async () => {}).constructor;
+
+/** `n` sequential `await op()`, compiled for one row alone (see measure.mjs, freshFunction). */
+export const compileLoop = () =>
+  freshFunction(AsyncFunction, 'op', 'n', 'for (let i = 0; i < n; i++) await op();');
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/** ns per call of `n` calls of `op` through `loop`. */
+async function timed(loop, op, n) {
+  const t0 = process.hrtime.bigint();
+  await loop(op, n);
+  const ns = Number(process.hrtime.bigint() - t0) / n;
+  await tick();
+  return ns;
+}
+
+/**
+ * A distribution-free 95 % confidence interval of the median of `values` (the order statistics
+ * of ranks n/2 ∓ 0.98 √n), or the whole range when there are too few values for one.
+ */
+export function medianInterval(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const n = s.length;
+  const j = Math.floor((n - 1.96 * Math.sqrt(n)) / 2);
+  if (j < 1) return [s[0], s[n - 1]];
+  return [s[j - 1], s[n - j]];
+}
+
+/**
+ * Times `ops[0]` (the bare call) and `ops[1]` in slices of the same number of calls taken in
+ * turn (the order swapped every pair, ABBA), so drift of a busy machine weighs on both alike,
+ * and takes the difference of each pair. Pairs are added until the 95 % interval of the median
+ * difference is at most `width` ns wide (and `minMs` has passed), or `maxMs` has passed.
+ */
+export async function alternatingSlices(ops, { warmMs, sliceMs, minMs, maxMs, width }) {
+  const loops = ops.map(() => compileLoop());
+  let estimate = 0;
+  for (let k = 0; k < 2; k++) {
+    let calls = 0;
+    const t0 = performance.now();
+    while (performance.now() - t0 < warmMs) {
+      await loops[k](ops[k], 16);
+      calls += 16;
+      await tick();
+    }
+    if (k === 0) estimate = ((performance.now() - t0) * 1e6) / calls;
+  }
+  const n = Math.max(4, Math.round((sliceMs * 1e6) / estimate));
+  const slices = [[], []];
+  const diffs = [];
+  const t0 = performance.now();
+  for (let pair = 0; ; pair++) {
+    const order = pair % 2 === 0 ? [0, 1] : [1, 0];
+    const ns = [0, 0];
+    for (const k of order) ns[k] = await timed(loops[k], ops[k], n);
+    slices[0].push(ns[0]);
+    slices[1].push(ns[1]);
+    diffs.push(ns[1] - ns[0]);
+    const elapsed = performance.now() - t0;
+    if (elapsed >= maxMs) break;
+    if (elapsed < minMs || diffs.length < 8) continue;
+    const [lo, hi] = medianInterval(diffs);
+    if (hi - lo <= width) break;
+  }
+  return { callsPerSlice: n, slices, diffs };
+}
+
+/** The figures of one row of {@link alternatingSlices}, as a 'memory' row reports them. */
+export function sliceFigures(slices, callsPerSlice, bytes, memory) {
+  return {
+    method: 'alternating slices',
+    nsPerOp: median(slices),
+    nsMin: Math.min(...slices),
+    nsMax: Math.max(...slices),
+    bytesPerOp: bytes.bytesPerOp,
+    bytesMin: bytes.bytesMin,
+    bytesMax: bytes.bytesMax,
+    calls: slices.length * callsPerSlice,
+    memory,
+  };
+}
+
+// ---- bytes a server allocates per request ----------------------------------------------------
+
+const gcStarts = [];
+let gcObserver;
+
+async function observeGc() {
+  if (gcObserver !== undefined) return;
+  const { PerformanceObserver } = await import('node:perf_hooks');
+  gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcStarts.push(entry.startTime);
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Bytes this process allocates per request while `load(amount)` sends it `amount` requests
+ * (from another process): `gc(); gc()`, the heap size, the load, the heap size again, as
+ * measure.mjs's `allocation` does; a batch during which a collection started is halved and
+ * done again. The median of `batches` batches.
+ */
+export async function serverAllocation(load, amount, batches) {
+  if (typeof globalThis.gc !== 'function') throw new Error('allocation runs need --expose-gc');
+  await observeGc();
+  const results = [];
+  let n = amount;
+  let retries = 0;
+  while (results.length < batches) {
+    globalThis.gc();
+    globalThis.gc();
+    await tick();
+    const h0 = v8.getHeapStatistics().used_heap_size;
+    const t0 = performance.now();
+    const served = await load(n);
+    const t1 = performance.now();
+    const h1 = v8.getHeapStatistics().used_heap_size;
+    await sleep(5);
+    if (gcStarts.some((t) => t >= t0 && t <= t1)) {
+      if (++retries > 12 || n <= 20) throw new Error('a GC ran inside every batch');
+      n = Math.max(20, n >> 1);
+      results.length = 0;
+      continue;
+    }
+    results.push((h1 - h0) / served);
+  }
+  return {
+    bytesPerOp: median(results),
+    bytesMin: Math.min(...results),
+    bytesMax: Math.max(...results),
+  };
+}
+
+// ---- configurations: keep the option values literal, their source is printed in the doc ------
+
+/** breakwater's protected fetch with the standard preset and no options. */
+export const bwProtectedFetch = ({ protectedFetch }) => protectedFetch();
+
+/** undici's own pool, without retries: the bare call the undici retry row is measured against. */
+export const undiciAgent = ({ Agent }) => new Agent();
+
+/**
+ * undici's retry interceptor on its own pool, at most 2 retries like breakwater's preset (its
+ * other defaults: idempotent methods, 429 and 5xx but 501, backoff from 500 ms).
+ */
+export const undiciRetryAgent = ({ Agent, interceptors }) =>
+  new Agent().compose(interceptors.retry({ maxRetries: 2 }));
+
+/**
+ * express-rate-limit per client IP (its default key) with a limit never reached in a run, its
+ * memory store, and the IETF draft-8 `RateLimit` headers on every response.
+ */
+export const expressRateLimiter = (rateLimit) =>
+  rateLimit({
+    windowMs: 60_000,
+    limit: 1_000_000_000,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+  });
+
+/**
+ * @fastify/under-pressure shedding on event-loop delay and utilisation at thresholds a run
+ * never reaches (it samples every second by default).
+ */
+export const underPressureOptions = () => ({
+  maxEventLoopDelay: 1_000,
+  maxEventLoopUtilization: 0.999,
+});
+
+/**
+ * breakwater's service guard as the server rows use it: a rate limit per client (the guard's
+ * default key, the client address) with a limit never reached in a run, the draft-8 `RateLimit`
+ * headers on every response, and the adaptive concurrency limit for inbound requests.
+ */
+export const bwServiceGuard = ({ serviceGuard }, { KeyedRateLimiter }) =>
+  serviceGuard({
+    rateLimit: {
+      limiter: new KeyedRateLimiter({ limit: 1_000_000_000, period: 60_000 }),
+      headers: 'draft-8',
+    },
+    concurrency: true,
+  });
+
+const src = (f) => f.toString().replace(/\s+/g, ' ');
+
+/** The configuration of every HTTP row, as the source of the factory that built it. */
+export function httpConfigs() {
+  return [
+    { library: 'breakwater', use: 'protected fetch', source: src(bwProtectedFetch) },
+    { library: 'breakwater', use: 'service guard', source: src(bwServiceGuard) },
+    { library: 'undici', use: 'pool of the bare undici fetch row', source: src(undiciAgent) },
+    { library: 'undici', use: 'retry interceptor', source: src(undiciRetryAgent) },
+    {
+      library: 'express-rate-limit',
+      use: 'rate limit per client',
+      source: src(expressRateLimiter),
+    },
+    {
+      library: '@fastify/under-pressure',
+      use: 'load shedding',
+      source: src(underPressureOptions),
+    },
+  ];
+}

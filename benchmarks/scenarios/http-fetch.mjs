@@ -1,0 +1,228 @@
+/**
+ * The protected fetch (`protectedFetch()` of breakwater/http, the standard preset with no
+ * options) against bare `fetch`, one GET after the other to a loopback node:http server that
+ * answers 200 with a 2-byte body (http-target.mjs, in a process of its own: this process holds
+ * the client alone, so its bytes are the client's). Each call reads the body. Beside them,
+ * undici's retry interceptor (at most 2 retries) against undici's own fetch on a plain pool:
+ * the one peer installed that retries a fetch in one call.
+ *
+ * The difference is a microsecond or two on a request of 50-150 µs, smaller than the drift of a
+ * busy machine between two rows measured one after the other. So the two rows of a pair are
+ * timed in slices of the same number of requests (about 20 ms) taken in turn, the order swapped
+ * every pair, and the overhead is the median of the pairs' differences, with its 95 %
+ * confidence interval; pairs are added until that interval is at most 1 µs wide (or 20 s have
+ * passed). `nsPerOp` is the median slice, its spread the fastest and slowest slices; the row's
+ * `overheadNs` is the median difference (not the difference of the medians), and
+ * `overheadLowNs` / `overheadHighNs` its interval. Bytes are allocated bytes per request in this
+ * process (measure.mjs's heap delta, no collection inside a batch).
+ */
+
+import {
+  alternatingSlices,
+  bwProtectedFetch,
+  medianInterval,
+  sliceFigures,
+  startFetchTarget,
+  undiciAgent,
+  undiciRetryAgent,
+} from '../lib/http.mjs';
+import { allocation, SETTINGS } from '../lib/measure.mjs';
+import { breakwaterModule, LIB } from '../lib/peers.mjs';
+import { ns } from '../lib/prose.mjs';
+import { fmtNs } from '../lib/report.mjs';
+
+export const title = 'Protected fetch: overhead per request on loopback';
+export const order = 12;
+/** Measured by its own rows, in allocation runs only (see measure.mjs, kind 'memory'). */
+export const memory = true;
+/** Not pinned (see lib/cpu.mjs): the target server would inherit the pin and share the core. */
+export const pinned = false;
+
+const http = await breakwaterModule('http/index.js').catch(() => ({}));
+const undici = await import('undici').catch(() => undefined);
+const hasProtectedFetch = typeof http.protectedFetch === 'function';
+
+/** Libraries without a row here, and why. */
+export const notImplemented = [
+  ...(hasProtectedFetch
+    ? []
+    : [
+        {
+          library: LIB.breakwater,
+          reason: 'n/a: this build has no protectedFetch (breakwater/http)',
+        },
+      ]),
+  {
+    library: 'ky',
+    reason:
+      'n/a: ky is not a dependency of benchmarks/ (only the peers the issue names are installed); ' +
+      'undici’s retry interceptor is the row of a fetch retried in one call',
+  },
+];
+
+const BARE_FETCH = 'fetch(url), body read';
+const BARE_UNDICI = 'undici fetch(url) on its own pool, body read';
+const PROTECTED = 'protectedFetch()(url), standard preset, body read';
+const UNDICI_RETRY = 'undici fetch(url), retry interceptor (2 retries), body read';
+
+/** The budget of each slice pair's difference: its interval must end up narrower than this. */
+const WIDTH_NS = 1_000;
+
+let target;
+
+/** The target server, started on first use, stopped after the last row. */
+function targetUrl() {
+  target ??= startFetchTarget();
+  return target.then((t) => t.url);
+}
+
+async function stopTarget() {
+  if (target === undefined) return;
+  const t = await target;
+  target = undefined;
+  await t.stop();
+}
+
+/** A GET of `url` through `fetch`, its body read: resolves with the body ('ok'). */
+const getter = (fetch, url, init) => async () => {
+  const response = await fetch(url, init);
+  return response.text();
+};
+
+/**
+ * Measures a pair (the bare row, then the other) in alternating slices, then the bytes each
+ * allocates per request; one figure object per row.
+ */
+async function measurePair(makeOps, quick) {
+  const url = await targetUrl();
+  const ops = await makeOps(url);
+  for (const op of ops) {
+    const body = await op();
+    if (body !== 'ok') throw new Error(`unexpected body ${JSON.stringify(body)}`);
+  }
+  const { slices, diffs, callsPerSlice } = await alternatingSlices(ops, {
+    warmMs: quick ? 30 : 1_500,
+    sliceMs: quick ? 3 : 20,
+    minMs: quick ? 50 : 3_000,
+    maxMs: quick ? 100 : 20_000,
+    width: WIDTH_NS,
+  });
+  const settings = quick ? SETTINGS.quick : SETTINGS.full;
+  const bytes = [];
+  for (const op of ops) bytes.push(await allocation(op, 'async', settings));
+  const bareNs = slices[0].reduce((a, b) => a + b, 0) / slices[0].length;
+  const [lo, hi] = medianInterval(diffs);
+  const overheadNs = diffs.slice().sort((a, b) => a - b)[diffs.length >> 1];
+  const requests = slices[0].length * callsPerSlice;
+  return [
+    sliceFigures(slices[0], callsPerSlice, bytes[0], { requests, pairs: diffs.length }),
+    sliceFigures(slices[1], callsPerSlice, bytes[1], {
+      requests,
+      pairs: diffs.length,
+      overheadNs,
+      overheadLowNs: lo,
+      overheadHighNs: hi,
+      overheadPct: (overheadNs / bareNs) * 100,
+    }),
+  ];
+}
+
+const sound = (f) =>
+  f.calls > 0 &&
+  f.nsPerOp > 0 &&
+  Number.isFinite(f.bytesPerOp) &&
+  Object.values(f.memory).every(Number.isFinite);
+
+export function rows({ quick }) {
+  const list = [];
+  /** Two rows measured together (see measurePair): the first to run measures both. */
+  const addPair = (bare, other, makeOps) => {
+    let results;
+    for (const [i, row] of [bare, other].entries()) {
+      list.push({
+        ...row,
+        kind: 'memory',
+        measure: async () => {
+          results ??= measurePair(makeOps, quick);
+          return (await results)[i];
+        },
+        check: sound,
+      });
+    }
+  };
+  if (hasProtectedFetch) {
+    addPair(
+      { library: 'bare', variant: BARE_FETCH },
+      { library: LIB.breakwater, variant: PROTECTED, baseline: BARE_FETCH },
+      (url) => [getter(fetch, url), getter(bwProtectedFetch(http), url)],
+    );
+  }
+  if (undici !== undefined) {
+    addPair(
+      { library: 'bare', variant: BARE_UNDICI },
+      { library: 'undici', variant: UNDICI_RETRY, baseline: BARE_UNDICI },
+      (url) => [
+        getter(undici.fetch, url, { dispatcher: undiciAgent(undici) }),
+        getter(undici.fetch, url, { dispatcher: undiciRetryAgent(undici) }),
+      ],
+    );
+  }
+  // The target stops after the last row (and is killed if the process ends before).
+  const last = list.at(-1);
+  if (last !== undefined) {
+    const measureLast = last.measure;
+    last.measure = async () => {
+      try {
+        return await measureLast();
+      } finally {
+        await stopTarget();
+      }
+    };
+  }
+  return list;
+}
+
+/** Budgets judged on this scenario's rows (see lib/budgets.mjs); `rank` orders the report's lists. */
+export const budgets = [
+  {
+    id: 'protected-fetch-overhead',
+    rank: 40,
+    kind: 'limit',
+    label:
+      'protected fetch (standard preset) over bare fetch on loopback: ≤ 2 µs and ≤ 2 % per request',
+    scenario: 'http-fetch',
+    variant: PROTECTED,
+    limits: { overheadNs: 2_000, overheadPct: 2 },
+  },
+];
+
+const us = (x) => `${(x / 1_000).toFixed(2)} µs`;
+
+/** This scenario's paragraph in “What the numbers say”; none when its rows are absent. */
+export function reading({ get }) {
+  const S = 'http-fetch';
+  const bare = get(S, 'bare', BARE_FETCH);
+  const bw = get(S, LIB.breakwater, PROTECTED);
+  const undiciBare = get(S, 'bare', BARE_UNDICI);
+  const retry = get(S, 'undici', UNDICI_RETRY);
+  const parts = [];
+  if (bare && bw) {
+    parts.push(
+      `The protected fetch (standard preset: retry with a budget, per-origin breaker and adaptive ` +
+        `limit, attempt timeout and total deadline) adds ${us(bw.overheadNs)} ` +
+        `(95 % interval ${us(bw.overheadLowNs)} to ${us(bw.overheadHighNs)}, ${bw.pairs} slice pairs, ` +
+        `${Number(bw.requests).toLocaleString('en-US')} requests each) to a loopback GET of ` +
+        `${ns(bare.nsPerOp)}, ${fmtNs(bw.overheadPct)} % of it, and ` +
+        `${Math.round(bw.overheadBytes)} B allocated per request over bare fetch's ` +
+        `${Math.round(bare.bytesPerOp)} B.`,
+    );
+  }
+  if (undiciBare && retry) {
+    parts.push(
+      `undici's retry interceptor adds ${us(retry.overheadNs)} (interval ${us(retry.overheadLowNs)} ` +
+        `to ${us(retry.overheadHighNs)}) and ${Math.round(retry.overheadBytes)} B to undici's own ` +
+        `fetch (${ns(undiciBare.nsPerOp)}); it retries, but has no breaker, limit, budget or deadline.`,
+    );
+  }
+  if (parts.length > 0) return parts.join(' ');
+}

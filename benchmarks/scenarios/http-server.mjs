@@ -1,0 +1,302 @@
+/**
+ * Requests per second a server answers on loopback: a route answering 200 with a 2-byte body,
+ * bare and behind breakwater's service guard (`serviceGuard` of breakwater/http: a rate limit per
+ * client with a limit never reached, and the adaptive concurrency limit), in Express 5, Fastify 5
+ * and node:http; beside them express-rate-limit (Express, the same rate limit) and
+ * @fastify/under-pressure (Fastify, load shedding on event-loop delay and utilisation), each at
+ * limits a run never reaches. Each framework and row has its own server, in this process.
+ *
+ * The load generator is autocannon's programmatic API in a process of its own (http-load.mjs;
+ * 10 connections, no pipelining), so it never shares the measured server's event loop; the
+ * scenario is not pinned, so the two can run on two cores. The rows of one framework take
+ * slices of 1 s in turn (the order rotated and reversed each round), so a machine whose speed
+ * drifts weighs on all of them alike (after a warm-up of one slice each). A slice with an error, a timeout or a status other than
+ * 2xx fails the run: every request must have been admitted.
+ *
+ * `nsPerOp` is the wall time per request (1e9 / requests per second), its spread the slowest and
+ * fastest slices; under `memory`: `requestsPerSecond`, the median slice's `p50Ms` / `p99Ms`
+ * (autocannon's latencies), and for the guarded rows `throughputLossPct`, the requests per second
+ * lost against the bare route of the same framework. `bytesPerOp` is what this process (the
+ * server) allocates per request, from its heap before and after a batch of requests with no
+ * collection inside (see http.mjs, serverAllocation), sent by a plain node:http client in the
+ * load generator's process (autocannon can only stop at a whole second).
+ */
+import {
+  bwServiceGuard,
+  close,
+  expressRateLimiter,
+  listen,
+  nodeServer,
+  serverAllocation,
+  startLoadGenerator,
+  underPressureOptions,
+} from '../lib/http.mjs';
+import { breakwaterModule, LIB } from '../lib/peers.mjs';
+import { median } from '../lib/stats.mjs';
+
+export const title = 'Service guard: requests per second on loopback';
+export const order = 12.5;
+/** Measured by its own rows, in allocation runs only (see measure.mjs, kind 'memory'). */
+export const memory = true;
+/** Not pinned (see lib/cpu.mjs): the load generator would inherit the pin and share the core. */
+export const pinned = false;
+
+const http = await breakwaterModule('http/index.js').catch(() => ({}));
+const hasGuard = typeof http.serviceGuard === 'function';
+
+/** Libraries without a row here, and why. */
+export const notImplemented = hasGuard
+  ? []
+  : [{ library: LIB.breakwater, reason: 'n/a: this build has no serviceGuard (breakwater/http)' }];
+
+const CONNECTIONS = 10;
+const BODY = 'ok';
+
+const EXPRESS = 'Express 5';
+const FASTIFY = 'Fastify 5';
+const NODE = 'node:http';
+const bareVariant = (framework) => `${framework}, bare route`;
+const guardVariant = (framework) =>
+  `${framework}, serviceGuard (rate limit per client + adaptive concurrency limit)`;
+
+let loadGenerator;
+const load = () => (loadGenerator ??= startLoadGenerator());
+
+async function stopLoad() {
+  const l = loadGenerator;
+  loadGenerator = undefined;
+  await l?.stop();
+}
+
+/** The guard of the breakwater rows, made from the measured build. */
+async function guard() {
+  return bwServiceGuard(http, await breakwaterModule('index.js'));
+}
+
+/** Express 5 with `middleware` (if any) before the route; `{ url, close }`. */
+async function expressApp(middleware) {
+  const { default: express } = await import('express');
+  const { createServer } = await import('node:http');
+  const app = express();
+  if (middleware !== undefined) app.use(middleware);
+  app.get('/', (_req, res) => {
+    res.send(BODY);
+  });
+  const server = createServer(app);
+  const url = await listen(server);
+  return { url, close: () => close(server) };
+}
+
+/** Fastify 5 with `plugin` (if any) registered before the route; `{ url, close }`. */
+async function fastifyApp(plugin, options) {
+  const { default: Fastify } = await import('fastify');
+  const app = Fastify();
+  if (plugin !== undefined) await app.register(plugin, options);
+  app.get('/', async () => BODY);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return { url: `http://127.0.0.1:${app.server.address().port}/`, close: () => app.close() };
+}
+
+/** node:http, the handler wrapped by `wrap` (if given). */
+function nodeApp(wrap) {
+  const handler = (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(BODY);
+  };
+  return nodeServer(wrap === undefined ? handler : wrap(handler));
+}
+
+/** One load of `durationMs` (or `amount` requests) on `url`, every request answered with 2xx. */
+async function run(url, loadOptions) {
+  const r = await (await load()).run({ url, connections: CONNECTIONS, ...loadOptions });
+  if (r.errors !== 0 || r.timeouts !== 0 || r.non2xx !== 0 || r.requests === 0) {
+    throw new Error(
+      `${url}: ${r.requests} requests, ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} not 2xx`,
+    );
+  }
+  return r;
+}
+
+/**
+ * Measures the rows of one framework together: every server started, checked with one request,
+ * warmed, then slices taken in turn (see the scenario's comment), then each server's bytes per
+ * request; the servers are closed at the end. One figure object per row.
+ */
+async function measureGroup(specs, quick) {
+  const servers = [];
+  try {
+    for (const spec of specs) servers.push(await spec.start());
+    for (const s of servers) {
+      const response = await fetch(s.url);
+      const text = await response.text();
+      if (response.status !== 200 || text !== BODY) {
+        throw new Error(`${s.url}: ${response.status} ${JSON.stringify(text)}`);
+      }
+    }
+    // autocannon counts whole seconds. A quick run checks the harness: no warm-up, one slice.
+    const sliceMs = 1_000;
+    const rounds = quick ? 1 : 4;
+    if (!quick) for (const s of servers) await run(s.url, { durationMs: sliceMs });
+    const sums = servers.map(() => ({ requests: 0, elapsedMs: 0, slices: [], p50: [], p99: [] }));
+    for (let round = 0; round < rounds; round++) {
+      const order = servers.map((_, i) => (i + round) % servers.length);
+      if (round % 2 === 1) order.reverse();
+      for (const i of order) {
+        const r = await run(servers[i].url, { durationMs: sliceMs });
+        const sum = sums[i];
+        sum.requests += r.requests;
+        sum.elapsedMs += r.elapsedMs;
+        sum.slices.push((r.elapsedMs * 1e6) / r.requests);
+        sum.p50.push(r.p50Ms);
+        sum.p99.push(r.p99Ms);
+      }
+    }
+    const bytes = [];
+    for (const s of servers) {
+      const batch = (amount) => run(s.url, { amount }).then((r) => r.requests);
+      bytes.push(await serverAllocation(batch, quick ? 100 : 1_000, quick ? 1 : 3));
+    }
+    const rps = sums.map((s) => (s.requests * 1_000) / s.elapsedMs);
+    return sums.map((s, i) => {
+      const nsPerOp = (s.elapsedMs * 1e6) / s.requests;
+      const memory = {
+        connections: CONNECTIONS,
+        requestsPerSecond: rps[i],
+        p50Ms: median(s.p50),
+        p99Ms: median(s.p99),
+      };
+      if (i > 0) memory.throughputLossPct = (1 - rps[i] / rps[0]) * 100;
+      return {
+        method: 'autocannon',
+        nsPerOp,
+        nsMin: Math.min(nsPerOp, ...s.slices),
+        nsMax: Math.max(nsPerOp, ...s.slices),
+        ...bytes[i],
+        calls: s.requests,
+        memory,
+      };
+    });
+  } finally {
+    for (const s of servers) await s.close();
+  }
+}
+
+const sound = (f) =>
+  f.calls > 0 &&
+  f.nsPerOp > 0 &&
+  Number.isFinite(f.bytesPerOp) &&
+  Object.values(f.memory).every(Number.isFinite);
+
+export function rows({ quick }) {
+  const list = [];
+  /** Adds the rows of one framework, measured together: the first to run measures them all. */
+  const addGroup = (specs) => {
+    let results;
+    for (const [i, spec] of specs.entries()) {
+      list.push({
+        library: spec.library,
+        variant: spec.variant,
+        baseline: spec.baseline,
+        kind: 'memory',
+        measure: async () => {
+          results ??= measureGroup(specs, quick);
+          return (await results)[i];
+        },
+        check: sound,
+      });
+    }
+  };
+  const group = (framework, start, peers) => {
+    const bare = bareVariant(framework);
+    const specs = [{ library: 'bare', variant: bare, start: () => start() }];
+    if (hasGuard) {
+      specs.push({
+        library: LIB.breakwater,
+        variant: guardVariant(framework),
+        baseline: bare,
+        start: async () => start(await guard()),
+      });
+    }
+    for (const p of peers) specs.push({ ...p, baseline: bare });
+    addGroup(specs);
+  };
+  group(EXPRESS, (g) => expressApp(g?.connect), [
+    {
+      library: 'express-rate-limit',
+      variant: `${EXPRESS}, express-rate-limit (rate limit per client)`,
+      start: async () => {
+        const { rateLimit } = await import('express-rate-limit');
+        return expressApp(expressRateLimiter(rateLimit));
+      },
+    },
+  ]);
+  group(FASTIFY, (g) => fastifyApp(g?.fastify), [
+    {
+      library: '@fastify/under-pressure',
+      variant: `${FASTIFY}, @fastify/under-pressure (event-loop delay and utilisation)`,
+      start: async () => {
+        const { default: underPressure } = await import('@fastify/under-pressure');
+        return fastifyApp(underPressure, underPressureOptions());
+      },
+    },
+  ]);
+  group(NODE, (g) => nodeApp(g === undefined ? undefined : (h) => g.node(h)), []);
+  // The load generator stops after the last row (and is killed if the process ends before).
+  const last = list.at(-1);
+  const measureLast = last.measure;
+  last.measure = async () => {
+    try {
+      return await measureLast();
+    } finally {
+      await stopLoad();
+    }
+  };
+  return list;
+}
+
+/** Budgets judged on this scenario's rows (see lib/budgets.mjs); `rank` orders the report's lists. */
+export const budgets = [EXPRESS, FASTIFY].map((framework, i) => ({
+  id: `service-guard-${framework.split(' ')[0].toLowerCase()}`,
+  rank: 41 + i,
+  kind: 'limit',
+  label: `service guard (rate limit + adaptive limit) in ${framework}: ≥ 97 % of the bare route's requests/s`,
+  scenario: 'http-server',
+  variant: guardVariant(framework),
+  limits: { throughputLossPct: 3 },
+}));
+
+const rps = (r) => `${Math.round(r.requestsPerSecond).toLocaleString('en-US')}/s`;
+const share = (r, bare) => `${((r.requestsPerSecond / bare.requestsPerSecond) * 100).toFixed(1)} %`;
+
+/** This scenario's paragraph in “What the numbers say”; none when its rows are absent. */
+export function reading({ get }) {
+  const S = 'http-server';
+  const parts = [];
+  const peers = {
+    [EXPRESS]: ['express-rate-limit', `${EXPRESS}, express-rate-limit (rate limit per client)`],
+    [FASTIFY]: [
+      '@fastify/under-pressure',
+      `${FASTIFY}, @fastify/under-pressure (event-loop delay and utilisation)`,
+    ],
+  };
+  for (const framework of [EXPRESS, FASTIFY, NODE]) {
+    const bare = get(S, 'bare', bareVariant(framework));
+    const bw = get(S, LIB.breakwater, guardVariant(framework));
+    if (!bare || !bw) continue;
+    let s =
+      `${framework}: the bare route answers ${rps(bare)}, behind the service guard ${rps(bw)} ` +
+      `(${share(bw, bare)}, ${Math.round(bw.overheadBytes)} B more allocated per request)`;
+    const [library, variant] = peers[framework] ?? [];
+    const peer = library && get(S, library, variant);
+    if (peer) {
+      s += `, behind ${library} ${rps(peer)} (${share(peer, bare)}, ${Math.round(peer.overheadBytes)} B more)`;
+    }
+    parts.push(`${s}.`);
+  }
+  if (parts.length === 0) return undefined;
+  return (
+    `Servers on loopback under autocannon (10 connections, in a process of its own): ${parts.join(' ')} ` +
+    'Each peer does half the guard’s job: express-rate-limit limits the rate per client and has no ' +
+    'concurrency limit; @fastify/under-pressure sheds on event-loop pressure and limits no rate.'
+  );
+}
