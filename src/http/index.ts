@@ -5,6 +5,7 @@
  * @module
  */
 
+export { CRITICALITY_HEADER, DEADLINE_HEADER } from './context/headers.js';
 export {
   type RequestContext,
   type RequestContextInit,
@@ -12,6 +13,25 @@ export {
   requestTimeLeft,
   runWithRequestContext,
 } from './context/requestContext.js';
+export {
+  FetchErrorCode,
+  HttpStatusError,
+  PushbackTooLongError,
+} from './fetch/errors.js';
+export {
+  type FetchFunction,
+  type ProtectedFetchOptions,
+  type ProtectedRetryOptions,
+  standardPresetDefaults,
+} from './fetch/options.js';
+export type { OriginStats } from './fetch/origin.js';
+export { type ProtectedFetch, protectedFetch } from './fetch/protectedFetch.js';
+export type {
+  FetchBody,
+  FetchInput,
+  ProtectedInit,
+  ProtectedRequestInit,
+} from './fetch/request.js';
 export {
   type HeaderValue,
   MAX_PUSHBACK_MS,
@@ -23,4 +43,3 @@ export {
   readPushback,
   serverPushback,
 } from './headers/parse.js';
-export { CRITICALITY_HEADER, DEADLINE_HEADER } from './context/headers.js';

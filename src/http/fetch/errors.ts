@@ -1,0 +1,70 @@
+import { BreakwaterError } from '../../errors/BreakwaterError.js';
+import type { ErrorCode } from '../../errors/codes.js';
+
+/** Codes of the protected fetch's own errors, stable for logs and code. */
+export const FetchErrorCode = Object.freeze({
+  HttpStatus: 'ERR_BREAKWATER_HTTP_STATUS',
+  PushbackTooLong: 'ERR_BREAKWATER_PUSHBACK_TOO_LONG',
+});
+
+/**
+ * The protected fetch's last response was not `ok` (with `failedResponse: 'reject'`). It
+ * carries the response, whose body is left for the caller to read or cancel.
+ */
+export class HttpStatusError extends BreakwaterError {
+  static override readonly codes: readonly string[] = [FetchErrorCode.HttpStatus];
+  readonly status: number;
+  readonly headers: Headers;
+  readonly response: Response;
+  /** Attempts made, the first included. */
+  readonly attempts: number;
+
+  /** @internal */
+  constructor(response: Response, url: string, attempts: number) {
+    super(
+      FetchErrorCode.HttpStatus as ErrorCode,
+      `${response.status} ${response.statusText || 'response'} from ${url} after ${attempts} attempt${attempts === 1 ? '' : 's'}`,
+    );
+    this.status = response.status;
+    this.headers = response.headers;
+    this.response = response;
+    this.attempts = attempts;
+  }
+}
+
+Object.defineProperty(HttpStatusError.prototype, 'name', {
+  value: 'HttpStatusError',
+  writable: true,
+});
+
+/**
+ * The server asked for a wait (`Retry-After`, `RateLimit`, ...) longer than the call may wait:
+ * past its deadline, or above `retry.maxDelay`. The call fails at once rather than sleep into
+ * a timeout. It carries the wait, the time that was left, and the response.
+ */
+export class PushbackTooLongError extends BreakwaterError {
+  static override readonly codes: readonly string[] = [FetchErrorCode.PushbackTooLong];
+  /** The wait the server asked for, ms. */
+  readonly wait: number;
+  /** What the call could wait: the smaller of its time left and `retry.maxDelay`, ms. */
+  readonly allowed: number;
+  readonly status: number;
+  readonly response: Response;
+
+  /** @internal */
+  constructor(response: Response, url: string, wait: number, allowed: number) {
+    super(
+      FetchErrorCode.PushbackTooLong as ErrorCode,
+      `${url} answered ${response.status} asking for a wait of ${Math.ceil(wait)} ms, more than the ${Math.floor(allowed)} ms the call may wait`,
+    );
+    this.wait = wait;
+    this.allowed = allowed;
+    this.status = response.status;
+    this.response = response;
+  }
+}
+
+Object.defineProperty(PushbackTooLongError.prototype, 'name', {
+  value: 'PushbackTooLongError',
+  writable: true,
+});
