@@ -33,7 +33,7 @@ import { breakwaterModule, LIB } from '../lib/peers.mjs';
 import { fmtNs } from '../lib/report.mjs';
 
 export const title = 'Protected fetch: overhead per request on loopback';
-export const order = 12;
+export const order = 20;
 /** Measured by its own rows, in allocation runs only (see measure.mjs, kind 'memory'). */
 export const memory = true;
 /** Not pinned (see lib/cpu.mjs): the target server would inherit the pin and share the core. */

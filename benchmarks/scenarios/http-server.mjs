@@ -35,7 +35,7 @@ import { breakwaterModule, LIB } from '../lib/peers.mjs';
 import { median } from '../lib/stats.mjs';
 
 export const title = 'Service guard: requests per second on loopback';
-export const order = 12.5;
+export const order = 21;
 /** Measured by its own rows, in allocation runs only (see measure.mjs, kind 'memory'). */
 export const memory = true;
 /** Not pinned (see lib/cpu.mjs): the load generator would inherit the pin and share the core. */
