@@ -283,13 +283,14 @@ export const undiciRetryAgent = ({ Agent, interceptors }) =>
   new Agent().compose(interceptors.retry({ maxRetries: 2 }));
 
 /**
- * express-rate-limit per client IP (its default key) with a limit never reached in a run, its
- * memory store, and the IETF draft-8 `RateLimit` headers on every response.
+ * express-rate-limit per client IP (its default key) with the guard's rate, a million a second,
+ * never reached in a run (a fixed window of 1 s where the guard's GCRA allows a burst of a
+ * million), its memory store, and the IETF draft-8 `RateLimit` headers on every response.
  */
 export const expressRateLimiter = (rateLimit) =>
   rateLimit({
-    windowMs: 60_000,
-    limit: 1_000_000_000,
+    windowMs: 1_000,
+    limit: 1_000_000,
     standardHeaders: 'draft-8',
     legacyHeaders: false,
   });
@@ -305,13 +306,13 @@ export const underPressureOptions = () => ({
 
 /**
  * breakwater's service guard as the server rows use it: a rate limit per client (the guard's
- * default key, the client address) with a limit never reached in a run, the draft-8 `RateLimit`
- * headers on every response, and the adaptive concurrency limit for inbound requests.
+ * default key, the client address) of a million a second, never reached in a run, the draft-8
+ * `RateLimit` headers on every response, and the adaptive concurrency limit for inbound requests.
  */
 export const bwServiceGuard = ({ serviceGuard }, { KeyedRateLimiter }) =>
   serviceGuard({
     rateLimit: {
-      limiter: new KeyedRateLimiter({ limit: 1_000_000_000, period: 60_000 }),
+      limiter: new KeyedRateLimiter({ limit: 1_000_000, period: 1_000 }),
       headers: 'draft-8',
     },
     concurrency: true,

@@ -214,7 +214,12 @@ export function rows({ quick }) {
         library: LIB.breakwater,
         variant: guardVariant(framework),
         baseline: bare,
-        start: async () => start(await guard()),
+        start: async () => {
+          const g = await guard();
+          const app = await start(g);
+          // The guard's event-loop sampler runs from its first request until it is disposed.
+          return { url: app.url, close: () => app.close().finally(() => g.dispose?.()) };
+        },
       });
     }
     for (const p of peers) specs.push({ ...p, baseline: bare });
