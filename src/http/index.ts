@@ -43,3 +43,24 @@ export {
   readPushback,
   serverPushback,
 } from './headers/parse.js';
+export { clientKey } from './server/clientKey.js';
+export type { FetchHandler, HonoContextLike, HonoMiddleware } from './server/fetchAdapters.js';
+export type {
+  ConnectMiddleware,
+  FastifyLike,
+  FastifyPlugin,
+  FastifyReplyLike,
+  NodeHandler,
+  NodeRequestLike,
+  NodeResponseLike,
+} from './server/nodeAdapters.js';
+export {
+  type GuardDeadlineOptions,
+  type GuardRateLimitOptions,
+  type InboundRequest,
+  type RateLimitStore,
+  type ServiceGuardOptions,
+  serviceGuardDefaults,
+} from './server/options.js';
+export type { Refusal } from './server/refusals.js';
+export { type ServiceGuard, serviceGuard } from './server/serviceGuard.js';

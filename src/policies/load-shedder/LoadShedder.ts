@@ -22,6 +22,7 @@ import { onlyArguments } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { LoadShedError } from './errors.js';
+import type { LoadSignal } from './eventLoopLoad.js';
 import type { LoadShedEvent } from './events.js';
 import {
   type LoadShedderOptions,
@@ -116,6 +117,11 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
   /** @internal What it needs of a pipeline's executor: the slot keeps each call's level. */
   needs(): StepNeeds {
     return { ...NEEDS_NOTHING, callSlot: true };
+  }
+
+  /** The load signal it reads beside its formula (the `signal` option), if any. */
+  get signal(): LoadSignal | undefined {
+    return this.o.signal;
   }
 
   /** Counters since it was built, and its window now. */

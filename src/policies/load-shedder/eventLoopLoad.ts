@@ -20,6 +20,11 @@ export interface LoadSignal {
   /** Stops whatever it runs (a sampling timer). */
   dispose(): void;
   /**
+   * Optional: how long, in ms, its level takes to fall back to 0 if the load stays within its
+   * limits from now on (0 at rest); the server middleware's `Retry-After` for shed requests.
+   */
+  settleMs?(): number;
+  /**
    * Optional: what its last reading found, in words, for the shedder's events and debug errors
    * (`eventLoopLoad()`: "the event loop ran 426 ms late (maxLag 100 ms)").
    */
@@ -48,7 +53,8 @@ export interface EventLoopLoadOptions {
   readonly maxLevel?: number;
   /**
    * Where samples come from, for tests. @default the event loop's utilisation since the last
-   * sample (`performance.eventLoopUtilization`) and the sampling timer's lateness
+   * sample (`performance.eventLoopUtilization`) and its p99 delay over the interval
+   * (`monitorEventLoopDelay`, reset each sample), or the sampling timer's lateness without it
    */
   readonly source?: (elapsedMs: number, lateMs: number) => EventLoopSample;
   /** @default the system clock */
@@ -66,26 +72,81 @@ export const eventLoopLoadDefaults = Object.freeze({
 
 type Utilization = { idle: number; active: number; utilization: number };
 type Perf = { eventLoopUtilization?: (a?: Utilization, b?: Utilization) => Utilization };
+interface DelayHistogram {
+  enable(): boolean;
+  disable(): boolean;
+  reset(): void;
+  percentile(p: number): number;
+}
+interface PerfHooks {
+  monitorEventLoopDelay?: (options: { resolution: number }) => DelayHistogram;
+  performance?: Perf;
+}
 
-/** The event loop's utilisation since the last call, and the lateness as measured. */
-function nodeSource(): (elapsedMs: number, lateMs: number) => EventLoopSample {
-  const perf = (globalThis as { performance?: Perf }).performance;
-  const elu = perf?.eventLoopUtilization;
-  let last = elu?.call(perf);
-  return (_elapsed, lateMs) => {
-    if (elu === undefined) return { utilization: 0, lagMs: lateMs };
-    const now = elu.call(perf);
-    const since = elu.call(perf, now, last);
-    last = now;
-    return { utilization: since.utilization, lagMs: lateMs };
+/** A source of samples that may hold something while sampling (a histogram). */
+interface Sampler {
+  start(): void;
+  read(elapsedMs: number, lateMs: number): EventLoopSample;
+  stop(): void;
+}
+
+/**
+ * The event loop's p99 delay and its utilisation since the last sample. Both come from
+ * `node:perf_hooks` (through `process.getBuiltinModule`) or `globalThis.performance`, looked up
+ * when sampling starts, never at module load or construction. The histogram is reset every
+ * sample, so each reading covers the last interval only (a cumulative one hides a recent
+ * overload behind a calm past). Where there is no histogram, the lag is the sampling timer's
+ * lateness; where there is no `eventLoopUtilization` (Deno, Bun, edge runtimes), the
+ * utilisation reads 0 and only the lag counts.
+ */
+function nodeSampler(): Sampler {
+  let perf: Perf | undefined;
+  let histogram: DelayHistogram | undefined;
+  let last: Utilization | undefined;
+  return {
+    start() {
+      if (perf === undefined) {
+        const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } })
+          .process;
+        const hooks = proc?.getBuiltinModule?.('node:perf_hooks') as PerfHooks | undefined;
+        perf = hooks?.performance ?? (globalThis as { performance?: Perf }).performance ?? {};
+        histogram = hooks?.monitorEventLoopDelay?.({ resolution: 10 });
+      }
+      histogram?.reset();
+      histogram?.enable();
+      last = perf.eventLoopUtilization?.call(perf);
+    },
+    read(_elapsed, lateMs) {
+      let lagMs = lateMs;
+      if (histogram !== undefined) {
+        // NaN (no delay recorded yet) compares false and leaves the timer's lateness.
+        const p99 = histogram.percentile(99) / 1e6;
+        if (p99 > lagMs) lagMs = p99;
+        histogram.reset();
+      }
+      const elu = perf?.eventLoopUtilization;
+      if (elu === undefined || last === undefined) return { utilization: 0, lagMs };
+      const now = elu.call(perf);
+      const since = elu.call(perf, now, last);
+      last = now;
+      return { utilization: since.utilization, lagMs };
+    },
+    stop() {
+      histogram?.disable();
+    },
   };
+}
+
+function givenSampler(source: (elapsedMs: number, lateMs: number) => EventLoopSample): Sampler {
+  return { start() {}, read: source, stop() {} };
 }
 
 /**
  * A {@link LoadSignal} from the event loop of this process, for shedding inbound work: every
- * `interval` it samples how busy the loop was and how late its timer fired; while either is
- * over its limit, the level rises by `step` a sample (up to `maxLevel`), and once both are
- * within, it falls by half a step a sample. Its timer runs only while the level is read (it stops after an
+ * `interval` it samples how busy the loop was and its p99 delay over that interval; while
+ * either is over its limit, the level rises by `step` a sample, and at once to the share of
+ * the excess when that is higher (a p99 delay of 4 × `maxLag` asks to refuse 3/4), up to
+ * `maxLevel`; once both are within, it falls by half a step a sample. Its timer runs only while the level is read (it stops after an
  * interval with no read), never keeps the process alive, and stops on `dispose()`.
  *
  * @example
@@ -108,9 +169,12 @@ export function eventLoopLoad(options?: EventLoopLoadOptions): LoadSignal {
   const step = numberIn(o.step, 'step', d.step, 0, 1, true);
   const maxLevel = numberIn(o.maxLevel, 'maxLevel', d.maxLevel, 0, 0.999_999);
   const clock = clockOption<Clock>(o.clock, 'clock', systemClock);
-  const source =
-    fn<(elapsedMs: number, lateMs: number) => EventLoopSample>(o.source, 'source', undefined) ??
-    nodeSource();
+  const given = fn<(elapsedMs: number, lateMs: number) => EventLoopSample>(
+    o.source,
+    'source',
+    undefined,
+  );
+  const sampler = given === undefined ? nodeSampler() : givenSampler(given);
   let level = 0;
   let read = false;
   let last: EventLoopSample = { utilization: 0, lagMs: 0 };
@@ -119,30 +183,43 @@ export function eventLoopLoad(options?: EventLoopLoadOptions): LoadSignal {
   const sample = (): void => {
     const now = clock.now();
     const elapsed = now - armedAt;
-    last = source(elapsed, Math.max(0, elapsed - interval));
+    last = sampler.read(elapsed, Math.max(0, elapsed - interval));
     const { utilization, lagMs } = last;
+    const over = Math.max(utilization / maxUtilization, maxLag > 0 ? lagMs / maxLag : 0);
     level =
       utilization > maxUtilization || lagMs > maxLag
-        ? Math.min(maxLevel, level + step)
+        ? Math.min(maxLevel, Math.max(level + step, over > 1 ? 1 - 1 / over : 0))
         : Math.max(0, level - step / 2);
     // Sampling goes on while someone reads the level, or while it is not back to 0.
     if (read || level > 0) arm(now);
-    else timer = undefined;
+    else stop();
     read = false;
   };
   const arm = (now: number): void => {
     armedAt = now;
     timer = clock.setTimer(sample, interval, false);
   };
+  const stop = (): void => {
+    timer = undefined;
+    sampler.stop();
+  };
   return {
     level() {
       read = true;
-      if (timer === undefined) arm(clock.now());
+      if (timer === undefined) {
+        sampler.start();
+        arm(clock.now());
+      }
       return level;
     },
+    settleMs() {
+      return level > 0 ? Math.ceil(level / (step / 2) - 1e-9) * interval : 0;
+    },
     dispose() {
-      if (timer !== undefined) clock.clearTimer(timer);
-      timer = undefined;
+      if (timer !== undefined) {
+        clock.clearTimer(timer);
+        stop();
+      }
       level = 0;
     },
     describe() {

@@ -49,6 +49,31 @@ describe('eventLoopLoad', () => {
     signal.dispose();
   });
 
+  it('jumps to the share of the excess at once when the loop is far over its limit, not a step at a time', async () => {
+    const clock = new ManualClock();
+    const { signal, sample } = controlled(clock);
+    signal.level();
+    sample.lagMs = 400; // 4 × maxLag: refuse the 3/4 the loop cannot serve
+    await clock.advanceAsync(100);
+    expect(signal.level()).toBeCloseTo(0.75, 12);
+    sample.lagMs = 150; // over, but below the level reached: it rises a step from there
+    await clock.advanceAsync(100);
+    expect(signal.level()).toBeCloseTo(0.85, 12);
+    signal.dispose();
+  });
+
+  it('tells how long its level takes to fall back to 0 once the loop is within its limits', async () => {
+    const clock = new ManualClock();
+    const { signal, sample } = controlled(clock);
+    expect(signal.settleMs?.()).toBe(0);
+    sample.utilization = 0.95;
+    signal.level();
+    for (let i = 0; i < 3; i++) await clock.advanceAsync(100);
+    // 0.3 falls 0.05 a sample of 100 ms: 6 samples.
+    expect(signal.settleMs?.()).toBe(600);
+    signal.dispose();
+  });
+
   it('never asks for more than maxLevel', async () => {
     const clock = new ManualClock();
     const { signal, sample } = controlled(clock, { maxLevel: 0.25, step: 0.2 });

@@ -1,0 +1,191 @@
+import { OptionsError } from '../../errors/OptionsError.js';
+import type { ExecuteOptions } from '../../pipeline/context.js';
+import { type Pipeline, pipeline } from '../../pipeline/Pipeline.js';
+import type { AdaptiveLimit } from '../../policies/adaptive-limit/AdaptiveLimit.js';
+import { AdaptiveLimit as AdaptiveLimitClass } from '../../policies/adaptive-limit/AdaptiveLimit.js';
+import {
+  adaptiveLimit as makeAdaptiveLimit,
+  loadShedder as makeLoadShedder,
+} from '../../policies/factories.js';
+import {
+  type EventLoopLoadOptions,
+  eventLoopLoad,
+  type LoadSignal,
+} from '../../policies/load-shedder/eventLoopLoad.js';
+import { LoadShedder } from '../../policies/load-shedder/LoadShedder.js';
+import { type Criticality, criticalityLevel } from '../../protocol/criticality.js';
+import { checkOptionsObject } from '../../validation/validate.js';
+import { runWithRequestContext } from '../context/requestContext.js';
+import { clientKey } from './clientKey.js';
+import {
+  type InboundRequest,
+  type RateLimitDecision,
+  type ResolvedRateLimit,
+  resolveCriticality,
+  resolveDeadline,
+  resolveRateLimit,
+  type ServiceGuardOptions,
+} from './options.js';
+import { rateLimitFields } from './rateLimitFields.js';
+import {
+  deadlinePassed,
+  type HeaderList,
+  overloaded,
+  quotaExceeded,
+  type Refusal,
+  storeUnavailable,
+} from './refusals.js';
+
+/**
+ * What an adapter does with a request the guard lets through: sets `headers` on the response,
+ * runs the handler (the guard has opened the request context), and resolves when the response
+ * ends (finished or closed) with its status code, never rejecting.
+ */
+export type Proceed = (headers: HeaderList) => PromiseLike<number>;
+/** What an adapter does with a request the guard refuses: sends the refusal. */
+export type Refuse = (refusal: Refusal) => void;
+
+const NO_HEADERS: HeaderList = [];
+/** The key of requests whose client address is unknown: they share one limit. */
+const UNKNOWN_CLIENT = 'unknown';
+
+/** One inbound request on its way through the guard. */
+interface Pending {
+  readonly signal: AbortSignal | undefined;
+  readonly deadline: number;
+  readonly criticality: Criticality | undefined;
+  readonly proceed: Proceed;
+  readonly refuse: Refuse;
+}
+
+/**
+ * @internal The framework-neutral part of the service guard: the deadline, the rate limit, then
+ * the load shedder and the adaptive limit, in that order (the cheapest refusals first, and no
+ * quota spent on a request that arrives too late).
+ */
+export class GuardCore {
+  private readonly rate: ResolvedRateLimit | undefined;
+  private readonly deadline: { header: string; max: number } | undefined;
+  private readonly criticality: string | ((req: InboundRequest) => Criticality | undefined);
+  private readonly gates: Pipeline | undefined;
+  private readonly signal: LoadSignal | undefined;
+  private readonly limit: AdaptiveLimit | undefined;
+  /** What the guard built itself, and disposes. */
+  private readonly owned: { dispose(): void }[] = [];
+
+  constructor(options: ServiceGuardOptions | undefined) {
+    const o = checkOptionsObject(
+      options,
+      ['rateLimit', 'concurrency', 'shedding', 'criticality', 'deadline'],
+      '',
+    );
+    this.rate = resolveRateLimit(o.rateLimit);
+    this.deadline = resolveDeadline(o.deadline);
+    this.criticality = resolveCriticality(o.criticality);
+    const shedder = this.shedderOf(o.shedding);
+    this.signal = shedder?.signal;
+    this.limit = this.limitOf(o.concurrency);
+    const gates = [shedder?.shedder, this.limit].filter((g) => g !== undefined);
+    this.gates = gates.length > 0 ? pipeline(...gates) : undefined;
+  }
+
+  /** Takes a request through the guard: calls `proceed` or `refuse`, once. */
+  handle(req: InboundRequest, signal: AbortSignal | undefined, proceed: Proceed, refuse: Refuse) {
+    let deadline = Number.POSITIVE_INFINITY;
+    if (this.deadline !== undefined) {
+      const value = req.header(this.deadline.header);
+      const ms = value === undefined ? Number.NaN : timeoutOf(value);
+      if (ms === 0) return refuse(deadlinePassed(this.deadline.header));
+      if (ms > 0) deadline = performance.now() + Math.min(ms, this.deadline.max);
+    }
+    const p: Pending = { signal, deadline, criticality: this.criticalityOf(req), proceed, refuse };
+    const rate = this.rate;
+    if (rate === undefined) return this.admit(p, NO_HEADERS);
+    let decision: RateLimitDecision | PromiseLike<RateLimitDecision>;
+    try {
+      const key = rate.key === undefined ? (clientKey(req.ip) ?? UNKNOWN_CLIENT) : rate.key(req);
+      if (key === undefined) return this.admit(p, NO_HEADERS);
+      decision = rate.limiter.decide(key, rate.cost === undefined ? 1 : rate.cost(req));
+    } catch {
+      return this.storeFailed(p);
+    }
+    if (typeof (decision as PromiseLike<unknown>).then === 'function') {
+      (decision as PromiseLike<RateLimitDecision>).then(
+        (d) => this.decided(p, d),
+        () => this.storeFailed(p),
+      );
+    } else this.decided(p, decision as RateLimitDecision);
+  }
+
+  /** Stops the load signal's sampling and disposes the policies the guard built. */
+  dispose(): void {
+    for (const o of this.owned) o.dispose();
+  }
+
+  private decided(p: Pending, d: RateLimitDecision): void {
+    if (d.degraded) this.storeFailed(p);
+    else {
+      const headers = rateLimitFields(this.rate!, d);
+      if (d.allowed) this.admit(p, headers);
+      else p.refuse(quotaExceeded(d, headers));
+    }
+  }
+
+  private storeFailed(p: Pending): void {
+    if (this.rate!.closed) p.refuse(storeUnavailable());
+    else this.admit(p, NO_HEADERS);
+  }
+
+  private admit(p: Pending, headers: HeaderList): void {
+    const run = () =>
+      runWithRequestContext(
+        { deadline: p.deadline, criticality: p.criticality, signal: p.signal },
+        () => p.proceed(headers),
+      );
+    const gates = this.gates;
+    if (gates === undefined) {
+      run();
+      return;
+    }
+    // Only a queue needs the signal (to leave it when the client goes away); a call with no
+    // options takes the pipeline's fastest path.
+    const options: ExecuteOptions | undefined =
+      p.criticality !== undefined || (this.limit?.mayWait && p.signal !== undefined)
+        ? { criticality: p.criticality, signal: this.limit?.mayWait ? p.signal : undefined }
+        : undefined;
+    gates.tryExecute(run, options).then((r) => {
+      if (!r.ok && r.rejected) p.refuse(overloaded(r.error, headers, this.signal, this.limit));
+    });
+  }
+
+  private criticalityOf(req: InboundRequest): Criticality | undefined {
+    const c = this.criticality;
+    const value = typeof c === 'string' ? req.header(c)?.trim().toLowerCase() : c(req);
+    return value !== undefined && criticalityLevel(value) >= 0 ? (value as Criticality) : undefined;
+  }
+
+  private shedderOf(value: unknown): { shedder: LoadShedder; signal?: LoadSignal } | undefined {
+    if (value === undefined || value === false) return undefined;
+    if (value instanceof LoadShedder) return { shedder: value, signal: value.signal };
+    const signal = eventLoopLoad(value === true ? undefined : (value as EventLoopLoadOptions));
+    const shedder = makeLoadShedder({ name: 'inbound', signal });
+    this.owned.push(signal, shedder);
+    return { shedder, signal };
+  }
+
+  private limitOf(value: unknown): AdaptiveLimit | undefined {
+    if (value === undefined || value === false) return undefined;
+    if (value instanceof AdaptiveLimitClass) return value;
+    if (value !== true) {
+      throw new OptionsError('concurrency', value, 'true, false or an adaptiveLimit()');
+    }
+    const limit = makeAdaptiveLimit({ name: 'inbound' });
+    this.owned.push(limit);
+    return limit;
+  }
+}
+
+/** The ms of a deadline header: a non-negative integer; anything else is NaN (ignored). */
+function timeoutOf(value: string): number {
+  return /^\s*\d{1,15}\s*$/.test(value) ? Number(value) : Number.NaN;
+}

@@ -1,0 +1,192 @@
+import type { GuardCore } from './GuardCore.js';
+import type { InboundRequest } from './options.js';
+import type { HeaderList, Refusal } from './refusals.js';
+
+/** The parts of Node's `IncomingMessage` (and Express' request) the guard reads. */
+export interface NodeRequestLike {
+  readonly method?: string;
+  readonly url?: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly socket?: { readonly remoteAddress?: string } | null;
+  /** Express' `req.ip` (which honours `trust proxy`), when there. */
+  readonly ip?: string;
+}
+
+/** The parts of Node's `ServerResponse` the guard uses. */
+export interface NodeResponseLike {
+  statusCode: number;
+  readonly headersSent: boolean;
+  readonly writableEnded: boolean;
+  readonly writableFinished: boolean;
+  setHeader(name: string, value: string): unknown;
+  end(body?: string): unknown;
+  once(event: 'finish' | 'close', listener: () => void): unknown;
+  destroy(error?: Error): unknown;
+}
+
+/** A Node request as the guard's options see it. */
+class NodeInbound implements InboundRequest {
+  constructor(
+    readonly raw: NodeRequestLike,
+    readonly ip: string | undefined,
+  ) {}
+  get method(): string {
+    return this.raw.method ?? 'GET';
+  }
+  get url(): string {
+    return this.raw.url ?? '/';
+  }
+  header(name: string): string | undefined {
+    const value = this.raw.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+}
+
+/**
+ * The signal of a response's client going away (the response closed before it finished), and
+ * the end of the response (finished or closed) with its status code.
+ */
+function watch(res: NodeResponseLike): { signal: AbortSignal; ended: Promise<number> } {
+  const controller = new AbortController();
+  const ended = new Promise<number>((resolve) => {
+    res.once('finish', () => resolve(res.statusCode));
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort(new Error('the client went away'));
+      resolve(res.statusCode);
+    });
+  });
+  return { signal: controller.signal, ended };
+}
+
+function setHeaders(res: NodeResponseLike, headers: HeaderList): void {
+  for (const [name, value] of headers) res.setHeader(name, value);
+}
+
+function send(res: NodeResponseLike, refusal: Refusal): void {
+  if (res.headersSent || res.writableEnded) return;
+  res.statusCode = refusal.status;
+  setHeaders(res, refusal.headers);
+  res.end(refusal.body);
+}
+
+/** Answers 500 to a handler's error when nothing was sent yet; else ends the response. */
+function failed(res: NodeResponseLike, error: unknown, onError?: (error: unknown) => void): void {
+  onError?.(error);
+  if (res.headersSent) res.destroy(error instanceof Error ? error : undefined);
+  else if (!res.writableEnded) {
+    res.statusCode = 500;
+    res.end();
+  }
+}
+
+/** A request handler of `node:http`. */
+export type NodeHandler<Req = NodeRequestLike, Res = NodeResponseLike> = (
+  req: Req,
+  res: Res,
+) => unknown;
+
+/** @internal */
+export function nodeAdapter<Req extends NodeRequestLike, Res extends NodeResponseLike>(
+  core: GuardCore,
+  handler: NodeHandler<Req, Res>,
+  onError?: (error: unknown) => void,
+): NodeHandler<Req, Res> {
+  return (req, res) => {
+    const { signal, ended } = watch(res);
+    core.handle(
+      new NodeInbound(req, req.socket?.remoteAddress),
+      signal,
+      (headers) => {
+        setHeaders(res, headers);
+        try {
+          const result = handler(req, res) as PromiseLike<unknown> | undefined;
+          if (typeof result?.then === 'function') {
+            result.then(undefined, (error) => failed(res, error, onError));
+          }
+        } catch (error) {
+          failed(res, error, onError);
+        }
+        return ended;
+      },
+      (refusal) => send(res, refusal),
+    );
+  };
+}
+
+/** A connect-style middleware (Express 5, connect, polka…). */
+export type ConnectMiddleware = (
+  req: NodeRequestLike,
+  res: NodeResponseLike,
+  next: (error?: unknown) => void,
+) => void;
+
+/** @internal */
+export function connectAdapter(core: GuardCore): ConnectMiddleware {
+  return (req, res, next) => {
+    const { signal, ended } = watch(res);
+    core.handle(
+      new NodeInbound(req, req.ip ?? req.socket?.remoteAddress),
+      signal,
+      (headers) => {
+        setHeaders(res, headers);
+        next();
+        return ended;
+      },
+      (refusal) => send(res, refusal),
+    );
+  };
+}
+
+/** The parts of a Fastify 5 instance, request and reply the guard uses. */
+export interface FastifyLike {
+  addHook(
+    name: 'onRequest',
+    hook: (
+      request: { readonly raw: NodeRequestLike; readonly ip?: string },
+      reply: FastifyReplyLike,
+      done: (error?: Error) => void,
+    ) => void,
+  ): unknown;
+}
+export interface FastifyReplyLike {
+  readonly raw: NodeResponseLike;
+  header(name: string, value: string): unknown;
+  code(status: number): unknown;
+  send(body: string): unknown;
+}
+
+/** A Fastify plugin (`fastify.register(guard.fastify)`), not encapsulated. */
+export type FastifyPlugin = ((
+  instance: FastifyLike,
+  options: unknown,
+  done: (error?: Error) => void,
+) => void) & { readonly [key: symbol]: unknown };
+
+/** @internal */
+export function fastifyAdapter(core: GuardCore): FastifyPlugin {
+  const plugin = (instance: FastifyLike, _options: unknown, done: (error?: Error) => void) => {
+    instance.addHook('onRequest', (request, reply, hookDone) => {
+      const { signal, ended } = watch(reply.raw);
+      core.handle(
+        new NodeInbound(request.raw, request.ip ?? request.raw.socket?.remoteAddress),
+        signal,
+        (headers) => {
+          for (const [name, value] of headers) reply.header(name, value);
+          hookDone();
+          return ended;
+        },
+        (refusal) => {
+          reply.code(refusal.status);
+          for (const [name, value] of refusal.headers) reply.header(name, value);
+          reply.send(refusal.body);
+        },
+      );
+    });
+    done();
+  };
+  // What fastify-plugin sets: the hook applies to the whole instance, not a child context.
+  return Object.assign(plugin, {
+    [Symbol.for('skip-override')]: true,
+    [Symbol.for('fastify.display-name')]: 'breakwater-service-guard',
+  });
+}

@@ -1,0 +1,128 @@
+import type { AdaptiveLimit } from '../../policies/adaptive-limit/AdaptiveLimit.js';
+import { ConcurrencyLimitError } from '../../policies/adaptive-limit/errors.js';
+import { LoadShedError } from '../../policies/load-shedder/errors.js';
+import type { LoadSignal } from '../../policies/load-shedder/eventLoopLoad.js';
+import type { RateLimitDecision } from './options.js';
+
+/** A response the guard sends instead of running the handler. */
+export interface Refusal {
+  readonly status: number;
+  /** Lower-case names; the problem body's content type among them. */
+  readonly headers: readonly (readonly [string, string])[];
+  /** An RFC 9457 problem, as JSON. */
+  readonly body: string;
+}
+
+export type HeaderList = readonly (readonly [string, string])[];
+
+// PENDING-MERGE: problemBody, PROBLEM_CONTENT_TYPE and retryAfterValue from ../headers/write.ts.
+const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+const PROBLEM_TYPES = 'https://iana.org/assignments/http-problem-types#';
+function retryAfterValue(ms: number): string {
+  return String(Math.max(1, Math.ceil(ms / 1000)));
+}
+function problemBody(init: { type?: string; title: string; status: number; detail?: string }) {
+  return JSON.stringify({ type: init.type ?? 'about:blank', ...init });
+}
+
+/** 429 for a key over its rate: the GCRA's exact wait. */
+export function quotaExceeded(decision: RateLimitDecision, headers: HeaderList): Refusal {
+  return {
+    status: 429,
+    headers: [
+      ...headers,
+      ['retry-after', retryAfterValue(decision.retryAfterMs)],
+      ['content-type', PROBLEM_CONTENT_TYPE],
+    ],
+    body: problemBody({
+      type: `${PROBLEM_TYPES}quota-exceeded`,
+      title: 'Request cannot be satisfied as assigned quota has been exceeded',
+      status: 429,
+    }),
+  };
+}
+
+/** 503 while the rate limit's store fails and the guard is closed. */
+export function storeUnavailable(): Refusal {
+  return {
+    status: 503,
+    headers: [['content-type', PROBLEM_CONTENT_TYPE]],
+    body: problemBody({
+      type: `${PROBLEM_TYPES}temporary-reduced-capacity`,
+      title: 'Temporary reduced capacity',
+      status: 503,
+      detail: 'the rate limit store cannot be reached',
+    }),
+  };
+}
+
+/**
+ * 504 for a request whose caller's deadline had passed on arrival: any answer would come too
+ * late to be used, so none is computed. Not 503: the service has capacity and a retry with
+ * the same deadline cannot succeed; 504 is what a gateway answers when the time is up
+ * (gRPC's DEADLINE_EXCEEDED maps to it).
+ */
+export function deadlinePassed(header: string): Refusal {
+  return {
+    status: 504,
+    headers: [['content-type', PROBLEM_CONTENT_TYPE]],
+    body: problemBody({
+      title: 'Deadline exceeded',
+      status: 504,
+      detail: `the caller's deadline (${header}) had passed when the request arrived`,
+    }),
+  };
+}
+
+/**
+ * 503 for a request refused by the load shedder or the adaptive limit, with a `Retry-After`
+ * from their state:
+ * - shed: the time the load signal's level takes to fall back to 0 if the load stays within
+ *   its limits (`eventLoopLoad`: ⌈level ÷ (step / 2)⌉ × interval);
+ * - over the concurrency limit: the time the requests in flight and queued take to drain at the
+ *   recent latency, `recentLatency × (inFlight + queued) / limit`;
+ * at least 1 s (the header's unit). A refusal for a deadline shorter than the median latency
+ * is a 504 without `Retry-After`.
+ */
+export function overloaded(
+  error: unknown,
+  headers: HeaderList,
+  signal: LoadSignal | undefined,
+  limit: AdaptiveLimit | undefined,
+): Refusal {
+  if (error instanceof ConcurrencyLimitError && error.reason === 'deadline') {
+    return {
+      status: 504,
+      headers: [...headers, ['content-type', PROBLEM_CONTENT_TYPE]],
+      body: problemBody({
+        title: 'Deadline too short',
+        status: 504,
+        detail: "the time left before the caller's deadline is below the service's median latency",
+      }),
+    };
+  }
+  let waitMs = 1_000;
+  if (error instanceof LoadShedError) waitMs = signal?.settleMs?.() ?? waitMs;
+  else if (limit !== undefined) {
+    const s = limit.stats();
+    const drain = (s.recentLatency * (s.inFlight + s.queueLength)) / s.limit;
+    if (drain > 0) waitMs = drain;
+  }
+  return {
+    status: 503,
+    headers: [
+      ...headers,
+      ['retry-after', retryAfterValue(waitMs)],
+      ['content-type', PROBLEM_CONTENT_TYPE],
+    ],
+    body: problemBody({
+      type: `${PROBLEM_TYPES}temporary-reduced-capacity`,
+      title: 'Temporary reduced capacity',
+      status: 503,
+      detail:
+        error instanceof LoadShedError
+          ? 'the service is shedding load'
+          : 'the service is at its concurrency limit',
+    }),
+  };
+}
