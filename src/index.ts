@@ -165,6 +165,7 @@ export { LoadShedder, type LoadShedderStats } from './policies/load-shedder/Load
 export { type LoadShedderOptions, loadShedderDefaults } from './policies/load-shedder/options.js';
 export { PipelineBuilder } from './policies/PipelineBuilder.js';
 export type { RateLimiterConfig } from './policies/rate-limiter/config.js';
+export type { RateLimitDecision } from './policies/rate-limiter/decision.js';
 export { isRateLimitedError, RateLimitedError } from './policies/rate-limiter/errors.js';
 export type { RateLimitedEvent } from './policies/rate-limiter/events.js';
 export {

@@ -1,3 +1,4 @@
+import { gcraDecision, type RateLimitDecision } from '../policies/rate-limiter/decision.js';
 import { gcraTake, gcraWait } from '../policies/rate-limiter/gcra.js';
 import { setBounded } from './boundedMaps.js';
 
@@ -39,6 +40,16 @@ export class LocalFallback {
     if (waitUs > 0) return waitUs / 1_000;
     setBounded(this.tats, key, gcraTake(tat, nowUs, permits, this.intervalUs), this.maxKeys);
     return 0;
+  }
+
+  /**
+   * The decision {@link take} made for `key` at `now` (`wait` ms, 0 when taken), with this
+   * process's share of the rate as its limit: `degraded`, as Redis did not make it.
+   */
+  decision(key: string, wait: number, now: number): RateLimitDecision {
+    const tat = this.tats.get(key);
+    const aheadUs = tat === undefined ? 0 : tat - now * 1_000;
+    return gcraDecision(wait, aheadUs, this.intervalUs, this.burst, true);
   }
 
   clear(): void {

@@ -3,6 +3,7 @@ import { stackless } from '../errors/BreakwaterError.js';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../events/Listeners.js';
 import { RunsAlone } from '../pipeline/RunsAlone.js';
+import { gcraDecision, type RateLimitDecision } from '../policies/rate-limiter/decision.js';
 import { RateLimitedError, refusalAt } from '../policies/rate-limiter/errors.js';
 import type { RateLimitedEvent } from '../policies/rate-limiter/events.js';
 import { gcraWait } from '../policies/rate-limiter/gcra.js';
@@ -58,22 +59,24 @@ export interface RedisRateLimiterStats {
 }
 
 /**
- * One `tryAcquire` sent to Redis: the store hands it the outcome, and it settles the call's
- * promise, with no promise of the store's own between them.
+ * One decision sent to Redis: the store hands it the outcome, and it settles the call's
+ * promise, with no promise of the store's own between them. `answer` makes the call's value
+ * from the wait (ms, 0 when admitted) and Redis's decision (undefined when it fell back).
  */
-class Ask implements DecisionTarget {
+abstract class Asked<T> implements DecisionTarget {
   constructor(
-    private readonly limiter: RedisRateLimiter,
-    private readonly key: string,
+    protected readonly limiter: RedisRateLimiter,
+    protected readonly key: string,
     private readonly permits: number,
     private readonly sent: number,
     private readonly probe: boolean,
-    private readonly resolve: (wait: number) => void,
+    private readonly resolve: (value: T) => void,
     private readonly reject: (error: unknown) => void,
   ) {}
 
   decided(decision: GcraDecision): void {
-    this.resolve(this.limiter.decided(this.key, this.permits, this.sent, decision));
+    const wait = this.limiter.decided(this.key, this.permits, this.sent, decision);
+    this.resolve(this.answer(wait, decision));
   }
 
   failed(error: unknown): void {
@@ -84,7 +87,25 @@ class Ask implements DecisionTarget {
       this.reject(e);
       return;
     }
-    this.resolve(wait);
+    this.resolve(this.answer(wait, undefined));
+  }
+
+  protected abstract answer(wait: number, decision: GcraDecision | undefined): T;
+}
+
+/** One `tryAcquire`: its value is the wait. */
+class Ask extends Asked<number> {
+  protected answer(wait: number): number {
+    return wait;
+  }
+}
+
+/** One `decide`: its value is the whole decision, Redis's or the fallback's. */
+class DecideAsk extends Asked<RateLimitDecision> {
+  protected answer(wait: number, decision: GcraDecision | undefined): RateLimitDecision {
+    return decision !== undefined
+      ? this.limiter.sharedDecision(decision)
+      : this.limiter.fallbackDecision(this.key, wait, this.limiter.clock.now());
   }
 }
 
@@ -265,33 +286,65 @@ export class RedisRateLimiter extends RunsAlone implements WaitingGate {
       this.refuse(key, permits, cached, now);
       return Promise.resolve(cached);
     }
-    let probe = false;
-    if (!this.available) {
-      if (this.probing || now < this.nextProbe) {
-        // No decision goes to Redis: a key the cache let through must not wait for one.
-        if (this.asking.delete(key)) this.refusedUntil!.delete(key);
-        return Promise.resolve(this.fallback(key, permits, now));
-      }
-      this.probing = probe = true;
-    }
-    this.nRoundTrips++;
-    const ask =
-      lease === undefined || lease.asking || lease.refused
-        ? permits
-        : permitsToAsk(lease, permits, now, this.rtt, this.o.intervalUs, this.leaseSize);
-    if (ask > permits) lease!.asking = true;
-    const request =
-      permits === 1 && ask === 1
-        ? this.oneRequest
-        : new GcraRequest(
-            this.o.intervalUs,
-            this.o.burst,
-            permits,
-            undefined,
-            ask > permits ? ask : undefined,
-          );
+    const probe = !this.available;
+    if (!this.goesToRedis(key, now)) return Promise.resolve(this.fallback(key, permits, now));
+    const request = this.requestFor(lease, permits, now);
     return new Promise<number>((resolve, reject) => {
       this.store.send(key, request, new Ask(this, key, permits, now, probe, resolve, reject), now);
+    });
+  }
+
+  /**
+   * {@link tryAcquire} with the state it leaves, for `RateLimit` headers: takes `permits`
+   * (default 1) for `key` if they are free now, with the same checks, errors, events and
+   * counters, and resolves with the decision (see {@link RateLimitDecision}).
+   *
+   * - Decided by Redis: the numbers of the script's reply, the key's state shared by every
+   *   process (`remaining` is what any of them could take at that moment).
+   * - Paid with a leased permit (`lease` option): leased permits count as taken from the
+   *   moment Redis granted them, spent or not (the lease is on the key's TAT), so `remaining`
+   *   is the key's state at the lease's reply, refilled since, and never counts the permits
+   *   this process still holds: it never reports more than another process sharing the key
+   *   could take, unless that other process took permits since this one's last round trip
+   *   (seen at the next one).
+   * - Refused by the negative cache: estimated from the last refusal, `remaining` below
+   *   `permits`.
+   * - Decided by `onStoreFailure` (Redis did not answer): `degraded: true` and the fallback's
+   *   numbers: with `'local'`, the local share (its burst as `limit`); with `'open'`, the
+   *   whole burst remaining; with `'closed'`, nothing remaining, `retryAfterMs` the
+   *   `probeInterval` and `resetMs` the window.
+   *
+   * Never rejects because of Redis; rejects with {@link OptionsError} for bad arguments.
+   *
+   * @example
+   * ```ts
+   * const d = await perUser.decide(userId);
+   * if (!d.allowed) return reply.status(429).header('Retry-After', Math.ceil(d.retryAfterMs / 1000));
+   * ```
+   */
+  decide(key: string, permits = 1): Promise<RateLimitDecision> {
+    const invalid = this.checkArguments(key, permits);
+    if (invalid !== undefined) return Promise.reject(invalid);
+    const now = this.clock.now();
+    const { intervalUs, burst } = this.o;
+    const lease = this.leases?.get(key);
+    if (lease !== undefined && this.spendLease(lease, permits, now)) {
+      return Promise.resolve(gcraDecision(0, lease.tatUs - now * 1_000, intervalUs, burst, false));
+    }
+    const cached = this.cachedWait(key, permits, now);
+    if (cached > 0) {
+      this.nCached++;
+      this.refuse(key, permits, cached, now);
+      return Promise.resolve(this.cachedDecision(key, permits, cached, now));
+    }
+    const probe = !this.available;
+    if (!this.goesToRedis(key, now)) {
+      return Promise.resolve(this.fallbackDecision(key, this.fallback(key, permits, now), now));
+    }
+    const request = this.requestFor(lease, permits, now);
+    return new Promise<RateLimitDecision>((resolve, reject) => {
+      const ask = new DecideAsk(this, key, permits, now, probe, resolve, reject);
+      this.store.send(key, request, ask, now);
     });
   }
 
@@ -389,6 +442,69 @@ export class RedisRateLimiter extends RunsAlone implements WaitingGate {
     return this.error;
   }
 
+  /**
+   * Whether a decision at `now` goes to Redis: not while Redis is away, but for one probe per
+   * `probeInterval` (this one then is the probe).
+   */
+  private goesToRedis(key: string, now: number): boolean {
+    if (this.available) return true;
+    if (this.probing || now < this.nextProbe) {
+      // No decision goes to Redis: a key the cache let through must not wait for one.
+      if (this.asking.delete(key)) this.refusedUntil!.delete(key);
+      return false;
+    }
+    this.probing = true;
+    return true;
+  }
+
+  /** The request for `permits` on a key holding `lease`, with a lease of its own when it fits. */
+  private requestFor(lease: Lease | undefined, permits: number, now: number): GcraRequest {
+    this.nRoundTrips++;
+    const ask =
+      lease === undefined || lease.asking || lease.refused
+        ? permits
+        : permitsToAsk(lease, permits, now, this.rtt, this.o.intervalUs, this.leaseSize);
+    if (ask > permits) lease!.asking = true;
+    return permits === 1 && ask === 1
+      ? this.oneRequest
+      : new GcraRequest(
+          this.o.intervalUs,
+          this.o.burst,
+          permits,
+          undefined,
+          ask > permits ? ask : undefined,
+        );
+  }
+
+  /** @internal The decision Redis made, as `decide` reports it. */
+  sharedDecision(decision: GcraDecision): RateLimitDecision {
+    const { intervalUs, burst } = this.o;
+    const aheadUs = decision.aheadUs + decision.granted * intervalUs;
+    return gcraDecision(decision.retryAfterUs / 1_000, aheadUs, intervalUs, burst, false);
+  }
+
+  /** @internal The decision `onStoreFailure` made for `key` at `now`: `wait` ms, 0 admitted. */
+  fallbackDecision(key: string, wait: number, now: number): RateLimitDecision {
+    if (this.local !== undefined) return this.local.decision(key, wait, now);
+    const { intervalUs, burst } = this.o;
+    const aheadUs = this.mode === 'open' ? 0 : burst * intervalUs;
+    return gcraDecision(wait, aheadUs, intervalUs, burst, true);
+  }
+
+  /** A refusal of the negative cache: the key's TAT is the lower bound its last refusal gave. */
+  private cachedDecision(
+    key: string,
+    permits: number,
+    wait: number,
+    now: number,
+  ): RateLimitDecision {
+    const { intervalUs, burst } = this.o;
+    const tat = this.refusedUntil!.get(key)!;
+    const d = gcraDecision(wait, (tat - now) * 1_000, intervalUs, burst, false);
+    // Refused while another call asks Redis (see cachedWait): the estimate may have room.
+    return d.remaining < permits ? d : { ...d, remaining: permits - 1 };
+  }
+
   private spendLease(lease: Lease, permits: number, now: number): boolean {
     if (lease.left < permits || now > lease.until) return false;
     lease.left -= permits;
@@ -408,14 +524,11 @@ export class RedisRateLimiter extends RunsAlone implements WaitingGate {
     const received = this.clock.now();
     const rtt = received - sent;
     this.rtt = this.rtt === 0 ? rtt : this.rtt + (rtt - this.rtt) / 8;
-    if (this.local !== undefined) {
-      // The key's TAT after the decision, in our clock: the reply's time is no earlier than the
-      // script's, so the fallback never starts a key emptier than Redis left it.
-      this.local.learn(
-        key,
-        received * 1_000 + decision.aheadUs + decision.granted * this.o.intervalUs,
-      );
-    }
+    // The key's TAT after the decision, in our clock: the reply's time is no earlier than the
+    // script's, so the fallback never starts a key emptier than Redis left it, nor does a
+    // lease report more remaining than Redis has.
+    const tatUs = received * 1_000 + decision.aheadUs + decision.granted * this.o.intervalUs;
+    this.local?.learn(key, tatUs);
     if (this.leases !== undefined) {
       const lease = leaseAfter(
         this.leases.get(key),
@@ -424,6 +537,7 @@ export class RedisRateLimiter extends RunsAlone implements WaitingGate {
         decision,
         this.o.intervalUs,
         this.clock,
+        tatUs,
       );
       keepLatest(this.leases, key, lease, this.maxKeys);
     }

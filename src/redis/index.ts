@@ -18,6 +18,7 @@
  * limiter in one cluster slot.
  * @packageDocumentation
  */
+export type { RateLimitDecision } from '../policies/rate-limiter/decision.js';
 export {
   adaptClient,
   clientKind,

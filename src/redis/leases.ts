@@ -17,6 +17,11 @@ export interface Lease {
   asking: boolean;
   /** The last decision was a refusal: the key is at its limit, where leases would go unspent. */
   refused: boolean;
+  /**
+   * The key's TAT on Redis after the last decision, in µs of the process's clock, taken at
+   * the reply (never earlier than on Redis): leased permits, spent or not, are in it.
+   */
+  tatUs: number;
 }
 
 /**
@@ -38,7 +43,7 @@ export function permitsToAsk(
 
 /**
  * @internal The lease a key holds after `decision` on `permits`, sent at `sent`, when it held
- * `held` before.
+ * `held` before; `tatUs` is the key's TAT after it (see {@link Lease.tatUs}).
  */
 export function leaseAfter(
   held: Lease | undefined,
@@ -47,6 +52,7 @@ export function leaseAfter(
   decision: GcraDecision,
   intervalUs: number,
   clock: Clock,
+  tatUs: number,
 ): Lease {
   // Leased permits may be spent while the backlog the key had lasts (in our clock, from the
   // send time: never later than on Redis's).
@@ -64,5 +70,6 @@ export function leaseAfter(
     backlogUntil: sent + aheadMs + (decision.granted * intervalUs) / 1_000,
     asking: false,
     refused: !decision.allowed,
+    tatUs,
   };
 }

@@ -60,7 +60,8 @@ export interface RedisRateLimiterOptions extends Omit<RateLimiterOptions, 'permi
    * one round trip and this process spends the extra ones itself, without asking Redis. It
    * never admits more than Redis would: leased permits are spent only while the key's backlog
    * at the lease lasts. Permits left when it ends are lost (at most `lease - 1` per round trip).
-   * 1 turns it off. @default 1
+   * Leased permits count as taken from the moment Redis grants them: the `remaining` of
+   * `decide` never includes those this process still holds. 1 turns it off. @default 1
    */
   readonly lease?: number;
   /** Receives client configuration warnings. @default console.warn, once per message */

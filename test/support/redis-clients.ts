@@ -108,9 +108,13 @@ export function limitersForEachTest(
   afterEach(() => {
     for (const l of made.splice(0)) l.dispose();
   });
-  const limiter = (options: Omit<RedisRateLimiterOptions, 'client' | 'name'>) => {
+  const limiter = (
+    options: Omit<RedisRateLimiterOptions, 'client' | 'name'> & { name?: string },
+    /** Wraps the test's client (say, to run the script at a manual clock's time). */
+    wrap: (client: RedisClientLike) => RedisClientLike = (c) => c,
+  ) => {
     const l = new RedisRateLimiter({
-      client: client(),
+      client: wrap(client()),
       name: `${prefix}-${factory.kind}-${++run}`,
       onWarning: () => {},
       ...options,

@@ -5,6 +5,7 @@ import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { integer, keyError } from '../../validation/validate.js';
+import { gcraDecision, type RateLimitDecision } from './decision.js';
 import { RateLimitedError, refusalAt } from './errors.js';
 import type { RateLimitedEvent } from './events.js';
 import { gcraTake, gcraWait } from './gcra.js';
@@ -144,6 +145,28 @@ export class KeyedRateLimiter {
     if (wait <= 0) return 0;
     this.refused(key, nowUs, wait, permits);
     return wait / 1_000;
+  }
+
+  /**
+   * {@link tryAcquire} with the state it leaves for `key`, for `RateLimit` headers: takes
+   * `permits` (default 1) if they are free now, with the same checks, errors and events, and
+   * reports the permits remaining, the exact wait when refused and the time until the key's
+   * whole burst is free again (see {@link RateLimitDecision}).
+   *
+   * @example
+   * ```ts
+   * const d = perUser.decide(userId);
+   * if (!d.allowed) return reply.status(429).header('Retry-After', Math.ceil(d.retryAfterMs / 1000));
+   * ```
+   */
+  decide(key: string, permits = 1): RateLimitDecision {
+    checkKey(key);
+    if (permits !== 1) this.checkPermits(permits);
+    const nowUs = this.nowUs();
+    const wait = this.take(key, nowUs, permits);
+    if (wait > 0) this.refused(key, nowUs, wait, permits);
+    const tat = this.slots.tats[this.slots.slotOf(key)!]!;
+    return gcraDecision(wait / 1_000, tat - nowUs, this.o.intervalUs, this.o.burst, false);
   }
 
   /**

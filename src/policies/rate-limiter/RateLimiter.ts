@@ -22,6 +22,7 @@ import { onlyArguments } from '../../validation/validate.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { buildFromResolved, presetName, takePreset } from '../shared/preset.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
+import { gcraDecision, type RateLimitDecision } from './decision.js';
 import { RateLimitedError, refusalAt } from './errors.js';
 import type { RateLimitedEvent } from './events.js';
 import { gcraTake, gcraWait } from './gcra.js';
@@ -203,6 +204,25 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
     if (wait === 0) return 0;
     this.refused(nowUs, wait, permits);
     return wait / 1_000;
+  }
+
+  /**
+   * {@link tryAcquire} with the state it leaves, for `RateLimit` headers: takes `permits`
+   * (default 1) if they are free now, with the same checks, errors, events and counters, and
+   * reports the permits remaining, the exact wait when refused and the time until the whole
+   * burst is free again. Reservations of waiting `acquire` calls count as taken.
+   *
+   * @example
+   * ```ts
+   * const d = limiter.decide();   // { allowed, limit, windowMs, remaining, retryAfterMs, resetMs }
+   * ```
+   */
+  decide(permits = 1): RateLimitDecision {
+    if (permits !== 1) this.checkPermits(permits);
+    const nowUs = this.nowUs(NO_TIME);
+    const wait = this.take(nowUs, permits);
+    if (wait !== 0) this.refused(nowUs, wait, permits);
+    return gcraDecision(wait / 1_000, this.tat - nowUs, this.o.intervalUs, this.o.burst, false);
   }
 
   /**
