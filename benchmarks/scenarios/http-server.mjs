@@ -11,7 +11,8 @@
  * scenario is not pinned, so the two can run on two cores. The rows of one framework take
  * slices of 1 s in turn (the order rotated and reversed each round), so a machine whose speed
  * drifts weighs on all of them alike (after a warm-up of one slice each). A slice with an error, a timeout or a status other than
- * 2xx fails the run: every request must have been admitted.
+ * 2xx fails the run: every request must have been admitted. The rate-limited rows report
+ * `rateLimitHeaders`: 1 when their first answer carried the `RateLimit` field, 0 when not.
  *
  * `nsPerOp` is the wall time per request (1e9 / requests per second), its spread the slowest and
  * fastest slices; under `memory`: `requestsPerSecond`, the median slice's `p50Ms` / `p99Ms`
@@ -126,12 +127,15 @@ async function measureGroup(specs, quick) {
   const servers = [];
   try {
     for (const spec of specs) servers.push(await spec.start());
+    /** Whether each server's first answer carried a `RateLimit` header field. */
+    const headed = [];
     for (const s of servers) {
       const response = await fetch(s.url);
       const text = await response.text();
       if (response.status !== 200 || text !== BODY) {
         throw new Error(`${s.url}: ${response.status} ${JSON.stringify(text)}`);
       }
+      headed.push(response.headers.has('ratelimit'));
     }
     // autocannon counts whole seconds. A quick run checks the harness: no warm-up, one slice.
     const sliceMs = 1_000;
@@ -166,6 +170,7 @@ async function measureGroup(specs, quick) {
         p99Ms: median(s.p99),
       };
       if (i > 0) memory.throughputLossPct = (1 - rps[i] / rps[0]) * 100;
+      if (specs[i].rateLimited) memory.rateLimitHeaders = headed[i] ? 1 : 0;
       return {
         method: 'autocannon',
         nsPerOp,
@@ -214,6 +219,7 @@ export function rows({ quick }) {
         library: LIB.breakwater,
         variant: guardVariant(framework),
         baseline: bare,
+        rateLimited: true,
         start: async () => {
           const g = await guard();
           const app = await start(g);
@@ -229,6 +235,7 @@ export function rows({ quick }) {
     {
       library: 'express-rate-limit',
       variant: `${EXPRESS}, express-rate-limit (rate limit per client)`,
+      rateLimited: true,
       start: async () => {
         const { rateLimit } = await import('express-rate-limit');
         return expressApp(expressRateLimiter(rateLimit));
@@ -290,7 +297,8 @@ export function reading({ get }) {
     if (!bare || !bw) continue;
     let s =
       `${framework}: the bare route answers ${rps(bare)}, behind the service guard ${rps(bw)} ` +
-      `(${share(bw, bare)}, ${Math.round(bw.overheadBytes)} B more allocated per request)`;
+      `(${share(bw, bare)}, ${Math.round(bw.overheadBytes)} B more allocated per request` +
+      `${bw.rateLimitHeaders === 0 ? '; this build sent no `RateLimit` header' : ''})`;
     const [library, variant] = peers[framework] ?? [];
     const peer = library && get(S, library, variant);
     if (peer) {
