@@ -34,6 +34,7 @@ const UNIT = {
   bytesPerOp: 'B',
   heapGrowthPct: '%',
   overheadPct: '%',
+  spreadNs: 'ns',
   throughputLossPct: '%',
 };
 

@@ -14,11 +14,11 @@
  * interval; pairs are added until that interval is at most 1 µs wide (or 20 s have passed, 10 s
  * for the undici pair). `nsPerOp` is the median slice, its spread the fastest and slowest
  * slices; the row's `overheadNs` is the median difference (not the difference of the medians),
- * `overheadLowNs` / `overheadHighNs` its interval, and `overheadMeanNs` the mean difference
- * (which, unlike the median, carries the rare slow slice: a collection the extra bytes caused). Bytes are allocated bytes per request in this
- * process (measure.mjs's heap delta, no collection inside a batch).
+ * `overheadLowNs` / `overheadHighNs` its interval (`spreadNs` its width), and `overheadMeanNs`
+ * the mean difference (which, unlike the median, carries the rare slow slice: a collection the
+ * extra bytes caused). Bytes are allocated bytes per request in this process (measure.mjs's
+ * heap delta, no collection inside a batch).
  */
-
 import {
   alternatingSlices,
   bwProtectedFetch,
@@ -123,6 +123,7 @@ async function measurePair(makeOps, quick, maxMs) {
       overheadNs,
       overheadLowNs: lo,
       overheadHighNs: hi,
+      spreadNs: hi - lo,
       overheadPct: (overheadNs / bareNs) * 100,
       overheadMeanNs: diffs.reduce((a, b) => a + b, 0) / diffs.length,
     }),
@@ -193,10 +194,11 @@ export const budgets = [
     rank: 40,
     kind: 'limit',
     label:
-      'protected fetch (standard preset) over bare fetch on loopback: ≤ 2 µs and ≤ 2 % per request',
+      'protected fetch (standard preset) over bare fetch on loopback: ≤ 2 µs and ≤ 2 % per request, ' +
+      'measured to a 95 % interval narrower than 2 µs',
     scenario: 'http-fetch',
     variant: PROTECTED,
-    limits: { overheadNs: 2_000, overheadPct: 2 },
+    limits: { overheadNs: 2_000, overheadPct: 2, spreadNs: 2_000 },
   },
 ];
 
