@@ -11,7 +11,7 @@
  * timed in slices of the same number of requests (about 40 ms, so that each holds a young-
  * generation collection or two rather than some none) taken in turn, the order swapped every
  * pair, and the overhead is the median of the pairs' differences, with its 95 % confidence
- * interval; pairs are added until that interval is at most 1 µs wide (or 20 s have passed, 10 s
+ * interval; pairs are added until that interval is at most 1 µs wide (or 25 s have passed, 8 s
  * for the undici pair). `nsPerOp` is the median slice, its spread the fastest and slowest
  * slices; the row's `overheadNs` is the median difference (not the difference of the medians),
  * `overheadLowNs` / `overheadHighNs` its interval (`spreadNs` its width), and `overheadMeanNs`
@@ -157,7 +157,7 @@ export function rows({ quick }) {
     addPair(
       { library: 'bare', variant: BARE_FETCH },
       { library: LIB.breakwater, variant: PROTECTED, baseline: BARE_FETCH },
-      20_000,
+      25_000,
       (url) => [getter(fetch, url), getter(bwProtectedFetch(http), url)],
     );
   }
@@ -165,7 +165,7 @@ export function rows({ quick }) {
     addPair(
       { library: 'bare', variant: BARE_UNDICI },
       { library: 'undici', variant: UNDICI_RETRY, baseline: BARE_UNDICI },
-      10_000,
+      8_000,
       (url) => [
         getter(undici.fetch, url, { dispatcher: undiciAgent(undici) }),
         getter(undici.fetch, url, { dispatcher: undiciRetryAgent(undici) }),
