@@ -9,7 +9,7 @@
  */
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
-import { performance } from 'node:perf_hooks';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { freshFunction } from './measure.mjs';
 import { median } from './stats.mjs';
@@ -134,7 +134,7 @@ export async function nodeServer(handler) {
 const AsyncFunction = (async () => {}).constructor;
 
 /** `n` sequential `await op()`, compiled for one row alone (see measure.mjs, freshFunction). */
-export const compileLoop = () =>
+const compileLoop = () =>
   freshFunction(AsyncFunction, 'op', 'n', 'for (let i = 0; i < n; i++) await op();');
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -219,9 +219,8 @@ export function sliceFigures(slices, callsPerSlice, bytes, memory) {
 const gcStarts = [];
 let gcObserver;
 
-async function observeGc() {
+function observeGc() {
   if (gcObserver !== undefined) return;
-  const { PerformanceObserver } = await import('node:perf_hooks');
   gcObserver = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) gcStarts.push(entry.startTime);
   });
@@ -238,7 +237,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function serverAllocation(load, amount, batches) {
   if (typeof globalThis.gc !== 'function') throw new Error('allocation runs need --expose-gc');
-  await observeGc();
+  observeGc();
   const results = [];
   let n = amount;
   let retries = 0;
