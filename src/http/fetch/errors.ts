@@ -13,8 +13,11 @@ export const FetchErrorCode = Object.freeze({
  */
 export class HttpStatusError extends BreakwaterError {
   static override readonly codes: readonly string[] = [FetchErrorCode.HttpStatus];
+  /** The last response's status. */
   readonly status: number;
+  /** The last response's headers. */
   readonly headers: Headers;
+  /** The last response, its body unread. */
   readonly response: Response;
   /** Attempts made, the first included. */
   readonly attempts: number;
@@ -48,7 +51,9 @@ export class PushbackTooLongError extends BreakwaterError {
   readonly wait: number;
   /** What the call could wait: the smaller of its time left and `retry.maxDelay`, ms. */
   readonly allowed: number;
+  /** The status of the response that asked for the wait. */
   readonly status: number;
+  /** That response, its body unread. */
   readonly response: Response;
 
   /** @internal */

@@ -74,7 +74,9 @@ export interface ProtectedFetchOptions {
   readonly breaker?: CircuitBreakerOptions<Response> | false;
   /**
    * The adaptive concurrency limit kept per origin (`adaptiveLimit`'s options), or `false`.
-   * 429 and 503 answers and attempt timeouts are drops. @default adaptiveLimit's defaults
+   * 429 and 503 answers and timeouts are drops. Vegas, judged over windows of 250 ms or more,
+   * grows back within a second once the origin has room again.
+   * @default { algorithm: 'vegas', minWindow: 250 }, from 20 at once
    */
   readonly limit?: AdaptiveLimitOptions<Response> | false;
   /** Hedging of idempotent requests (`hedge`'s options); off unless given. @default off */
@@ -117,6 +119,7 @@ export const standardPresetDefaults = Object.freeze({
     consecutiveFailures: 10,
     breakDuration: 5_000,
   }),
+  limit: Object.freeze({ algorithm: 'vegas', minWindow: 250 }),
   limitDrops: Object.freeze([429, 503]),
   failedResponse: 'resolve' as const,
   deadlineHeader: DEADLINE_HEADER,
@@ -208,6 +211,11 @@ function policyOptions<T>(value: unknown, path: string): T | undefined {
   throw new OptionsError(path, value, 'an options object or false');
 }
 
+function limitOptions(value: unknown): AdaptiveLimitOptions<Response> | undefined {
+  const own = policyOptions<AdaptiveLimitOptions<Response>>(value, 'limit');
+  return own === undefined ? undefined : ({ ...d.limit, ...own } as AdaptiveLimitOptions<Response>);
+}
+
 /** The budget's options: the preset's ratio and reserve apply to the default (window) model only. */
 function budgetOptions(value: unknown): RetryBudgetOptions {
   const own = policyOptions<RetryBudgetOptions>(value, 'budget') ?? {};
@@ -274,7 +282,7 @@ export function resolveFetchOptions(
     attemptTimeout,
     timeout,
     breaker,
-    limit: policyOptions<AdaptiveLimitOptions<Response>>(o.limit, 'limit'),
+    limit: limitOptions(o.limit),
     hedge,
     failedResponse: oneOf(o.failedResponse, 'failedResponse', d.failedResponse, [
       'resolve',

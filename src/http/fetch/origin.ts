@@ -1,3 +1,4 @@
+import { TimeoutError } from '../../errors/TimeoutError.js';
 import { Pipeline } from '../../pipeline/Pipeline.js';
 import type {
   AdaptiveLimit,
@@ -19,7 +20,9 @@ import type { RetryBudget, RetryBudgetStats } from '../../policies/retry-budget/
 import type { AttemptFailure, Pushback } from '../../policies/shared/pushback.js';
 import type { Timeout } from '../../policies/timeout/Timeout.js';
 import type { KeyedKind } from '../../protocol/kind.js';
-import type { ResolvedFetchOptions } from './options.js';
+import { type ResolvedFetchOptions, standardPresetDefaults } from './options.js';
+
+const LIMIT_DROPS: readonly number[] = standardPresetDefaults.limitDrops;
 
 /** What an operator wants of one origin: `protectedFetch(...).stats(origin)`. */
 export interface OriginStats {
@@ -35,6 +38,14 @@ export interface OriginStats {
   /** The retry budget its retries and hedges spend from. */
   readonly budget: RetryBudgetStats;
 }
+
+/**
+ * A call whose own deadline passed (the caller's, or the request context's) says nothing of the
+ * origin's health: a caller with 50 ms left would open the breaker of a dependency that
+ * answers in 60. Attempt timeouts, network errors and failed responses do count.
+ */
+const notOwnDeadline = (error: unknown): boolean =>
+  !(error instanceof TimeoutError && error.policyName === 'execute');
 
 /**
  * @internal The policies of one origin: a breaker, an adaptive limit, a retry budget, and the
@@ -66,12 +77,17 @@ export class OriginPolicies {
     this.breaker =
       o.breaker === undefined
         ? undefined
-        : circuitBreaker<Response>({ handleResult: isFailure, ...o.breaker, clock });
+        : circuitBreaker<Response>({
+            handleResult: isFailure,
+            handle: notOwnDeadline,
+            ...o.breaker,
+            clock,
+          });
     this.limit =
       o.limit === undefined
         ? undefined
         : adaptiveLimit<Response>({
-            handleResult: (r) => r.status === 429 || r.status === 503,
+            handleResult: (r) => LIMIT_DROPS.includes(r.status),
             ...o.limit,
             clock,
           });

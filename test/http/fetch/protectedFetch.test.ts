@@ -54,6 +54,7 @@ describe('protectedFetch: the standard preset', () => {
         consecutiveFailures: 10,
         breakDuration: 5_000,
       },
+      limit: { algorithm: 'vegas', minWindow: 250 },
       limitDrops: [429, 503],
       failedResponse: 'resolve',
       deadlineHeader: 'x-timeout-ms',
@@ -316,6 +317,65 @@ describe('protectedFetch: per origin', () => {
     await f(a.url);
     await f(b.url);
     expect(f.stats().map((s) => s.origin)).toEqual([b.origin]);
+  });
+});
+
+describe('protectedFetch: what the breaker counts', () => {
+  it("counts attempt timeouts, but not calls cut by the caller's own deadline", async () => {
+    const server = await serve(() => ({ status: 200, delayMs: 150 }));
+    const f = quick({
+      retry: false,
+      limit: false,
+      attemptTimeout: 50,
+      breaker: { window: { kind: 'time', duration: 100 } },
+    });
+    for (let i = 0; i < 12; i++) {
+      const error = await runWithRequestContext({ timeout: 20 }, () => f(server.url)).catch(
+        (e: unknown) => e,
+      );
+      expect((error as { code: string }).code).toBe(ErrorCode.Timeout);
+    }
+    expect(f.stats(server.origin)?.breaker?.state).toBe('closed');
+    for (let i = 0; i < 10; i++) await f(server.url).catch(() => {});
+    expect(f.stats(server.origin)?.breaker?.state).toBe('open');
+  });
+});
+
+describe('protectedFetch: inputs and lifetime', () => {
+  it('takes a Request, its method, headers and body', async () => {
+    const server = await serve(() => ({ status: 503 }));
+    const request = new Request(server.url, {
+      method: 'PUT',
+      headers: { 'x-id': '7' },
+      body: 'from request',
+    });
+    await quick()(request);
+    expect(server.requests).toHaveLength(1); // its body is a stream: sent once
+    expect([
+      server.requests[0]!.method,
+      server.requests[0]!.headers['x-id'],
+      server.requests[0]!.body,
+    ]).toEqual(['PUT', '7', 'from request']);
+    await quick()(new Request(server.url, { headers: { 'x-id': '8' } }));
+    expect(server.requests.slice(1).map((r) => r.headers['x-id'])).toEqual(['8', '8', '8']);
+  });
+
+  it("lets the caller's signal abort a body being read", async () => {
+    const server = await serve(() => ({ status: 200, body: 100 }));
+    const controller = new AbortController();
+    const res = await quick()(server.url, { signal: controller.signal });
+    controller.abort(new Error('enough'));
+    await expect(res.text()).rejects.toThrow();
+  });
+
+  it('drops every origin on dispose, and refuses calls after it', async () => {
+    const server = await serve(() => ({ status: 200 }));
+    const f = protectedFetch();
+    await f(server.url);
+    expect(f.stats()).toHaveLength(1);
+    (f as unknown as Record<symbol, () => void>)[Symbol.dispose]!();
+    expect(f.stats()).toEqual([]);
+    await expect(f(server.url)).rejects.toMatchObject({ code: ErrorCode.Usage });
   });
 });
 
