@@ -43,6 +43,22 @@ export {
   readPushback,
   serverPushback,
 } from './headers/parse.js';
+export {
+  type RateLimitPolicyState,
+  type RateLimitShape,
+  type RateLimitState,
+  readRateLimit,
+} from './headers/read.js';
+export {
+  PROBLEM_CONTENT_TYPE,
+  type ProblemInit,
+  policyName,
+  problemBody,
+  type RateLimitHeaderVersion,
+  type RateLimitQuota,
+  rateLimitHeaders,
+  retryAfterValue,
+} from './headers/write.js';
 export { clientKey } from './server/clientKey.js';
 export type { FetchHandler, HonoContextLike, HonoMiddleware } from './server/fetchAdapters.js';
 export type {

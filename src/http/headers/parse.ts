@@ -1,25 +1,22 @@
 import type { AttemptFailure, Pushback } from '../../policies/shared/pushback.js';
-import { MAX_DURATION_MS } from '../../validation/validate.js';
+import {
+  capped,
+  type HeaderValue,
+  lookupOf,
+  MAX_PUSHBACK_MS,
+  type Member,
+  nonNegativeInteger,
+  parseDictionary,
+  parseList,
+  serviceLimit,
+  valuesOf,
+} from './fields.js';
 
-export type { Pushback };
-
-/**
- * A header's value as HTTP clients hand it out: a string (`Headers.get`, several lines joined
- * by ", "), an array of lines (Node's `IncomingHttpHeaders`, gRPC metadata), a number, or
- * null/undefined when absent.
- */
-export type HeaderValue = string | number | readonly unknown[] | null | undefined;
-
-/**
- * The longest delay a parser returns, 2^31 − 1 ms (about 24.8 days, the longest a timer can
- * wait): a value beyond it is returned as this, never as Infinity or an overflowed number.
- */
-export const MAX_PUSHBACK_MS = MAX_DURATION_MS;
+export type { HeaderValue, Pushback };
+export { MAX_PUSHBACK_MS };
 
 const DIGITS = /^\d+$/;
 const SECONDS = /^\d+(?:\.\d+)?$/;
-/** A comma that separates values, not the one after a date's day name ("Sun, 06 Nov ..."). */
-const VALUE_SEPARATOR = /,(?!\s*\d{1,2}[ -][A-Za-z])/;
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const DAY = '(?:mon|tue|wed|thu|fri|sat|sun)';
 const LONG_DAY = '(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
@@ -35,22 +32,6 @@ const HTTP_DATES = [
   `^${LONG_DAY},\\s*(?<day>\\d{1,2})-${MONTH}-(?<year>\\d{2})\\s+${TIME}\\s+(?:GMT|UTC)$`,
   `^${DAY}\\s+${MONTH}\\s+(?<day>\\d{1,2})\\s+${TIME}\\s+(?<year>\\d{4})$`,
 ].map((source) => new RegExp(source, 'i'));
-
-/** The values of a header, trimmed, one per line and per comma-separated member; undefined when absent. */
-function valuesOf(value: HeaderValue): string[] | undefined {
-  if (value === null || value === undefined) return undefined;
-  const lines = typeof value === 'object' ? value : [value];
-  const out: string[] = [];
-  for (const line of lines) {
-    if (line === null || line === undefined) continue;
-    for (const piece of String(line).split(VALUE_SEPARATOR)) out.push(piece.trim());
-  }
-  return out.length === 0 ? undefined : out;
-}
-
-function capped(ms: number): number {
-  return Math.min(ms, MAX_PUSHBACK_MS);
-}
 
 /** The largest of the values `parse` accepts; undefined when it accepts none. */
 function largest(value: HeaderValue, parse: (text: string) => number | undefined) {
@@ -144,116 +125,10 @@ export function parseRateLimitReset(value: HeaderValue, now: number): number | u
   });
 }
 
-/** A bare item of a structured field (RFC 9651), as far as rate limit fields use them. */
-type Bare = string | number | boolean;
-interface Member {
-  readonly item: Bare;
-  readonly params: Map<string, Bare>;
-}
-
-const TOKEN_START = /[A-Za-z*]/;
-const TOKEN_CHAR = /[A-Za-z0-9!#$%&'*+\-.^_`|~:/]/;
-const KEY_START = /[a-z*]/;
-const KEY_CHAR = /[a-z0-9_\-.*]/;
-const NUMBER = /^-?\d{1,15}(?:\.\d{1,3})?/;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
-/** A structured field List of Items (RFC 9651 section 4.2.1), or undefined when malformed. */
-function parseList(text: string): Member[] | undefined {
-  let i = 0;
-  const members: Member[] = [];
-  const skip = () => {
-    while (text[i] === ' ' || text[i] === '\t') i++;
-  };
-  const bare = (): Bare | undefined => {
-    const c = text[i];
-    if (c === '"') {
-      let s = '';
-      for (i++; i < text.length; i++) {
-        const ch = text[i]!;
-        if (ch === '"') {
-          i++;
-          return s;
-        }
-        if (ch === '\\') {
-          const next = text[++i];
-          if (next !== '"' && next !== '\\') return undefined;
-          s += next;
-        } else s += ch;
-      }
-      return undefined;
-    }
-    if (c === ':') {
-      const end = text.indexOf(':', i + 1);
-      if (end < 0 || !BASE64.test(text.slice(i + 1, end))) return undefined;
-      const bytes = text.slice(i, end + 1);
-      i = end + 1;
-      return bytes;
-    }
-    if (c === '?') {
-      const b = text[i + 1];
-      if (b !== '0' && b !== '1') return undefined;
-      i += 2;
-      return b === '1';
-    }
-    if (c !== undefined && (c === '-' || (c >= '0' && c <= '9'))) {
-      const m = NUMBER.exec(text.slice(i));
-      if (m === null) return undefined;
-      i += m[0].length;
-      return Number(m[0]);
-    }
-    if (c !== undefined && TOKEN_START.test(c)) {
-      const start = i;
-      while (i < text.length && TOKEN_CHAR.test(text[i]!)) i++;
-      return text.slice(start, i);
-    }
-    return undefined;
-  };
-  skip();
-  while (i < text.length) {
-    const item = bare();
-    if (item === undefined) return undefined;
-    const params = new Map<string, Bare>();
-    while (text[i] === ';') {
-      i++;
-      skip();
-      const start = i;
-      if (!KEY_START.test(text[i] ?? '')) return undefined;
-      while (i < text.length && KEY_CHAR.test(text[i]!)) i++;
-      const key = text.slice(start, i);
-      let v: Bare | undefined = true;
-      if (text[i] === '=') {
-        i++;
-        v = bare();
-        if (v === undefined) return undefined;
-      }
-      params.set(key, v);
-    }
-    members.push({ item, params });
-    skip();
-    if (i >= text.length) break;
-    if (text[i] !== ',') return undefined;
-    i++;
-    skip();
-    if (i >= text.length) return undefined;
-  }
-  return members;
-}
-
-function fieldText(value: HeaderValue): string | undefined {
-  if (value === null || value === undefined) return undefined;
-  if (typeof value !== 'object') return String(value);
-  const lines = value.filter((v) => v !== null && v !== undefined).map(String);
-  return lines.length === 0 ? undefined : lines.join(', ');
-}
-
-function nonNegativeInteger(v: Bare | undefined): v is number {
-  return typeof v === 'number' && Number.isInteger(v) && v >= 0;
-}
-
 /**
- * The wait the IETF `RateLimit` field asks for (draft-ietf-httpapi-ratelimit-headers-09, a
- * structured field list such as `"default";r=0;t=10`), in ms, or undefined.
+ * The wait the IETF `RateLimit` field asks for (draft-ietf-httpapi-ratelimit-headers-08 to
+ * -12, a structured field list such as `"default";r=0;t=10`), in ms, or undefined. An item
+ * with neither `r` nor `t` is read by the names a pending revision gives them, `a` and `w`.
  *
  * Only a quota policy with no quota left (`r=0`) asks to wait: `t` seconds (its reset). When
  * such a policy gives no `t`, the window `w` of the policy of that name in `policy` (the
@@ -262,19 +137,16 @@ function nonNegativeInteger(v: Bare | undefined): v is number {
  * fractional numbers, or no exhausted policy give undefined. At most {@link MAX_PUSHBACK_MS}.
  */
 export function parseRateLimit(value: HeaderValue, policy?: HeaderValue): number | undefined {
-  const text = fieldText(value);
-  const members = text === undefined ? undefined : parseList(text);
+  const members = parseList(value);
   if (members === undefined) return undefined;
   let policies: Member[] | undefined;
   let best: number | undefined;
   for (const { item, params } of members) {
-    if (params.get('r') !== 0) continue;
-    let seconds = params.get('t');
+    const [available, window] = serviceLimit(params);
+    if (available !== 0) continue;
+    let seconds = window;
     if (seconds === undefined) {
-      if (policies === undefined) {
-        const policyText = fieldText(policy);
-        policies = (policyText === undefined ? undefined : parseList(policyText)) ?? [];
-      }
+      policies ??= parseList(policy) ?? [];
       seconds = policies.find((p) => p.item === item)?.params.get('w');
     }
     if (!nonNegativeInteger(seconds)) continue;
@@ -284,34 +156,17 @@ export function parseRateLimit(value: HeaderValue, policy?: HeaderValue): number
   return best;
 }
 
-type Lookup = (name: string) => HeaderValue;
-
-/** How to read header `name` from `source`, or undefined when it carries no headers. */
-function lookupOf(source: unknown, depth: number): Lookup | undefined {
-  if (source === null || typeof source !== 'object' || depth > 3) return undefined;
-  const s = source as Record<string, unknown>;
-  // Headers, AxiosHeaders, gRPC Metadata (its `get` answers an array, [] when absent).
-  const get = s.get;
-  if (typeof get === 'function') {
-    return (name) => {
-      const v: HeaderValue = get.call(s, name);
-      return Array.isArray(v) && v.length === 0 ? undefined : v;
-    };
-  }
-  // A Response, undici's errors, got's and Node's responses carry `headers`; axios, got, ky and
-  // ofetch errors a `response`; gRPC errors `metadata`; wrapping errors a `cause`.
-  for (const key of ['headers', 'response', 'metadata', 'cause']) {
-    if (key in s) {
-      const found = lookupOf(s[key], depth + 1);
-      if (found !== undefined) return found;
-    }
-  }
-  const proto = Object.getPrototypeOf(s);
-  if (proto !== Object.prototype && proto !== null) return undefined;
-  // A plain object of headers: names in any case.
-  const byName = new Map<string, HeaderValue>();
-  for (const key of Object.keys(s)) byName.set(key.toLowerCase(), s[key] as HeaderValue);
-  return (name) => byName.get(name);
+/**
+ * The wait the draft-07 `RateLimit` field asks for (a Dictionary such as
+ * `limit=100, remaining=0, reset=30`): `reset` seconds when `remaining` is absent or 0, else
+ * undefined, as for the older split fields.
+ */
+function draft7Wait(value: HeaderValue): number | undefined {
+  const fields = parseDictionary(value);
+  const reset = fields?.get('reset');
+  if (!nonNegativeInteger(reset)) return undefined;
+  const remaining = fields!.get('remaining');
+  return remaining === undefined || remaining === 0 ? capped(reset * 1000) : undefined;
 }
 
 /** True when a remaining count is absent or zero: only then does a reset time ask to wait. */
@@ -326,7 +181,8 @@ function exhausted(remaining: HeaderValue): boolean {
  *
  * 1. `grpc-retry-pushback-ms` ({@link parseGrpcRetryPushback}: `false` for "do not retry");
  * 2. `Retry-After` ({@link parseRetryAfter});
- * 3. `RateLimit` with `RateLimit-Policy` ({@link parseRateLimit});
+ * 3. `RateLimit` with `RateLimit-Policy` ({@link parseRateLimit}), then the draft-07 form of
+ *    `RateLimit` (`limit=100, remaining=0, reset=30`: `reset` when `remaining` is absent or 0);
  * 4. `X-RateLimit-Reset`, then `RateLimit-Reset` ({@link parseRateLimitReset}), each only
  *    when its `…-Remaining` header is absent or 0.
  *
@@ -346,6 +202,8 @@ export function readPushback(source: unknown, now: number = Date.now()): Pushbac
   if (retryAfter !== undefined) return retryAfter;
   const rateLimit = parseRateLimit(get('ratelimit'), get('ratelimit-policy'));
   if (rateLimit !== undefined) return rateLimit;
+  const draft7 = draft7Wait(get('ratelimit'));
+  if (draft7 !== undefined) return draft7;
   for (const prefix of ['x-ratelimit-', 'ratelimit-']) {
     const reset = get(`${prefix}reset`);
     if (reset !== undefined && reset !== null && exhausted(get(`${prefix}remaining`))) {

@@ -13,21 +13,22 @@ import {
   type LoadSignal,
 } from '../../policies/load-shedder/eventLoopLoad.js';
 import { LoadShedder } from '../../policies/load-shedder/LoadShedder.js';
+import type { RateLimitDecision } from '../../policies/rate-limiter/decision.js';
 import { type Criticality, criticalityLevel } from '../../protocol/criticality.js';
 import { checkOptionsObject } from '../../validation/validate.js';
 import { runWithRequestContext } from '../context/requestContext.js';
 import { clientKey } from './clientKey.js';
 import {
   type InboundRequest,
-  type RateLimitDecision,
   type ResolvedRateLimit,
   resolveCriticality,
   resolveDeadline,
   resolveRateLimit,
   type ServiceGuardOptions,
 } from './options.js';
-import { rateLimitFields } from './rateLimitFields.js';
+import { RateLimitFields } from './rateLimitFields.js';
 import {
+  clientClosed,
   deadlinePassed,
   type HeaderList,
   overloaded,
@@ -46,6 +47,7 @@ export type Proceed = (headers: HeaderList) => PromiseLike<number>;
 export type Refuse = (refusal: Refusal) => void;
 
 const NO_HEADERS: HeaderList = [];
+const GONE: PromiseLike<number> = Promise.resolve(499);
 /** The key of requests whose client address is unknown: they share one limit. */
 const UNKNOWN_CLIENT = 'unknown';
 
@@ -65,6 +67,7 @@ interface Pending {
  */
 export class GuardCore {
   private readonly rate: ResolvedRateLimit | undefined;
+  private readonly fields: RateLimitFields | undefined;
   private readonly deadline: { header: string; max: number } | undefined;
   private readonly criticality: string | ((req: InboundRequest) => Criticality | undefined);
   private readonly gates: Pipeline | undefined;
@@ -80,6 +83,7 @@ export class GuardCore {
       '',
     );
     this.rate = resolveRateLimit(o.rateLimit);
+    this.fields = this.rate && new RateLimitFields(this.rate.headers, this.rate.legacyHeaders);
     this.deadline = resolveDeadline(o.deadline);
     this.criticality = resolveCriticality(o.criticality);
     const shedder = this.shedderOf(o.shedding);
@@ -123,12 +127,15 @@ export class GuardCore {
   }
 
   private decided(p: Pending, d: RateLimitDecision): void {
-    if (d.degraded) this.storeFailed(p);
-    else {
-      const headers = rateLimitFields(this.rate!, d);
-      if (d.allowed) this.admit(p, headers);
-      else p.refuse(quotaExceeded(d, headers));
+    let headers: HeaderList | undefined;
+    try {
+      if (!d.degraded) headers = this.fields!.of(d);
+    } catch {
+      // A store of the user's that decided something the headers cannot carry (NaN, < 0).
     }
+    if (headers === undefined) this.storeFailed(p);
+    else if (d.allowed) this.admit(p, headers);
+    else p.refuse(quotaExceeded(d, headers, this.fields!.policy(d)));
   }
 
   private storeFailed(p: Pending): void {
@@ -137,11 +144,17 @@ export class GuardCore {
   }
 
   private admit(p: Pending, headers: HeaderList): void {
-    const run = () =>
-      runWithRequestContext(
+    const run = (): PromiseLike<number> => {
+      // The client left while the store decided or the request waited for a permit.
+      if (p.signal?.aborted) {
+        p.refuse(clientClosed());
+        return GONE;
+      }
+      return runWithRequestContext(
         { deadline: p.deadline, criticality: p.criticality, signal: p.signal },
         () => p.proceed(headers),
       );
+    };
     const gates = this.gates;
     if (gates === undefined) {
       run();
@@ -154,13 +167,20 @@ export class GuardCore {
         ? { criticality: p.criticality, signal: this.limit?.mayWait ? p.signal : undefined }
         : undefined;
     gates.tryExecute(run, options).then((r) => {
-      if (!r.ok && r.rejected) p.refuse(overloaded(r.error, headers, this.signal, this.limit));
+      if (r.ok) return;
+      if (r.rejected) p.refuse(overloaded(r.error, headers, this.signal, this.limit));
+      else if (p.signal?.aborted) p.refuse(clientClosed());
     });
   }
 
   private criticalityOf(req: InboundRequest): Criticality | undefined {
     const c = this.criticality;
-    const value = typeof c === 'string' ? req.header(c)?.trim().toLowerCase() : c(req);
+    let value: string | undefined;
+    try {
+      value = typeof c === 'string' ? req.header(c)?.trim().toLowerCase() : c(req);
+    } catch {
+      // A criticality function that throws gives the request none, as an unknown value does.
+    }
     return value !== undefined && criticalityLevel(value) >= 0 ? (value as Criticality) : undefined;
   }
 

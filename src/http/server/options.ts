@@ -2,21 +2,11 @@ import { OptionsError } from '../../errors/OptionsError.js';
 import type { AdaptiveLimit } from '../../policies/adaptive-limit/AdaptiveLimit.js';
 import type { EventLoopLoadOptions } from '../../policies/load-shedder/eventLoopLoad.js';
 import type { LoadShedder } from '../../policies/load-shedder/LoadShedder.js';
+import type { RateLimitDecision } from '../../policies/rate-limiter/decision.js';
 import type { Criticality } from '../../protocol/criticality.js';
 import { checkOptionsObject, duration, fn, oneOf, string } from '../../validation/validate.js';
 import { CRITICALITY_HEADER, DEADLINE_HEADER } from '../context/headers.js';
-
-// PENDING-MERGE: from src/policies/rate-limiter/decision.ts and src/http/headers/write.ts.
-export interface RateLimitDecision {
-  readonly allowed: boolean;
-  readonly limit: number;
-  readonly windowMs: number;
-  readonly remaining: number;
-  readonly retryAfterMs: number;
-  readonly resetMs: number;
-  readonly degraded: boolean;
-}
-type RateLimitHeaderVersion = 'draft-6' | 'draft-7' | 'draft-8' | 'draft-12' | 'latest' | 'legacy';
+import type { RateLimitHeaderVersion } from '../headers/write.js';
 
 /**
  * An inbound request as the guard's options see it, the same in every framework.
@@ -71,7 +61,7 @@ export interface GuardRateLimitOptions {
 export interface GuardDeadlineOptions {
   /** The header with the ms the caller has left. @default "x-timeout-ms" */
   readonly header?: string;
-  /** The most a caller may ask for, in ms; longer is cut to it. @default 60000 */
+  /** The most a caller may ask for, in ms (≥ 1, or Infinity); longer is cut to it. @default 60000 */
   readonly max?: number;
 }
 
@@ -166,7 +156,7 @@ export function resolveDeadline(value: unknown): { header: string; max: number }
   const o = checkOptionsObject(value === true ? undefined : value, ['header', 'max'], 'deadline');
   return {
     header: string(o.header, 'deadline.header', serviceGuardDefaults.deadlineHeader).toLowerCase(),
-    max: duration(o.max, 'deadline.max', serviceGuardDefaults.maxDeadline, 0, true),
+    max: duration(o.max, 'deadline.max', serviceGuardDefaults.maxDeadline, 1, true),
   };
 }
 

@@ -2,7 +2,8 @@ import type { AdaptiveLimit } from '../../policies/adaptive-limit/AdaptiveLimit.
 import { ConcurrencyLimitError } from '../../policies/adaptive-limit/errors.js';
 import { LoadShedError } from '../../policies/load-shedder/errors.js';
 import type { LoadSignal } from '../../policies/load-shedder/eventLoopLoad.js';
-import type { RateLimitDecision } from './options.js';
+import type { RateLimitDecision } from '../../policies/rate-limiter/decision.js';
+import { PROBLEM_CONTENT_TYPE, problemBody, retryAfterValue } from '../headers/write.js';
 
 /** A response the guard sends instead of running the handler. */
 export interface Refusal {
@@ -15,18 +16,12 @@ export interface Refusal {
 
 export type HeaderList = readonly (readonly [string, string])[];
 
-// PENDING-MERGE: problemBody, PROBLEM_CONTENT_TYPE and retryAfterValue from ../headers/write.ts.
-const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-const PROBLEM_TYPES = 'https://iana.org/assignments/http-problem-types#';
-function retryAfterValue(ms: number): string {
-  return String(Math.max(1, Math.ceil(ms / 1000)));
-}
-function problemBody(init: { type?: string; title: string; status: number; detail?: string }) {
-  return JSON.stringify({ type: init.type ?? 'about:blank', ...init });
-}
-
-/** 429 for a key over its rate: the GCRA's exact wait. */
-export function quotaExceeded(decision: RateLimitDecision, headers: HeaderList): Refusal {
+/** 429 for a key over its rate: the GCRA's exact wait, rounded up to whole seconds. */
+export function quotaExceeded(
+  decision: RateLimitDecision,
+  headers: HeaderList,
+  policy: string,
+): Refusal {
   return {
     status: 429,
     headers: [
@@ -35,9 +30,10 @@ export function quotaExceeded(decision: RateLimitDecision, headers: HeaderList):
       ['content-type', PROBLEM_CONTENT_TYPE],
     ],
     body: problemBody({
-      type: `${PROBLEM_TYPES}quota-exceeded`,
+      type: 'quota-exceeded',
       title: 'Request cannot be satisfied as assigned quota has been exceeded',
       status: 429,
+      violatedPolicies: [policy],
     }),
   };
 }
@@ -48,11 +44,23 @@ export function storeUnavailable(): Refusal {
     status: 503,
     headers: [['content-type', PROBLEM_CONTENT_TYPE]],
     body: problemBody({
-      type: `${PROBLEM_TYPES}temporary-reduced-capacity`,
+      type: 'temporary-reduced-capacity',
       title: 'Temporary reduced capacity',
       status: 503,
       detail: 'the rate limit store cannot be reached',
     }),
+  };
+}
+
+/**
+ * 499 (nginx's "Client Closed Request") for a request whose client left before its handler
+ * ran: nothing reads it, but logs and metrics see why the handler never ran.
+ */
+export function clientClosed(): Refusal {
+  return {
+    status: 499,
+    headers: [['content-type', PROBLEM_CONTENT_TYPE]],
+    body: problemBody({ type: 'about:blank', title: 'Client Closed Request', status: 499 }),
   };
 }
 
@@ -67,6 +75,7 @@ export function deadlinePassed(header: string): Refusal {
     status: 504,
     headers: [['content-type', PROBLEM_CONTENT_TYPE]],
     body: problemBody({
+      type: 'about:blank',
       title: 'Deadline exceeded',
       status: 504,
       detail: `the caller's deadline (${header}) had passed when the request arrived`,
@@ -95,6 +104,7 @@ export function overloaded(
       status: 504,
       headers: [...headers, ['content-type', PROBLEM_CONTENT_TYPE]],
       body: problemBody({
+        type: 'about:blank',
         title: 'Deadline too short',
         status: 504,
         detail: "the time left before the caller's deadline is below the service's median latency",
@@ -116,7 +126,7 @@ export function overloaded(
       ['content-type', PROBLEM_CONTENT_TYPE],
     ],
     body: problemBody({
-      type: `${PROBLEM_TYPES}temporary-reduced-capacity`,
+      type: 'temporary-reduced-capacity',
       title: 'Temporary reduced capacity',
       status: 503,
       detail:

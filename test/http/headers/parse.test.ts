@@ -224,6 +224,21 @@ describe('readPushback', () => {
     expect(readPushback({ 'ratelimit-reset': '7', 'ratelimit-remaining': '0' }, NOW)).toBe(7_000);
   });
 
+  it('reads the reset of the draft-07 RateLimit field when nothing remains', () => {
+    expect(readPushback({ ratelimit: 'limit=100, remaining=0, reset=30' }, NOW)).toBe(30_000);
+    expect(readPushback({ ratelimit: 'reset=5, limit=10' }, NOW)).toBe(5_000);
+    expect(readPushback({ ratelimit: 'limit=100, remaining=1, reset=30' }, NOW)).toBeUndefined();
+    expect(readPushback({ ratelimit: 'limit=100, remaining=0, reset=-1' }, NOW)).toBeUndefined();
+    expect(readPushback({ ratelimit: 'limit=100, remaining=0' }, NOW)).toBeUndefined();
+    // A structured RateLimit field with quota left does not hide the older headers.
+    expect(
+      readPushback(
+        { ratelimit: '"d";r=5;t=9', 'ratelimit-remaining': '0', 'ratelimit-reset': '4' },
+        NOW,
+      ),
+    ).toBe(4_000);
+  });
+
   it('measures dates from Date.now() when no time is given', () => {
     const inAMinute = new Date(Date.now() + 60_000).toUTCString();
     const ms = readPushback({ 'retry-after': inAMinute }) as number;

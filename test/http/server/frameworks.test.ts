@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { serviceGuard } from '../../../src/http/index.js';
-import { adaptiveLimit, eventLoopLoad, loadShedder } from '../../../src/index.js';
+import { adaptiveLimit, eventLoopLoad, KeyedRateLimiter, loadShedder } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import {
   FRAMEWORKS,
@@ -17,6 +17,47 @@ interface Seen {
 interface Problem {
   type: string;
   status: number;
+}
+
+/**
+ * The headers of a limit of 2 a minute, after the first request (1 left, the burst free again
+ * in 30 s) and on the third (refused, the next permit in 30 s).
+ */
+const HEADERS = {
+  'draft-6': [
+    {
+      'ratelimit-policy': '2;w=60',
+      'ratelimit-limit': '2',
+      'ratelimit-remaining': '1',
+      'ratelimit-reset': '30',
+    },
+    {
+      'ratelimit-policy': '2;w=60',
+      'ratelimit-limit': '2',
+      'ratelimit-remaining': '0',
+      'ratelimit-reset': '30',
+    },
+  ],
+  'draft-7': [
+    { 'ratelimit-policy': '2;w=60', ratelimit: 'limit=2, remaining=1, reset=30' },
+    { 'ratelimit-policy': '2;w=60', ratelimit: 'limit=2, remaining=0, reset=30' },
+  ],
+  'draft-8': [
+    { 'ratelimit-policy': '"2-in-1min";q=2;w=60', ratelimit: '"2-in-1min";r=1;t=30' },
+    { 'ratelimit-policy': '"2-in-1min";q=2;w=60', ratelimit: '"2-in-1min";r=0;t=30' },
+  ],
+  latest: [
+    { 'ratelimit-policy': '"2-in-1min";q=2;w=60', ratelimit: '"2-in-1min";r=1;t=30' },
+    { 'ratelimit-policy': '"2-in-1min";q=2;w=60', ratelimit: '"2-in-1min";r=0;t=30' },
+  ],
+} as const;
+const LEGACY = [
+  { 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '30' },
+  { 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' },
+];
+
+function picked(res: Response, names: readonly string[]): Record<string, string | null> {
+  return Object.fromEntries(names.map((n) => [n, res.headers.get(n)]));
 }
 
 /** A shedder whose event loop reads 100 % busy once its clock moves, and that draws no chance. */
@@ -36,6 +77,36 @@ describe.each(FRAMEWORKS)('serviceGuard in %s', (framework) => {
     await server?.close();
     server = undefined;
   });
+
+  it.each(Object.keys(HEADERS) as (keyof typeof HEADERS)[])(
+    'sends the %s rate limit headers on every response, and 429 with the exact Retry-After past the limit',
+    async (version) => {
+      const clock = new ManualClock();
+      const limiter = new KeyedRateLimiter({ limit: 2, period: 60_000, clock });
+      const guard = serviceGuard({ rateLimit: { limiter, headers: version, legacyHeaders: true } });
+      server = await serveGuarded(framework, guard);
+      const [first, refused] = HEADERS[version];
+      const names = [...Object.keys(first), ...Object.keys(LEGACY[0]!)];
+      const ok = await fetch(`${server.url}/work`);
+      expect(ok.status).toBe(200);
+      expect(picked(ok, names)).toEqual({ ...first, ...LEGACY[0] });
+      expect((await fetch(`${server.url}/work`)).status).toBe(200);
+      const res = await fetch(`${server.url}/work`);
+      expect(res.status).toBe(429);
+      expect(picked(res, names)).toEqual({ ...refused, ...LEGACY[1] });
+      expect(res.headers.get('retry-after')).toBe('30');
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(await res.json()).toEqual({
+        type: 'https://iana.org/assignments/http-problem-types#quota-exceeded',
+        title: 'Request cannot be satisfied as assigned quota has been exceeded',
+        status: 429,
+        'violated-policies': ['2-in-1min'],
+      });
+      expect(server.probe.runs).toBe(2);
+      clock.advance(30_000);
+      expect((await fetch(`${server.url}/work`)).status).toBe(200);
+    },
+  );
 
   it('runs the handler in a request context with the inbound deadline, capped, and criticality', async () => {
     const guard = serviceGuard({ deadline: { max: 5_000 } });
