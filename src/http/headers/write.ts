@@ -8,7 +8,7 @@ import { OptionsError } from '../../errors/OptionsError.js';
  * - `'draft-7'`: `RateLimit-Policy: 100;w=60` and `RateLimit: limit=100, remaining=50, reset=30`;
  * - `'draft-8'`: structured fields, `RateLimit-Policy: "name";q=100;w=60` and
  *   `RateLimit: "name";r=50;t=30` (drafts -08 to -10);
- * - `'draft-12'`: the same syntax, `t` being the effective window of drafts -11 and -12;
+ * - `'draft-12'`: the same syntax, that of draft -11, where `t` became the effective window;
  * - `'latest'`: the newest draft supported, today `'draft-12'`;
  * - `'legacy'`: `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`, the reset
  *   in seconds from now (not an epoch time).
