@@ -21,11 +21,12 @@ import {
 } from '../protocol/step.js';
 import { noteCodeBuilt } from '../telemetry/codeBuilt.js';
 import { keyError } from '../validation/validate.js';
+import { Ask, DecideAsk } from './asks.js';
 import { keepLatest } from './boundedMaps.js';
 import { LocalFallback } from './LocalFallback.js';
 import { type Lease, leaseAfter, permitsToAsk } from './leases.js';
 import { type PermitWaiter, PermitWaits } from './PermitWaits.js';
-import { type DecisionTarget, GcraRequest, RedisGcraStore } from './RedisGcraStore.js';
+import { GcraRequest, RedisGcraStore } from './RedisGcraStore.js';
 import {
   type RedisRateLimiterOptions,
   redisRateLimiterDefaults,
@@ -56,57 +57,6 @@ export interface RedisRateLimiterStats {
   readonly fallbackDecisions: number;
   /** False from the switch to `onStoreFailure` until Redis answers again. */
   readonly storeAvailable: boolean;
-}
-
-/**
- * One decision sent to Redis: the store hands it the outcome, and it settles the call's
- * promise, with no promise of the store's own between them. `answer` makes the call's value
- * from the wait (ms, 0 when admitted) and Redis's decision (undefined when it fell back).
- */
-abstract class Asked<T> implements DecisionTarget {
-  constructor(
-    protected readonly limiter: RedisRateLimiter,
-    protected readonly key: string,
-    private readonly permits: number,
-    private readonly sent: number,
-    private readonly probe: boolean,
-    private readonly resolve: (value: T) => void,
-    private readonly reject: (error: unknown) => void,
-  ) {}
-
-  decided(decision: GcraDecision): void {
-    const wait = this.limiter.decided(this.key, this.permits, this.sent, decision);
-    this.resolve(this.answer(wait, decision));
-  }
-
-  failed(error: unknown): void {
-    let wait: number;
-    try {
-      wait = this.limiter.failed(this.key, this.permits, this.sent, this.probe, error);
-    } catch (e) {
-      this.reject(e);
-      return;
-    }
-    this.resolve(this.answer(wait, undefined));
-  }
-
-  protected abstract answer(wait: number, decision: GcraDecision | undefined): T;
-}
-
-/** One `tryAcquire`: its value is the wait. */
-class Ask extends Asked<number> {
-  protected answer(wait: number): number {
-    return wait;
-  }
-}
-
-/** One `decide`: its value is the whole decision, Redis's or the fallback's. */
-class DecideAsk extends Asked<RateLimitDecision> {
-  protected answer(wait: number, decision: GcraDecision | undefined): RateLimitDecision {
-    return decision !== undefined
-      ? this.limiter.sharedDecision(decision)
-      : this.limiter.fallbackDecision(this.key, wait, this.limiter.clock.now());
-  }
 }
 
 /** A call through a pipeline waiting at the limiter for its permit. */
