@@ -10,12 +10,14 @@
  * 10 connections, no pipelining), so it never shares the measured server's event loop; the
  * scenario is not pinned, so the two can run on two cores. The rows of one framework take
  * slices of 1 s in turn (the order rotated and reversed each round), so a machine whose speed
- * drifts weighs on all of them alike (after a warm-up of one slice each). A slice with an error, a timeout or a status other than
- * 2xx fails the run: every request must have been admitted. The rate-limited rows report
- * `rateLimitHeaders`: 1 when their first answer carried the `RateLimit` field, 0 when not.
+ * drifts weighs on all of them alike (after a warm-up of one slice each). A slice with an
+ * error or a timeout fails the run; answers other than 2xx (refusals: no row should refuse, its
+ * limits are never reached) are counted (`refusedPer1000`) and left out of the requests per
+ * second. The rate-limited rows report `rateLimitHeaders`: 1 when their first answer carried
+ * the `RateLimit` field, 0 when not.
  *
- * `nsPerOp` is the wall time per request (1e9 / requests per second), its spread the slowest and
- * fastest slices; under `memory`: `requestsPerSecond`, the median slice's `p50Ms` / `p99Ms`
+ * `nsPerOp` is the wall time per answered request (1e9 / requests per second), its spread the
+ * slowest and fastest slices; under `memory`: `requestsPerSecond`, the median slice's `p50Ms` / `p99Ms`
  * (autocannon's latencies), and for the guarded rows `throughputLossPct`, the requests per second
  * lost against the bare route of the same framework. `bytesPerOp` is what this process (the
  * server) allocates per request, from its heap before and after a batch of requests with no
@@ -107,15 +109,18 @@ function nodeApp(wrap) {
   return nodeServer(wrap === undefined ? handler : wrap(handler));
 }
 
-/** One load of `durationMs` (or `amount` requests) on `url`, every request answered with 2xx. */
+/**
+ * One load of `durationMs` (or `amount` requests) on `url`, with `answered`: the requests
+ * answered with 2xx. An error or a timeout fails the run.
+ */
 async function run(url, loadOptions) {
   const r = await (await load()).run({ url, connections: CONNECTIONS, ...loadOptions });
-  if (r.errors !== 0 || r.timeouts !== 0 || r.non2xx !== 0 || r.requests === 0) {
+  if (r.errors !== 0 || r.timeouts !== 0 || r.requests === r.non2xx) {
     throw new Error(
       `${url}: ${r.requests} requests, ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} not 2xx`,
     );
   }
-  return r;
+  return { ...r, answered: r.requests - r.non2xx };
 }
 
 /**
@@ -141,16 +146,24 @@ async function measureGroup(specs, quick) {
     const sliceMs = 1_000;
     const rounds = quick ? 1 : 4;
     if (!quick) for (const s of servers) await run(s.url, { durationMs: sliceMs });
-    const sums = servers.map(() => ({ requests: 0, elapsedMs: 0, slices: [], p50: [], p99: [] }));
+    const sums = servers.map(() => ({
+      answered: 0,
+      refused: 0,
+      elapsedMs: 0,
+      slices: [],
+      p50: [],
+      p99: [],
+    }));
     for (let round = 0; round < rounds; round++) {
       const order = servers.map((_, i) => (i + round) % servers.length);
       if (round % 2 === 1) order.reverse();
       for (const i of order) {
         const r = await run(servers[i].url, { durationMs: sliceMs });
         const sum = sums[i];
-        sum.requests += r.requests;
+        sum.answered += r.answered;
+        sum.refused += r.non2xx;
         sum.elapsedMs += r.elapsedMs;
-        sum.slices.push((r.elapsedMs * 1e6) / r.requests);
+        sum.slices.push((r.elapsedMs * 1e6) / r.answered);
         sum.p50.push(r.p50Ms);
         sum.p99.push(r.p99Ms);
       }
@@ -160,12 +173,13 @@ async function measureGroup(specs, quick) {
       const batch = (amount) => run(s.url, { amount }).then((r) => r.requests);
       bytes.push(await serverAllocation(batch, quick ? 100 : 1_000, quick ? 1 : 3));
     }
-    const rps = sums.map((s) => (s.requests * 1_000) / s.elapsedMs);
+    const rps = sums.map((s) => (s.answered * 1_000) / s.elapsedMs);
     return sums.map((s, i) => {
-      const nsPerOp = (s.elapsedMs * 1e6) / s.requests;
+      const nsPerOp = (s.elapsedMs * 1e6) / s.answered;
       const memory = {
         connections: CONNECTIONS,
         requestsPerSecond: rps[i],
+        refusedPer1000: (s.refused * 1_000) / (s.answered + s.refused),
         p50Ms: median(s.p50),
         p99Ms: median(s.p99),
       };
@@ -177,7 +191,7 @@ async function measureGroup(specs, quick) {
         nsMin: Math.min(nsPerOp, ...s.slices),
         nsMax: Math.max(nsPerOp, ...s.slices),
         ...bytes[i],
-        calls: s.requests,
+        calls: s.answered,
         memory,
       };
     });
@@ -298,7 +312,8 @@ export function reading({ get }) {
     let s =
       `${framework}: the bare route answers ${rps(bare)}, behind the service guard ${rps(bw)} ` +
       `(${share(bw, bare)}, ${Math.round(bw.overheadBytes)} B more allocated per request` +
-      `${bw.rateLimitHeaders === 0 ? '; this build sent no `RateLimit` header' : ''})`;
+      `${bw.rateLimitHeaders === 0 ? '; this build sent no `RateLimit` header' : ''}` +
+      `${bw.refusedPer1000 > 0 ? `; it refused ${bw.refusedPer1000} per 1,000 requests` : ''})`;
     const [library, variant] = peers[framework] ?? [];
     const peer = library && get(S, library, variant);
     if (peer) {
