@@ -14,6 +14,14 @@ export {
   runWithRequestContext,
 } from './context/requestContext.js';
 export {
+  type Dispatch,
+  type DispatchController,
+  type DispatchHandler,
+  type DispatchOptions,
+  type ProtectedDispatchInterceptor,
+  protectedDispatch,
+} from './fetch/dispatchInterceptor.js';
+export {
   FetchErrorCode,
   HttpStatusError,
   PushbackTooLongError,

@@ -1,11 +1,6 @@
-import { UsageError } from '../../errors/OptionsError.js';
 import type { ExecutionContext } from '../../pipeline/context.js';
-import type { Pipeline } from '../../pipeline/Pipeline.js';
-import type { AttemptFailure, Pushback } from '../../policies/shared/pushback.js';
-import { KeyedInstances } from '../../registry/KeyedInstances.js';
-import { duration } from '../../validation/validate.js';
 import { requestContext } from '../context/requestContext.js';
-import { readPushback } from '../headers/parse.js';
+import { type CallState, FetchEngine } from './engine.js';
 import { HttpStatusError, PushbackTooLongError } from './errors.js';
 import {
   type FetchFunction,
@@ -13,7 +8,7 @@ import {
   type ResolvedFetchOptions,
   resolveFetchOptions,
 } from './options.js';
-import { OriginPolicies, type OriginStats, originKind } from './origin.js';
+import type { OriginStats } from './origin.js';
 import {
   type FetchInput,
   type Outgoing,
@@ -32,22 +27,16 @@ export interface ProtectedFetch {
   dispose(): void;
 }
 
-/** One call: its attempts' responses, and what the pushback decided. */
+/** One call: its attempts and their responses. */
 class Call {
   /** Attempts started. */
   attempts = 0;
   /** Set once the call settled: a response that comes later is released at once. */
   done = false;
   readonly responses: Response[] = [];
-  /** A pushback longer than the call may wait, on the response that asked for it. */
-  pushback:
-    | { readonly response: Response; readonly wait: number; readonly allowed: number }
-    | undefined;
-
   constructor(
     readonly out: Outgoing,
-    /** When the call must end, on the clock's scale. */
-    readonly deadline: number,
+    readonly state: CallState,
     /** The caller's and the request context's signals: they still cancel a body being read. */
     readonly keep: AbortSignal | undefined,
     readonly criticality: string | undefined,
@@ -88,58 +77,35 @@ function keptSignal(signal: AbortSignal | null | undefined): AbortSignal | undef
  */
 export function protectedFetch(options?: ProtectedFetchOptions): ProtectedFetch {
   const o = resolveFetchOptions(options);
-  const { clock } = o;
-  const byResponse = new WeakMap<Response, Call>();
-
-  const retryAfter = (failure: AttemptFailure<Response>): Pushback => {
-    const response = failure.result;
-    if (response === undefined) return undefined;
-    const wait = readPushback(response);
-    if (typeof wait !== 'number') return wait;
-    const call = byResponse.get(response);
-    const allowed = Math.min(
-      o.maxDelay,
-      call === undefined ? Infinity : call.deadline - clock.now(),
-    );
-    if (wait <= allowed) return wait;
-    if (call !== undefined) call.pushback = { response, wait, allowed };
-    return false;
-  };
-
-  // The policies of one origin, validated now by building (and dropping) a first set.
-  const make = (origin: string) => new OriginPolicies(origin, o, retryAfter);
-  make('http://validation.invalid').dispose();
-  const origins = new KeyedInstances(originKind(make), clock, o.maxOrigins, o.originIdleTimeout);
-  let disposed = false;
+  const engine = new FetchEngine(o);
 
   const call = async (input: FetchInput, init?: ProtectedInit): Promise<Response> => {
-    if (disposed) throw new UsageError('This protected fetch was disposed');
-    const own =
-      init?.timeout === undefined ? Infinity : duration(init.timeout, 'timeout', Infinity, 0);
     const out = outgoing(input, init);
     const fetchImpl: FetchFunction = o.fetch ?? globalThis.fetch;
     if (out.origin === undefined) return fetchImpl(input, init as RequestInit);
-    const policies = origins.get(out.origin);
-    const pipeline = choose(policies, out, init, o);
-    const context = requestContext();
-    const timeLeft = Math.min(
-      o.timeout,
-      own,
-      context === undefined ? Infinity : Math.max(0, context.deadline - performance.now()),
-    );
+    const begun = engine.begin({
+      origin: out.origin,
+      method: out.method,
+      hasIdempotencyKey: out.headers.has('idempotency-key'),
+      replayable: out.replayable,
+      idempotent: init?.idempotent,
+      retry: init?.retry,
+      timeout: init?.timeout,
+    });
+    const { policies, state } = begun;
     const c = new Call(
       out,
-      clock.now() + timeLeft,
+      state,
       keptSignal(init?.signal),
-      init?.criticality ?? context?.criticality,
-      pipeline === policies.hedged && policies.hedge !== undefined,
+      init?.criticality ?? requestContext()?.criticality,
+      begun.hedged,
     );
-    const attempt = (ctx: ExecutionContext) => send(c, ctx, fetchImpl, byResponse, o);
+    const attempt = (ctx: ExecutionContext) => send(c, ctx, fetchImpl, engine, o);
     policies.active++;
     let response: Response;
     try {
-      response = await pipeline.execute(attempt, {
-        timeout: Math.min(o.timeout, own),
+      response = await begun.pipeline.execute(attempt, {
+        timeout: begun.timeout,
         ...(init?.signal ? { signal: init.signal } : {}),
         ...(init?.criticality === undefined ? {} : { criticality: init.criticality }),
       });
@@ -152,7 +118,7 @@ export function protectedFetch(options?: ProtectedFetchOptions): ProtectedFetch 
     }
     c.done = true;
     c.releaseAll(response);
-    const pushback = c.pushback;
+    const pushback = state.pushback;
     if (pushback !== undefined && pushback.response === response) {
       throw new PushbackTooLongError(response, out.url, pushback.wait, pushback.allowed);
     }
@@ -162,39 +128,14 @@ export function protectedFetch(options?: ProtectedFetchOptions): ProtectedFetch 
     return response;
   };
 
-  function stats(origin: string | URL): OriginStats | undefined;
-  function stats(): OriginStats[];
-  function stats(origin?: string | URL): OriginStats | OriginStats[] | undefined {
-    if (origin === undefined) {
-      const all: OriginStats[] = [];
-      origins.forEachLive((_, p) => all.push(p.stats()));
-      return all;
-    }
-    const key = new URL(String(origin)).origin;
-    return origins.peek(key)?.stats();
-  }
-  const dispose = (): void => {
-    disposed = true;
-    origins.clear();
-  };
-  const fetch2 = Object.assign(call, { stats, dispose }) as ProtectedFetch;
+  const dispose = (): void => engine.dispose();
+  const fetch2 = Object.assign(call, {
+    stats: engine.stats.bind(engine),
+    dispose,
+  }) as ProtectedFetch;
   const disposeSymbol = (Symbol as { dispose?: symbol }).dispose;
   if (disposeSymbol !== undefined) Object.defineProperty(fetch2, disposeSymbol, { value: dispose });
   return fetch2;
-}
-
-/** Which of the origin's pipelines a request takes: retried (and hedged) only when safe to repeat. */
-function choose(
-  p: OriginPolicies,
-  out: Outgoing,
-  init: ProtectedInit | undefined,
-  o: ResolvedFetchOptions,
-): Pipeline<Response> {
-  const idempotent =
-    init?.idempotent ??
-    (o.idempotent || o.methods.has(out.method) || out.headers.has('idempotency-key'));
-  if (!idempotent || init?.retry === false || !out.replayable) return p.once;
-  return p.hedged;
 }
 
 /** One attempt: the request with the time left and criticality in its headers. */
@@ -202,7 +143,7 @@ async function send(
   c: Call,
   ctx: ExecutionContext,
   fetchImpl: FetchFunction,
-  byResponse: WeakMap<Response, Call>,
+  engine: FetchEngine,
   o: ResolvedFetchOptions,
 ): Promise<Response> {
   c.attempts++;
@@ -243,6 +184,6 @@ async function send(
       : new DOMException('The call already settled', 'AbortError');
   }
   c.responses.push(response);
-  byResponse.set(response, c);
+  engine.track(response, c.state);
   return response;
 }

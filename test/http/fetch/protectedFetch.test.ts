@@ -341,6 +341,17 @@ describe('protectedFetch: what the breaker counts', () => {
   });
 });
 
+describe('protectedFetch: a retry the breaker refuses', () => {
+  it('ends with the refusal, the failed responses before it released', async () => {
+    const server = await serve(() => ({ status: 500, body: 200 }));
+    const f = quick({ breaker: { consecutiveFailures: 2 } });
+    const error = await f(server.url).catch((e: unknown) => e);
+    expect((error as { code: string }).code).toBe(ErrorCode.CircuitOpen);
+    expect(server.requests).toHaveLength(2);
+    await expect.poll(() => server.requests.every((r) => r.aborted)).toBe(true);
+  });
+});
+
 describe('protectedFetch: inputs and lifetime', () => {
   it('takes a Request, its method, headers and body', async () => {
     const server = await serve(() => ({ status: 503 }));
@@ -358,6 +369,15 @@ describe('protectedFetch: inputs and lifetime', () => {
     ]).toEqual(['PUT', '7', 'from request']);
     await quick()(new Request(server.url, { headers: { 'x-id': '8' } }));
     expect(server.requests.slice(1).map((r) => r.headers['x-id'])).toEqual(['8', '8', '8']);
+  });
+
+  it("wraps undici's fetch as well as the global one", async () => {
+    const undici = await import('undici');
+    const server = await serve((_, i) => ({ status: i === 0 ? 503 : 200, body: 'via undici' }));
+    const f = quick({ fetch: undici.fetch as unknown as ProtectedFetchOptions['fetch'] });
+    const res = await f(server.url);
+    expect(await res.text()).toBe('via undici');
+    expect(server.requests).toHaveLength(2);
   });
 
   it("lets the caller's signal abort a body being read", async () => {
