@@ -110,12 +110,17 @@ export async function serveGuarded(
       server.listening ? resolve() : server.once('listening', () => resolve()),
     );
   }
-  if (!server.listening)
+  return { probe, ...(await onLoopback(server)) };
+}
+
+/** `server` listening on 127.0.0.1 (on a free port unless it listens already), and its closer. */
+export async function onLoopback(server: Server): Promise<{ url: string; close(): Promise<void> }> {
+  if (!server.listening) {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  }
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    probe,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -105,15 +105,18 @@ export class GuardCore {
     const p: Pending = { signal, deadline, criticality: this.criticalityOf(req), proceed, refuse };
     const rate = this.rate;
     if (rate === undefined) return this.admit(p, NO_HEADERS);
-    let decision: RateLimitDecision | PromiseLike<RateLimitDecision>;
+    let key: string | undefined;
+    let decision: RateLimitDecision | PromiseLike<RateLimitDecision> | undefined;
     try {
-      const key = rate.key === undefined ? (clientKey(req.ip) ?? UNKNOWN_CLIENT) : rate.key(req);
-      if (key === undefined) return this.admit(p, NO_HEADERS);
-      decision = rate.limiter.decide(key, rate.cost === undefined ? 1 : rate.cost(req));
+      key = rate.key === undefined ? (clientKey(req.ip) ?? UNKNOWN_CLIENT) : rate.key(req);
+      if (key !== undefined) {
+        decision = rate.limiter.decide(key, rate.cost === undefined ? 1 : rate.cost(req));
+      }
     } catch {
       return this.storeFailed(p);
     }
-    if (typeof (decision as PromiseLike<unknown>).then === 'function') {
+    if (key === undefined) this.admit(p, NO_HEADERS);
+    else if (typeof (decision as PromiseLike<unknown> | null)?.then === 'function') {
       (decision as PromiseLike<RateLimitDecision>).then(
         (d) => this.decided(p, d),
         () => this.storeFailed(p),
@@ -131,7 +134,7 @@ export class GuardCore {
     try {
       if (!d.degraded) headers = this.fields!.of(d);
     } catch {
-      // A store of the user's that decided something the headers cannot carry (NaN, < 0).
+      // A store of the user's that decided nothing, or what the headers cannot carry (NaN, < 0).
     }
     if (headers === undefined) this.storeFailed(p);
     else if (d.allowed) this.admit(p, headers);

@@ -28,13 +28,18 @@ export interface NodeResponseLike {
 class NodeInbound implements InboundRequest {
   constructor(
     readonly raw: NodeRequestLike,
-    readonly ip: string | undefined,
+    /** Where the framework keeps the client's address (Express' `req`, Fastify's request). */
+    private readonly ipSource: { readonly ip?: string } | undefined,
   ) {}
   get method(): string {
     return this.raw.method ?? 'GET';
   }
   get url(): string {
     return this.raw.url ?? '/';
+  }
+  /** Read only when asked: Express computes `req.ip` from the proxy headers on every read. */
+  get ip(): string | undefined {
+    return this.ipSource?.ip ?? this.raw.socket?.remoteAddress;
   }
   header(name: string): string | undefined {
     const value = this.raw.headers[name];
@@ -94,7 +99,7 @@ export function nodeAdapter<Req extends NodeRequestLike, Res extends NodeRespons
   return (req, res) => {
     const { signal, ended } = watch(res);
     core.handle(
-      new NodeInbound(req, req.socket?.remoteAddress),
+      new NodeInbound(req, undefined),
       signal,
       (headers) => {
         setHeaders(res, headers);
@@ -125,7 +130,7 @@ export function connectAdapter(core: GuardCore): ConnectMiddleware {
   return (req, res, next) => {
     const { signal, ended } = watch(res);
     core.handle(
-      new NodeInbound(req, req.ip ?? req.socket?.remoteAddress),
+      new NodeInbound(req, req),
       signal,
       (headers) => {
         setHeaders(res, headers);
@@ -137,7 +142,7 @@ export function connectAdapter(core: GuardCore): ConnectMiddleware {
   };
 }
 
-/** The parts of a Fastify 5 instance, request and reply the guard uses. */
+/** The parts of a Fastify 5 instance (and its request) the guard uses. */
 export interface FastifyLike {
   addHook(
     name: 'onRequest',
@@ -148,6 +153,7 @@ export interface FastifyLike {
     ) => void,
   ): unknown;
 }
+/** The parts of a Fastify 5 reply the guard uses. */
 export interface FastifyReplyLike {
   readonly raw: NodeResponseLike;
   header(name: string, value: string): unknown;
@@ -168,7 +174,7 @@ export function fastifyAdapter(core: GuardCore): FastifyPlugin {
     instance.addHook('onRequest', (request, reply, hookDone) => {
       const { signal, ended } = watch(reply.raw);
       core.handle(
-        new NodeInbound(request.raw, request.ip ?? request.raw.socket?.remoteAddress),
+        new NodeInbound(request.raw, request),
         signal,
         (headers) => {
           for (const [name, value] of headers) reply.header(name, value);

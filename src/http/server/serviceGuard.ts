@@ -68,7 +68,7 @@ export interface ServiceGuard {
  * @example
  * ```ts
  * const guard = serviceGuard({
- *   rateLimit: { limiter: new KeyedRateLimiter({ rate: 100, interval: 60_000 }) },
+ *   rateLimit: { limiter: new KeyedRateLimiter({ limit: 100, period: 60_000 }) },
  *   concurrency: true,
  *   shedding: true,
  * });

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type RateLimitStore,
@@ -7,8 +7,9 @@ import {
   type ServiceGuardOptions,
   serviceGuard,
 } from '../../../src/http/index.js';
-import { adaptiveLimit, OptionsError } from '../../../src/index.js';
+import { adaptiveLimit, KeyedRateLimiter, OptionsError } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
+import { onLoopback } from '../../support/guarded-servers.js';
 
 const allowed = {
   allowed: true,
@@ -106,6 +107,18 @@ describe('serviceGuard', () => {
     },
   );
 
+  it.each([
+    ['nothing', undefined],
+    ['a promise of nothing', Promise.resolve(undefined)],
+    ['a remaining count of NaN', { ...allowed, remaining: Number.NaN }],
+  ])('takes a store that decides %s for a failed one', async (_what, decision) => {
+    const limiter = { decide: () => decision } as unknown as RateLimitStore;
+    const open = serviceGuard({ rateLimit: { limiter } });
+    const closed = serviceGuard({ rateLimit: { limiter, onStoreError: 'closed' } });
+    expect((await open.fetch(ok)(new Request('http://service/'))).status).toBe(200);
+    expect((await closed.fetch(ok)(new Request('http://service/'))).status).toBe(503);
+  });
+
   it('keys requests by the function given, and lets a request through unlimited when it gives no key', async () => {
     const keys: string[] = [];
     const guard = serviceGuard({
@@ -172,6 +185,18 @@ describe('serviceGuard', () => {
     expect(seen!.signal?.aborted).toBe(true);
   });
 
+  it("hands the response's status code to the adaptive limit's handleResult", async () => {
+    const limit = adaptiveLimit<number>({ handleResult: (status) => status >= 500 });
+    const guard = serviceGuard({ concurrency: limit });
+    let status = 200;
+    const handler = guard.fetch(() => new Response(null, { status }));
+    await handler(new Request('http://service/'));
+    status = 502;
+    await handler(new Request('http://service/'));
+    await until(() => limit.inFlight === 0);
+    expect(limit.stats().samples).toMatchObject({ answered: 1, dropped: 1 });
+  });
+
   it('does not run the handler of a client that left while the store decided', async () => {
     let decide!: (d: typeof allowed) => void;
     const guard = serviceGuard({
@@ -229,29 +254,50 @@ describe('serviceGuard', () => {
     ]);
   });
 
-  describe('node(handler)', () => {
-    let server: Server | undefined;
+  describe('on a loopback server', () => {
+    const servers: { close(): Promise<void> }[] = [];
     afterEach(async () => {
-      server?.closeAllConnections();
-      await new Promise((resolve) => server?.close(resolve));
-      server = undefined;
+      for (const s of servers.splice(0)) await s.close();
+    });
+    const serve = async (server: Server) => {
+      const served = await onLoopback(server);
+      servers.push(served);
+      return served.url;
+    };
+
+    it("keys requests by Express' req.ip, which reads X-Forwarded-For with trust proxy", async () => {
+      const limiter = new KeyedRateLimiter({ limit: 1, period: 60_000, clock: new ManualClock() });
+      const app = express();
+      app.set('trust proxy', true);
+      app.use(serviceGuard({ rateLimit: { limiter } }).connect);
+      app.get('/', (_req, res) => {
+        res.send('ok');
+      });
+      const url = await serve(createServer(app));
+      const from = (client: string) =>
+        fetch(url, { headers: { 'x-forwarded-for': client } }).then((r) => r.status);
+      expect(await from('203.0.113.1')).toBe(200);
+      expect(await from('203.0.113.1')).toBe(429);
+      expect(await from('2001:db8:1:2ab::1')).toBe(200);
+      expect(await from('2001:db8:1:2cd::1')).toBe(429); // the same /56
+      expect(await from('203.0.113.2')).toBe(200);
     });
 
-    it('answers 500 to a handler that throws or rejects, and hands its error to onError', async () => {
+    it('node(handler) answers 500 to a handler that throws or rejects, and hands its error to onError', async () => {
       const errors: unknown[] = [];
       const guard = serviceGuard();
-      server = createServer(
-        guard.node(
-          async (req) => {
-            if (req.url === '/throw') throw new Error('sync');
-            await Promise.resolve();
-            throw new Error('async');
-          },
-          (e) => errors.push((e as Error).message),
+      const url = await serve(
+        createServer(
+          guard.node(
+            async (req) => {
+              if (req.url === '/throw') throw new Error('sync');
+              await Promise.resolve();
+              throw new Error('async');
+            },
+            (e) => errors.push((e as Error).message),
+          ),
         ),
       );
-      await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       expect((await fetch(`${url}/throw`)).status).toBe(500);
       expect((await fetch(`${url}/reject`)).status).toBe(500);
       expect(errors).toEqual(['sync', 'async']);

@@ -74,6 +74,21 @@ describe('eventLoopLoad', () => {
     signal.dispose();
   });
 
+  it("reads this process's event loop when given no source: a loop blocked for 300 ms asks at once for the share of the excess", async () => {
+    const signal = eventLoopLoad({ interval: 20, maxLag: 30, maxUtilization: 1 });
+    expect(signal.level()).toBe(0); // starts sampling
+    const until = performance.now() + 300;
+    while (performance.now() < until) {
+      // Blocks the loop: its delay (and the sampling timer's lateness) is at least 300 ms.
+    }
+    while (signal.level() === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    // About 300 ms late against 30: nearly 9/10 at the first sample (a step would be 0.1), and
+    // at most half a step less a sample after it; falling below 0.5 would take 8 samples.
+    expect(signal.level()).toBeGreaterThan(0.5);
+    expect(signal.describe?.()).toMatch(/\d+ ms late/);
+    signal.dispose();
+  });
+
   it('never asks for more than maxLevel', async () => {
     const clock = new ManualClock();
     const { signal, sample } = controlled(clock, { maxLevel: 0.25, step: 0.2 });
