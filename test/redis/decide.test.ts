@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { KeyedRateLimiter, type RateLimitDecision } from '../../src/index.js';
 import type { StoreFailureMode } from '../../src/redis/index.js';
 import { ManualClock } from '../../src/testing/index.js';
+import { sleep } from '../support/async.js';
 import { clients, limitersForEachTest } from '../support/redis-clients.js';
 import { describeRedis } from '../support/redis-server.js';
 import { onClockTime } from '../support/redis-time.js';
@@ -149,6 +150,24 @@ describeRedis('RedisRateLimiter.decide', (redis) => {
         { seed: 29, numRuns: 30 },
       );
       expect(leasing.stats().leasedAdmissions).toBeGreaterThan(0);
+    });
+
+    it('decides degraded while Redis is down, and from Redis again once it answers', async () => {
+      const l = limiter({ limit: 10, period: 10 * MINUTE, probeInterval: 20, timeout: 5_000 });
+      expect(await l.decide('k')).toMatchObject({ degraded: false, remaining: 9 });
+      await redis().kill();
+      expect(await l.decide('k')).toMatchObject({ allowed: true, degraded: true });
+      await redis().restart();
+      // Bounded by a stalled machine's worst, not by its speed: the loop ends at the first answer.
+      const until = performance.now() + 10_000;
+      let d = await l.decide('k');
+      while (d.degraded && performance.now() < until) {
+        await sleep(10);
+        d = await l.decide('k');
+      }
+      // The restarted server is empty: the key starts again from idle.
+      expect(d).toMatchObject({ allowed: true, degraded: false, remaining: 9 });
+      expect(l.storeAvailable).toBe(true);
     });
 
     describe.each<[StoreFailureMode, Partial<RateLimitDecision>]>([
