@@ -1,7 +1,7 @@
 /**
  * What the HTTP scenarios (http-fetch, http-server) share: the processes they start beside the
  * measured one (the dependency the fetch rows call, the load generator of the server rows),
- * slices of two rows taken in turn, and the configuration of every HTTP row, breakwater's and
+ * slices of rows taken in turn, and the configuration of every HTTP row, breakwater's and
  * the peers', whose source the doc prints (keep option values literal in the factories).
  *
  * The frameworks and peers are passed in as modules, never imported here: peers.mjs lists these
@@ -161,40 +161,46 @@ export function medianInterval(values) {
 }
 
 /**
- * Times `ops[0]` (the bare call) and `ops[1]` in slices of the same number of calls taken in
- * turn (the order swapped every pair, ABBA), so drift of a busy machine weighs on both alike,
- * and takes the difference of each pair. Pairs are added until the 95 % interval of the median
- * difference is at most `width` ns wide (and `minMs` has passed), or `maxMs` has passed.
+ * Times `ops[0]` (the bare call) and the other ops in slices of the same number of calls taken
+ * in turn (the order rotated every round and reversed every other one), so drift of a busy
+ * machine weighs on all alike, and takes each op's difference from the bare slice of the same
+ * round. Rounds are added until the 95 % interval of every op's median difference is at most
+ * `width` ns wide (and `minMs` has passed), or `maxMs` has passed.
  */
 export async function alternatingSlices(ops, { warmMs, sliceMs, minMs, maxMs, width }) {
   const loops = ops.map(() => compileLoop());
   let estimate = 0;
-  for (let k = 0; k < 2; k++) {
+  for (const [k, op] of ops.entries()) {
     let calls = 0;
     const t0 = performance.now();
     while (performance.now() - t0 < warmMs) {
-      await loops[k](ops[k], 16);
+      await loops[k](op, 16);
       calls += 16;
       await tick();
     }
     if (k === 0) estimate = ((performance.now() - t0) * 1e6) / calls;
   }
   const n = Math.max(4, Math.round((sliceMs * 1e6) / estimate));
-  const slices = [[], []];
-  const diffs = [];
+  const slices = ops.map(() => []);
+  const diffs = ops.map(() => []);
+  const narrow = (d) => {
+    const [lo, hi] = medianInterval(d);
+    return hi - lo <= width;
+  };
   const t0 = performance.now();
-  for (let pair = 0; ; pair++) {
-    const order = pair % 2 === 0 ? [0, 1] : [1, 0];
-    const ns = [0, 0];
+  for (let round = 0; ; round++) {
+    const order = ops.map((_, i) => (i + round) % ops.length);
+    if (round % 2 === 1) order.reverse();
+    const ns = [];
     for (const k of order) ns[k] = await timed(loops[k], ops[k], n);
-    slices[0].push(ns[0]);
-    slices[1].push(ns[1]);
-    diffs.push(ns[1] - ns[0]);
+    for (const [k, x] of ns.entries()) {
+      slices[k].push(x);
+      if (k > 0) diffs[k].push(x - ns[0]);
+    }
     const elapsed = performance.now() - t0;
     if (elapsed >= maxMs) break;
-    if (elapsed < minMs || diffs.length < 8) continue;
-    const [lo, hi] = medianInterval(diffs);
-    if (hi - lo <= width) break;
+    if (elapsed < minMs || round < 8) continue;
+    if (diffs.slice(1).every(narrow)) break;
   }
   return { callsPerSlice: n, slices, diffs };
 }
@@ -271,7 +277,7 @@ export async function serverAllocation(load, amount, batches) {
 /** breakwater's protected fetch with the standard preset and no options. */
 export const bwProtectedFetch = ({ protectedFetch }) => protectedFetch();
 
-/** undici's own pool, without retries: the bare call the undici retry row is measured against. */
+/** undici's own pool, without retries: the bare call the undici rows are measured against. */
 export const undiciAgent = ({ Agent }) => new Agent();
 
 /**
@@ -280,6 +286,13 @@ export const undiciAgent = ({ Agent }) => new Agent();
  */
 export const undiciRetryAgent = ({ Agent, interceptors }) =>
   new Agent().compose(interceptors.retry({ maxRetries: 2 }));
+
+/**
+ * The protected fetch's engine (the same standard preset, no options) as an interceptor on
+ * undici's own pool.
+ */
+export const bwProtectedAgent = ({ Agent }, { protectedDispatch }) =>
+  new Agent().compose(protectedDispatch());
 
 /**
  * express-rate-limit per client IP (its default key) with the guard's rate, a million a second,
@@ -323,6 +336,7 @@ const src = (f) => f.toString().replace(/\s+/g, ' ');
 export function httpConfigs() {
   return [
     { library: 'breakwater', use: 'protected fetch', source: src(bwProtectedFetch) },
+    { library: 'breakwater', use: 'protected undici dispatcher', source: src(bwProtectedAgent) },
     { library: 'breakwater', use: 'service guard', source: src(bwServiceGuard) },
     { library: 'undici', use: 'pool of the bare undici fetch row', source: src(undiciAgent) },
     { library: 'undici', use: 'retry interceptor', source: src(undiciRetryAgent) },

@@ -2,25 +2,28 @@
  * The protected fetch (`protectedFetch()` of breakwater/http, the standard preset with no
  * options) against bare `fetch`, one GET after the other to a loopback node:http server that
  * answers 200 with a 2-byte body (http-target.mjs, in a process of its own: this process holds
- * the client alone, so its bytes are the client's). Each call reads the body. Beside them,
- * undici's retry interceptor (at most 2 retries) against undici's own fetch on a plain pool:
- * the one peer installed that retries a fetch in one call.
+ * the client alone, so its bytes are the client's). Each call reads the body. Beside them, on
+ * undici's own fetch and pool: undici's retry interceptor (at most 2 retries), the one peer
+ * installed that retries a fetch in one call, and breakwater's `protectedDispatch()`, the
+ * protected fetch's engine as an undici interceptor.
  *
  * The difference is a microsecond or two on a request of 50-150 µs, smaller than the drift of a
- * busy machine between two rows measured one after the other. So the two rows of a pair are
- * timed in slices of the same number of requests (about 40 ms, so that each holds a young-
- * generation collection or two rather than some none) taken in turn, the order swapped every
- * pair, and the overhead is the median of the pairs' differences, with its 95 % confidence
- * interval; pairs are added until that interval is at most 1 µs wide (or 25 s have passed, 8 s
- * for the undici pair). `nsPerOp` is the median slice, its spread the fastest and slowest
- * slices; the row's `overheadNs` is the median difference (not the difference of the medians),
- * `overheadLowNs` / `overheadHighNs` its interval (`spreadNs` its width), and `overheadMeanNs`
- * the mean difference (which, unlike the median, carries the rare slow slice: a collection the
- * extra bytes caused). Bytes are allocated bytes per request in this process (measure.mjs's
- * heap delta, no collection inside a batch).
+ * busy machine between two rows measured one after the other. So the rows of a group (the bare
+ * row first) are timed in slices of the same number of requests (about 40 ms, so that each
+ * holds a young-generation collection or two rather than some none) taken in turn, the order
+ * rotated every round and reversed every other one, and a row's overhead is the median of its
+ * differences from the bare slice of the same round, with its 95 % confidence interval; rounds
+ * are added until every interval is at most 1 µs wide (or 25 s have passed, 12 s for the undici
+ * group). `nsPerOp` is the median slice, its spread the fastest and slowest slices; the row's
+ * `overheadNs` is the median difference (not the difference of the medians), `overheadLowNs` /
+ * `overheadHighNs` its interval (`spreadNs` its width), and `overheadMeanNs` the mean
+ * difference (which, unlike the median, carries the rare slow slice: a collection the extra
+ * bytes caused). Bytes are allocated bytes per request in this process (measure.mjs's heap
+ * delta, no collection inside a batch).
  */
 import {
   alternatingSlices,
+  bwProtectedAgent,
   bwProtectedFetch,
   medianInterval,
   sliceFigures,
@@ -31,6 +34,7 @@ import {
 import { allocation, SETTINGS } from '../lib/measure.mjs';
 import { breakwaterModule, LIB } from '../lib/peers.mjs';
 import { fmtNs } from '../lib/report.mjs';
+import { median } from '../lib/stats.mjs';
 
 export const title = 'Protected fetch: overhead per request on loopback';
 export const order = 20;
@@ -40,8 +44,9 @@ export const memory = true;
 export const pinned = false;
 
 const http = await breakwaterModule('http/index.js').catch(() => ({}));
-const undici = await import('undici').catch(() => undefined);
+const undici = await import('undici');
 const hasProtectedFetch = typeof http.protectedFetch === 'function';
+const hasProtectedDispatch = typeof http.protectedDispatch === 'function';
 
 /** Libraries without a row here, and why. */
 export const notImplemented = [
@@ -65,8 +70,9 @@ const BARE_FETCH = 'fetch(url), body read';
 const BARE_UNDICI = 'undici fetch(url) on its own pool, body read';
 const PROTECTED = 'protectedFetch()(url), standard preset, body read';
 const UNDICI_RETRY = 'undici fetch(url), retry interceptor (2 retries), body read';
+const PROTECTED_DISPATCH = 'undici fetch(url), protectedDispatch() interceptor, body read';
 
-/** The budget of each slice pair's difference: its interval must end up narrower than this. */
+/** Slices are added until the interval of every row's difference is narrower than this. */
 const WIDTH_NS = 1_000;
 
 let target;
@@ -90,13 +96,27 @@ const getter = (fetch, url, init) => async () => {
   return response.text();
 };
 
+/** The figures of a row measured against the bare row (see the scenario's comment). */
+function overheadFigures(diffs, bareNs) {
+  const [lo, hi] = medianInterval(diffs);
+  const overheadNs = median(diffs);
+  return {
+    overheadNs,
+    overheadLowNs: lo,
+    overheadHighNs: hi,
+    spreadNs: hi - lo,
+    overheadPct: (overheadNs / bareNs) * 100,
+    overheadMeanNs: diffs.reduce((a, b) => a + b, 0) / diffs.length,
+  };
+}
+
 /**
- * Measures a pair (the bare row, then the other) in alternating slices, then the bytes each
+ * Measures a group of rows (the bare row first) in alternating slices, then the bytes each
  * allocates per request; one figure object per row.
  */
-async function measurePair(makeOps, quick, maxMs) {
+async function measureGroup(specs, quick, maxMs) {
   const url = await targetUrl();
-  const ops = await makeOps(url);
+  const ops = specs.map((spec) => spec.make(url));
   for (const op of ops) {
     const body = await op();
     if (body !== 'ok') throw new Error(`unexpected body ${JSON.stringify(body)}`);
@@ -115,23 +135,14 @@ async function measurePair(makeOps, quick, maxMs) {
     : { ...SETTINGS.full, allocTargetMs: 15, allocBatches: 5 };
   const bytes = [];
   for (const op of ops) bytes.push(await allocation(op, 'async', settings));
-  const bareNs = slices[0].reduce((a, b) => a + b, 0) / slices[0].length;
-  const [lo, hi] = medianInterval(diffs);
-  const overheadNs = diffs.slice().sort((a, b) => a - b)[diffs.length >> 1];
-  const requests = slices[0].length * callsPerSlice;
-  return [
-    sliceFigures(slices[0], callsPerSlice, bytes[0], { requests, pairs: diffs.length }),
-    sliceFigures(slices[1], callsPerSlice, bytes[1], {
-      requests,
-      pairs: diffs.length,
-      overheadNs,
-      overheadLowNs: lo,
-      overheadHighNs: hi,
-      spreadNs: hi - lo,
-      overheadPct: (overheadNs / bareNs) * 100,
-      overheadMeanNs: diffs.reduce((a, b) => a + b, 0) / diffs.length,
+  const bareNs = median(slices[0]);
+  const counts = { requests: slices[0].length * callsPerSlice, rounds: slices[0].length };
+  return ops.map((_, k) =>
+    sliceFigures(slices[k], callsPerSlice, bytes[k], {
+      ...counts,
+      ...(k > 0 ? overheadFigures(diffs[k], bareNs) : {}),
     }),
-  ];
+  );
 }
 
 const sound = (f) =>
@@ -142,15 +153,20 @@ const sound = (f) =>
 
 export function rows({ quick }) {
   const list = [];
-  /** Two rows measured together (see measurePair): the first to run measures both. */
-  const addPair = (bare, other, maxMs, makeOps) => {
+  /**
+   * Rows measured together against the first, the bare row (see measureGroup), for `maxMs` at
+   * most: the first to run measures them all.
+   */
+  const addGroup = (specs, maxMs) => {
     let results;
-    for (const [i, row] of [bare, other].entries()) {
+    for (const [i, spec] of specs.entries()) {
       list.push({
-        ...row,
+        library: spec.library,
+        variant: spec.variant,
+        baseline: spec.baseline,
         kind: 'memory',
         measure: async () => {
-          results ??= measurePair(makeOps, quick, maxMs);
+          results ??= measureGroup(specs, quick, maxMs);
           return (await results)[i];
         },
         check: sound,
@@ -158,36 +174,52 @@ export function rows({ quick }) {
     }
   };
   if (hasProtectedFetch) {
-    addPair(
-      { library: 'bare', variant: BARE_FETCH },
-      { library: LIB.breakwater, variant: PROTECTED, baseline: BARE_FETCH },
-      25_000,
-      (url) => [getter(fetch, url), getter(bwProtectedFetch(http), url)],
-    );
-  }
-  if (undici !== undefined) {
-    addPair(
-      { library: 'bare', variant: BARE_UNDICI },
-      { library: 'undici', variant: UNDICI_RETRY, baseline: BARE_UNDICI },
-      8_000,
-      (url) => [
-        getter(undici.fetch, url, { dispatcher: undiciAgent(undici) }),
-        getter(undici.fetch, url, { dispatcher: undiciRetryAgent(undici) }),
+    addGroup(
+      [
+        { library: 'bare', variant: BARE_FETCH, make: (url) => getter(fetch, url) },
+        {
+          library: LIB.breakwater,
+          variant: PROTECTED,
+          baseline: BARE_FETCH,
+          make: (url) => getter(bwProtectedFetch(http), url),
+        },
       ],
+      25_000,
     );
   }
+  const onPool = (dispatcher) => (url) => getter(undici.fetch, url, { dispatcher });
+  addGroup(
+    [
+      { library: 'bare', variant: BARE_UNDICI, make: onPool(undiciAgent(undici)) },
+      {
+        library: 'undici',
+        variant: UNDICI_RETRY,
+        baseline: BARE_UNDICI,
+        make: onPool(undiciRetryAgent(undici)),
+      },
+      ...(hasProtectedDispatch
+        ? [
+            {
+              library: LIB.breakwater,
+              variant: PROTECTED_DISPATCH,
+              baseline: BARE_UNDICI,
+              make: onPool(bwProtectedAgent(undici, http)),
+            },
+          ]
+        : []),
+    ],
+    12_000,
+  );
   // The target stops after the last row (and is killed if the process ends before).
   const last = list.at(-1);
-  if (last !== undefined) {
-    const measureLast = last.measure;
-    last.measure = async () => {
-      try {
-        return await measureLast();
-      } finally {
-        await stopTarget();
-      }
-    };
-  }
+  const measureLast = last.measure;
+  last.measure = async () => {
+    try {
+      return await measureLast();
+    } finally {
+      await stopTarget();
+    }
+  };
   return list;
 }
 
@@ -215,13 +247,15 @@ export function reading({ get }) {
   const bw = get(S, LIB.breakwater, PROTECTED);
   const undiciBare = get(S, 'bare', BARE_UNDICI);
   const retry = get(S, 'undici', UNDICI_RETRY);
+  const dispatch = get(S, LIB.breakwater, PROTECTED_DISPATCH);
+  const interval = (r) =>
+    `median of ${r.rounds} rounds of slices, 95 % interval ${us(r.overheadLowNs)} to ` +
+    `${us(r.overheadHighNs)}, mean ${us(r.overheadMeanNs)}`;
   const parts = [];
   if (bare && bw) {
     parts.push(
       `The protected fetch (standard preset: retry with a budget, per-origin breaker and adaptive ` +
-        `limit, attempt timeout and total deadline) adds ${us(bw.overheadNs)} ` +
-        `(median of ${bw.pairs} slice pairs, 95 % interval ${us(bw.overheadLowNs)} to ` +
-        `${us(bw.overheadHighNs)}, mean ${us(bw.overheadMeanNs)}; ` +
+        `limit, attempt timeout and total deadline) adds ${us(bw.overheadNs)} (${interval(bw)}; ` +
         `${Number(bw.requests).toLocaleString('en-US')} requests each) to a loopback GET of ` +
         `${us(bare.nsPerOp)}, ${fmtNs(bw.overheadPct)} % of it, and ` +
         `${Math.round(bw.overheadBytes)} B allocated per request over bare fetch's ` +
@@ -230,9 +264,16 @@ export function reading({ get }) {
   }
   if (undiciBare && retry) {
     parts.push(
-      `undici's retry interceptor adds ${us(retry.overheadNs)} (interval ${us(retry.overheadLowNs)} ` +
-        `to ${us(retry.overheadHighNs)}) and ${Math.round(retry.overheadBytes)} B to undici's own ` +
-        `fetch (${us(undiciBare.nsPerOp)}); it retries, but has no breaker, limit, budget or deadline.`,
+      `On undici's own fetch (${us(undiciBare.nsPerOp)}), its retry interceptor adds ` +
+        `${us(retry.overheadNs)} (${interval(retry)}) and ${Math.round(retry.overheadBytes)} B; ` +
+        'it retries, but has no breaker, limit, budget or deadline.',
+    );
+  }
+  if (undiciBare && dispatch) {
+    parts.push(
+      `The same engine as the protected fetch, as an undici interceptor (\`protectedDispatch()\`), ` +
+        `adds ${us(dispatch.overheadNs)} (${interval(dispatch)}) and ` +
+        `${Math.round(dispatch.overheadBytes)} B.`,
     );
   }
   if (parts.length > 0) return parts.join(' ');
