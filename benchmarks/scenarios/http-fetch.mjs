@@ -278,3 +278,19 @@ export function reading({ get }) {
   }
   if (parts.length > 0) return parts.join(' ');
 }
+
+/** What is known when the protected fetch's budget is missed, with figures from the same run. */
+export function ownMissNote({ report, get, missed }) {
+  const bw = get('http-fetch', LIB.breakwater, PROTECTED);
+  if (!missed.has('protected-fetch-overhead') || bw === undefined) return undefined;
+  return (
+    `**Protected fetch.** ${us(bw.overheadNs)} over bare fetch, 95 % interval ${us(bw.overheadLowNs)} ` +
+    `to ${us(bw.overheadHighNs)} after ${bw.rounds} rounds of slices (the mean difference ` +
+    `${us(bw.overheadMeanNs)}). The client, the target server and whatever else runs share the ` +
+    `machine's ${report.machine.cores} cores (load average ${report.loadAverage.start} at the start ` +
+    `of the run, ${report.loadAverage.end} at the end)` +
+    (bw.spreadNs > 2_000
+      ? ': the interval is wider than the budget, so this run could not tell.'
+      : ': the interval is narrower than the budget, so the overhead is the library’s.')
+  );
+}
