@@ -4,7 +4,7 @@ import { type Criticality, criticalityLevel, DEFAULT_LEVEL } from '../protocol/c
 import type { FallbackValueOf, ResultTypeOf } from '../protocol/result.js';
 import { type Gate, NO_TIME, StepKind } from '../protocol/step.js';
 import { duration } from '../validation/validate.js';
-import { ambientSource, withAmbient } from './ambient.js';
+import { ambientOptions } from './ambient.js';
 import { type ExecuteOptions, type ExecutionContext, SHARED_CONTEXT } from './context.js';
 import { checkPolicies, planPipeline } from './core.js';
 import { Execution, type PipelineCore, type Step, SYNC } from './Execution.js';
@@ -123,7 +123,7 @@ export class Pipeline<R = unknown, F = never> {
     options?: ExecuteOptions,
   ): Promise<T | F> {
     if (typeof fn !== 'function') return Promise.reject(notAFunction(fn));
-    if (ambientSource !== undefined) options = withAmbient(options);
+    if (ambientOptions !== undefined) options = ambientOptions(options);
     const sole = this.soleGate;
     if (sole !== undefined && isPlain(options)) {
       return this.executeSoleGate(sole, fn) as Promise<T | F>;
@@ -175,7 +175,7 @@ export class Pipeline<R = unknown, F = never> {
     options?: ExecuteOptions,
   ): Promise<ExecutionResult<T | F>> {
     if (typeof fn !== 'function') return Promise.resolve(failure(notAFunction(fn)));
-    if (ambientSource !== undefined) options = withAmbient(options);
+    if (ambientOptions !== undefined) options = ambientOptions(options);
     let timed = false;
     if (this.gatesOnly && isPlain(options)) {
       const sampler = this.core.sampler;
@@ -216,10 +216,7 @@ export class Pipeline<R = unknown, F = never> {
       );
     }
     if (typeof fn !== 'function') throw notAFunction(fn);
-    if (ambientSource !== undefined && options?.criticality === undefined) {
-      const criticality = ambientSource()?.criticality;
-      if (criticality !== undefined) options = { ...options, criticality };
-    }
+    if (ambientOptions !== undefined) options = ambientOptions(options);
     const level = options === undefined ? DEFAULT_LEVEL : syncLevel(options);
     const steps = this.core.steps;
     const n = steps.length;

@@ -1,6 +1,8 @@
 import { OptionsError } from '../../errors/OptionsError.js';
-import { type Ambient, setAmbientSource } from '../../pipeline/ambient.js';
+import { setAmbientOptions } from '../../pipeline/ambient.js';
+import type { ExecuteOptions } from '../../pipeline/context.js';
 import { type Criticality, criticalityLevel } from '../../protocol/criticality.js';
+import { callOptions } from './callOptions.js';
 
 /**
  * What an inbound request gives everything its handler does: the protected fetch and every
@@ -74,7 +76,10 @@ export function requestTimeLeft(): number {
   return Math.max(0, deadline - performance.now());
 }
 
-const ambient = (): Ambient | undefined => requestContext();
+function withContext(options: ExecuteOptions | undefined): ExecuteOptions | undefined {
+  const context = requestContext();
+  return context === undefined ? options : callOptions(options, context);
+}
 
 /**
  * Runs `fn` with `init` as the request context of everything it does. A context opened within
@@ -99,7 +104,7 @@ export function runWithRequestContext<T>(init: RequestContextInit, fn: () => T):
     criticality: criticalityOf(init.criticality) ?? outer?.criticality,
     signal: signalOf(init.signal, outer?.signal),
   };
-  setAmbientSource(ambient);
+  setAmbientOptions(withContext);
   const als = storeOf();
   if (als !== null) return als.run(context, fn);
   syncContext = context;

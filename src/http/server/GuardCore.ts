@@ -7,6 +7,7 @@ import {
   adaptiveLimit as makeAdaptiveLimit,
   loadShedder as makeLoadShedder,
 } from '../../policies/factories.js';
+import { LoadShedError } from '../../policies/load-shedder/errors.js';
 import {
   type EventLoopLoadOptions,
   eventLoopLoad,
@@ -73,6 +74,8 @@ export class GuardCore {
   private readonly gates: Pipeline | undefined;
   private readonly signal: LoadSignal | undefined;
   private readonly limit: AdaptiveLimit | undefined;
+  private drainMs = 1_000;
+  private drainAt = Number.NEGATIVE_INFINITY;
   /** What the guard built itself, and disposes. */
   private readonly owned: { dispose(): void }[] = [];
 
@@ -171,9 +174,32 @@ export class GuardCore {
         : undefined;
     gates.tryExecute(run, options).then((r) => {
       if (r.ok) return;
-      if (r.rejected) p.refuse(overloaded(r.error, headers, this.signal, this.limit));
+      if (r.rejected) p.refuse(overloaded(r.error, headers, this.waitMs(r.error)));
       else if (p.signal?.aborted) p.refuse(clientClosed());
     });
+  }
+
+  /**
+   * How long a refused client should wait, in ms:
+   * - shed: the time the load signal's level takes to fall back to 0 if the load stays within
+   *   its limits (`eventLoopLoad`: ⌈level ÷ (step / 2)⌉ × interval);
+   * - over the concurrency limit: the time the requests in flight and queued take to drain at
+   *   the recent latency, `recentLatency × (inFlight + queued) ÷ limit`, worked out at most
+   *   every 100 ms (refusals come in floods, and the limit's stats are not free);
+   * 1 s when neither knows.
+   */
+  private waitMs(error: unknown): number {
+    if (error instanceof LoadShedError) return this.signal?.settleMs?.() ?? 1_000;
+    const limit = this.limit;
+    if (limit === undefined) return 1_000;
+    const now = performance.now();
+    if (now - this.drainAt >= 100) {
+      const s = limit.stats();
+      const drain = (s.recentLatency * (s.inFlight + s.queueLength)) / s.limit;
+      this.drainMs = drain > 0 ? drain : 1_000;
+      this.drainAt = now;
+    }
+    return this.drainMs;
   }
 
   private criticalityOf(req: InboundRequest): Criticality | undefined {

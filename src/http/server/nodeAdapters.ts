@@ -42,7 +42,8 @@ class NodeInbound implements InboundRequest {
     return this.ipSource?.ip ?? this.raw.socket?.remoteAddress;
   }
   header(name: string): string | undefined {
-    const value = this.raw.headers[name];
+    const headers = this.raw.headers;
+    const value = headers[name] ?? headers[name.toLowerCase()];
     return Array.isArray(value) ? value.join(', ') : value;
   }
 }

@@ -18,7 +18,7 @@ export interface InboundRequest {
   readonly url: string;
   /** The client's address: the socket's peer, or the framework's `req.ip` where it has one. */
   readonly ip: string | undefined;
-  /** A header's value (several joined with `, `), by its lower-case name. */
+  /** A header's value (several joined with `, `), by its name in any case. */
   header(name: string): string | undefined;
   /** The framework's own request (`IncomingMessage`, Express', Fastify's, a `Request`). */
   readonly raw: unknown;

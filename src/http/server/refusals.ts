@@ -1,7 +1,5 @@
-import type { AdaptiveLimit } from '../../policies/adaptive-limit/AdaptiveLimit.js';
 import { ConcurrencyLimitError } from '../../policies/adaptive-limit/errors.js';
 import { LoadShedError } from '../../policies/load-shedder/errors.js';
-import type { LoadSignal } from '../../policies/load-shedder/eventLoopLoad.js';
 import type { RateLimitDecision } from '../../policies/rate-limiter/decision.js';
 import { PROBLEM_CONTENT_TYPE, problemBody, retryAfterValue } from '../headers/write.js';
 
@@ -43,12 +41,7 @@ export function storeUnavailable(): Refusal {
   return {
     status: 503,
     headers: [['content-type', PROBLEM_CONTENT_TYPE]],
-    body: problemBody({
-      type: 'temporary-reduced-capacity',
-      title: 'Temporary reduced capacity',
-      status: 503,
-      detail: 'the rate limit store cannot be reached',
-    }),
+    body: reducedCapacity('the rate limit store cannot be reached'),
   };
 }
 
@@ -85,54 +78,44 @@ export function deadlinePassed(header: string): Refusal {
 
 /**
  * 503 for a request refused by the load shedder or the adaptive limit, with a `Retry-After`
- * from their state:
- * - shed: the time the load signal's level takes to fall back to 0 if the load stays within
- *   its limits (`eventLoopLoad`: ⌈level ÷ (step / 2)⌉ × interval);
- * - over the concurrency limit: the time the requests in flight and queued take to drain at the
- *   recent latency, `recentLatency × (inFlight + queued) / limit`;
- * at least 1 s (the header's unit). A refusal for a deadline shorter than the median latency
- * is a 504 without `Retry-After`.
+ * of `waitMs` (see `GuardCore.waitMs`), at least 1 s (the header's unit). A refusal for a
+ * deadline shorter than the median latency is a 504 without `Retry-After`.
  */
-export function overloaded(
-  error: unknown,
-  headers: HeaderList,
-  signal: LoadSignal | undefined,
-  limit: AdaptiveLimit | undefined,
-): Refusal {
+export function overloaded(error: unknown, headers: HeaderList, waitMs: number): Refusal {
   if (error instanceof ConcurrencyLimitError && error.reason === 'deadline') {
     return {
       status: 504,
       headers: [...headers, ['content-type', PROBLEM_CONTENT_TYPE]],
-      body: problemBody({
+      body: (bodies.tooShort ??= problemBody({
         type: 'about:blank',
         title: 'Deadline too short',
         status: 504,
         detail: "the time left before the caller's deadline is below the service's median latency",
-      }),
+      })),
     };
   }
-  let waitMs = 1_000;
-  if (error instanceof LoadShedError) waitMs = signal?.settleMs?.() ?? waitMs;
-  else if (limit !== undefined) {
-    const s = limit.stats();
-    const drain = (s.recentLatency * (s.inFlight + s.queueLength)) / s.limit;
-    if (drain > 0) waitMs = drain;
-  }
+  const shed = error instanceof LoadShedError;
   return {
     status: 503,
     headers: [
       ...headers,
-      ['retry-after', retryAfterValue(waitMs)],
+      ['retry-after', retryAfterValue(Math.max(1_000, waitMs))],
       ['content-type', PROBLEM_CONTENT_TYPE],
     ],
-    body: problemBody({
-      type: 'temporary-reduced-capacity',
-      title: 'Temporary reduced capacity',
-      status: 503,
-      detail:
-        error instanceof LoadShedError
-          ? 'the service is shedding load'
-          : 'the service is at its concurrency limit',
-    }),
+    body: shed
+      ? (bodies.shed ??= reducedCapacity('the service is shedding load'))
+      : (bodies.full ??= reducedCapacity('the service is at its concurrency limit')),
   };
+}
+
+/** The bodies every refusal of a kind shares, made at the first. */
+const bodies: { tooShort?: string; shed?: string; full?: string } = {};
+
+function reducedCapacity(detail: string): string {
+  return problemBody({
+    type: 'temporary-reduced-capacity',
+    title: 'Temporary reduced capacity',
+    status: 503,
+    detail,
+  });
 }

@@ -83,6 +83,9 @@ interface PerfHooks {
   performance?: Perf;
 }
 
+/** The tick of the delay histogram, in ms. */
+const RESOLUTION_MS = 10;
+
 /** A source of samples that may hold something while sampling (a histogram). */
 interface Sampler {
   start(): void;
@@ -110,7 +113,7 @@ function nodeSampler(): Sampler {
           .process;
         const hooks = proc?.getBuiltinModule?.('node:perf_hooks') as PerfHooks | undefined;
         perf = hooks?.performance ?? (globalThis as { performance?: Perf }).performance ?? {};
-        histogram = hooks?.monitorEventLoopDelay?.({ resolution: 10 });
+        histogram = hooks?.monitorEventLoopDelay?.({ resolution: RESOLUTION_MS });
       }
       histogram?.reset();
       histogram?.enable();
@@ -119,8 +122,9 @@ function nodeSampler(): Sampler {
     read(_elapsed, lateMs) {
       let lagMs = lateMs;
       if (histogram !== undefined) {
-        // NaN (no delay recorded yet) compares false and leaves the timer's lateness.
-        const p99 = histogram.percentile(99) / 1e6;
+        // It records the time between its timer's ticks, the resolution included. NaN (nothing
+        // recorded yet) compares false and leaves the timer's lateness.
+        const p99 = histogram.percentile(99) / 1e6 - RESOLUTION_MS;
         if (p99 > lagMs) lagMs = p99;
         histogram.reset();
       }

@@ -283,6 +283,17 @@ describe('serviceGuard', () => {
       expect(await from('203.0.113.2')).toBe(200);
     });
 
+    it('reads a header by its name in any case in a Node request, as in a fetch-style one', async () => {
+      const keys: string[] = [];
+      const guard = serviceGuard({
+        rateLimit: { limiter: recording(keys), key: (req) => req.header('X-Api-Key') },
+      });
+      const url = await serve(createServer(guard.node((_req, res) => res.end('ok'))));
+      await fetch(url, { headers: { 'x-api-key': 'k1' } });
+      await guard.fetch(ok)(new Request(url, { headers: { 'x-api-key': 'k2' } }));
+      expect(keys).toEqual(['k1', 'k2']);
+    });
+
     it('node(handler) answers 500 to a handler that throws or rejects, and hands its error to onError', async () => {
       const errors: unknown[] = [];
       const guard = serviceGuard();
