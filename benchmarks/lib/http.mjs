@@ -8,9 +8,7 @@
  * factories for the doc, and every scenario process loads peers.mjs.
  */
 import { fork } from 'node:child_process';
-import { createServer } from 'node:http';
-import { PerformanceObserver, performance } from 'node:perf_hooks';
-import v8 from 'node:v8';
+import { performance } from 'node:perf_hooks';
 import { freshFunction } from './measure.mjs';
 import { median } from './stats.mjs';
 
@@ -35,14 +33,14 @@ function hookExit() {
 }
 
 /**
- * A Node process running `script` (a file of this folder), with an IPC channel, without the
- * measured process's flags (--expose-gc, heap sizes): it is killed when this process ends, and
- * exits by itself when the channel closes.
+ * A Node process running `script` (a file of this folder), with an IPC channel, with
+ * `execArgv` rather than the measured process's flags (--expose-gc, heap sizes): it is killed
+ * when this process ends, and exits by itself when the channel closes.
  */
-function child(script) {
+function child(script, execArgv = []) {
   hookExit();
   const proc = fork(new URL(script, import.meta.url), [], {
-    execArgv: [],
+    execArgv,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   children.add(proc);
@@ -80,11 +78,10 @@ export async function startFetchTarget() {
 }
 
 /**
- * autocannon in a process of its own (http-load.mjs), so the load generator never shares the
- * measured server's event loop. `run({ url, connections, durationMs | amount })` runs one load.
+ * Questions to `proc` answered by id: `ask(message)` sends `{ id, ...message }` and resolves
+ * with the answer of the same id (rejects with its `error`, or when the process exits).
  */
-export function startLoadGenerator() {
-  const { proc, stop } = child('./http-load.mjs');
+function asker(proc) {
   let next = 0;
   const pending = new Map();
   proc.on('message', (m) => {
@@ -93,40 +90,43 @@ export function startLoadGenerator() {
     settle?.(m);
   });
   proc.once('exit', (code, signal) => {
-    for (const settle of pending.values())
-      settle({ error: `load generator exited (${code ?? signal})` });
+    for (const settle of pending.values()) settle({ error: `child exited (${code ?? signal})` });
     pending.clear();
   });
-  const run = (load) =>
+  return (message) =>
     new Promise((resolve, reject) => {
       const id = ++next;
       pending.set(id, (m) => (m.error ? reject(new Error(m.error)) : resolve(m)));
-      proc.send({ id, ...load });
+      proc.send({ id, ...message });
     });
-  return { run, stop };
 }
 
-/** `server` (node:http, or a framework's) listening on a free loopback port; its URL. */
-export function listen(server) {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}/`));
-  });
+/**
+ * autocannon in a process of its own (http-load.mjs), so the load generator never shares the
+ * measured server's event loop. `run({ url, connections, durationMs | amount })` runs one load.
+ */
+export function startLoadGenerator() {
+  const { proc, stop } = child('./http-load.mjs');
+  return { run: asker(proc), stop };
 }
 
-/** Closes a node:http server and every connection it holds. */
-export function close(server) {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections?.();
-  });
-}
-
-/** A node:http server around `handler`, listening on a free loopback port. */
-export async function nodeServer(handler) {
-  const server = createServer(handler);
-  const url = await listen(server);
-  return { url, close: () => close(server) };
+/**
+ * A server of the http-server scenario in a process of its own (http-app.mjs), started with
+ * `--expose-gc` so it can read what it allocates: `app` is `{ framework, guard }` (see
+ * http-app.mjs). Each server has its process, so no row runs with what another row's code left
+ * in the process: the feedback of a framework's call sites, or the async hooks that a request
+ * context's AsyncLocalStorage turns on for every promise.
+ */
+export async function startApp(app) {
+  const { proc, stop } = child('./http-app.mjs', ['--expose-gc']);
+  const ask = asker(proc);
+  const { url } = await ask({ type: 'start', app });
+  return {
+    url,
+    heapStart: () => ask({ type: 'heapStart' }),
+    heapEnd: () => ask({ type: 'heapEnd' }),
+    stop,
+  };
 }
 
 // ---- two rows in alternating slices ---------------------------------------------------------
@@ -222,48 +222,27 @@ export function sliceFigures(slices, callsPerSlice, bytes, memory) {
 
 // ---- bytes a server allocates per request ----------------------------------------------------
 
-const gcStarts = [];
-let gcObserver;
-
-function observeGc() {
-  if (gcObserver !== undefined) return;
-  gcObserver = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) gcStarts.push(entry.startTime);
-  });
-  gcObserver.observe({ entryTypes: ['gc'] });
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
- * Bytes this process allocates per request while `load(amount)` sends it `amount` requests
- * (from another process): `gc(); gc()`, the heap size, the load, the heap size again, as
- * measure.mjs's `allocation` does; a batch during which a collection started is halved and
- * done again. The median of `batches` batches.
+ * Bytes `server` (see {@link startApp}) allocates per request while `load(amount)` sends it
+ * `amount` requests from another process: it collects twice and reads its heap size, the load
+ * runs, it reads its heap size again, as measure.mjs's `allocation` does; a batch during which
+ * the server started a collection is halved and done again. The median of `batches` batches.
  */
-export async function serverAllocation(load, amount, batches) {
-  if (typeof globalThis.gc !== 'function') throw new Error('allocation runs need --expose-gc');
-  observeGc();
+export async function serverAllocation(server, load, amount, batches) {
   const results = [];
   let n = amount;
   let retries = 0;
   while (results.length < batches) {
-    globalThis.gc();
-    globalThis.gc();
-    await tick();
-    const h0 = v8.getHeapStatistics().used_heap_size;
-    const t0 = performance.now();
+    await server.heapStart();
     const served = await load(n);
-    const t1 = performance.now();
-    const h1 = v8.getHeapStatistics().used_heap_size;
-    await sleep(5);
-    if (gcStarts.some((t) => t >= t0 && t <= t1)) {
+    const { bytes, collected } = await server.heapEnd();
+    if (collected) {
       if (++retries > 12 || n <= 20) throw new Error('a GC ran inside every batch');
       n = Math.max(20, n >> 1);
       results.length = 0;
       continue;
     }
-    results.push((h1 - h0) / served);
+    results.push(bytes / served);
   }
   return {
     bytesPerOp: median(results),

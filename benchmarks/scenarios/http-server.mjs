@@ -4,7 +4,10 @@
  * client with a limit never reached, and the adaptive concurrency limit), in Express 5, Fastify 5
  * and node:http; beside them express-rate-limit (Express, the same rate limit) and
  * @fastify/under-pressure (Fastify, load shedding on event-loop delay and utilisation), each at
- * limits a run never reaches. Each framework and row has its own server, in this process.
+ * limits a run never reaches. Each row's server runs in a process of its own (http-app.mjs), so
+ * no row runs with what another row left in its process: the feedback of the framework's call
+ * sites, or the async hooks the guard's request context (AsyncLocalStorage) turns on for every
+ * promise of the process.
  *
  * The load generator is autocannon's programmatic API in a process of its own (http-load.mjs;
  * 10 connections, no pipelining), so it never shares the measured server's event loop; the
@@ -19,21 +22,12 @@
  * `nsPerOp` is the wall time per answered request (1e9 / requests per second), its spread the
  * slowest and fastest slices; under `memory`: `requestsPerSecond`, the median slice's `p50Ms` / `p99Ms`
  * (autocannon's latencies), and for the guarded rows `throughputLossPct`, the requests per second
- * lost against the bare route of the same framework. `bytesPerOp` is what this process (the
- * server) allocates per request, from its heap before and after a batch of requests with no
+ * lost against the bare route of the same framework. `bytesPerOp` is what the server's process
+ * allocates per request, from its heap before and after a batch of requests with no
  * collection inside (see http.mjs, serverAllocation), sent by a plain node:http client in the
  * load generator's process (autocannon can only stop at a whole second).
  */
-import {
-  bwServiceGuard,
-  close,
-  expressRateLimiter,
-  listen,
-  nodeServer,
-  serverAllocation,
-  startLoadGenerator,
-  underPressureOptions,
-} from '../lib/http.mjs';
+import { serverAllocation, startApp, startLoadGenerator } from '../lib/http.mjs';
 import { breakwaterModule, LIB } from '../lib/peers.mjs';
 import { median } from '../lib/stats.mjs';
 
@@ -71,44 +65,6 @@ async function stopLoad() {
   await l?.stop();
 }
 
-/** The guard of the breakwater rows, made from the measured build. */
-async function guard() {
-  return bwServiceGuard(http, await breakwaterModule('index.js'));
-}
-
-/** Express 5 with `middleware` (if any) before the route; `{ url, close }`. */
-async function expressApp(middleware) {
-  const { default: express } = await import('express');
-  const { createServer } = await import('node:http');
-  const app = express();
-  if (middleware !== undefined) app.use(middleware);
-  app.get('/', (_req, res) => {
-    res.send(BODY);
-  });
-  const server = createServer(app);
-  const url = await listen(server);
-  return { url, close: () => close(server) };
-}
-
-/** Fastify 5 with `plugin` (if any) registered before the route; `{ url, close }`. */
-async function fastifyApp(plugin, options) {
-  const { default: Fastify } = await import('fastify');
-  const app = Fastify();
-  if (plugin !== undefined) await app.register(plugin, options);
-  app.get('/', async () => BODY);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  return { url: `http://127.0.0.1:${app.server.address().port}/`, close: () => app.close() };
-}
-
-/** node:http, the handler wrapped by `wrap` (if given). */
-function nodeApp(wrap) {
-  const handler = (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/plain' });
-    res.end(BODY);
-  };
-  return nodeServer(wrap === undefined ? handler : wrap(handler));
-}
-
 /**
  * One load of `durationMs` (or `amount` requests) on `url`, with `answered`: the requests
  * answered with 2xx. An error or a timeout fails the run.
@@ -131,7 +87,7 @@ async function run(url, loadOptions) {
 async function measureGroup(specs, quick) {
   const servers = [];
   try {
-    for (const spec of specs) servers.push(await spec.start());
+    for (const spec of specs) servers.push(await startApp(spec.app));
     /** Whether each server's first answer carried a `RateLimit` header field. */
     const headed = [];
     for (const s of servers) {
@@ -171,7 +127,7 @@ async function measureGroup(specs, quick) {
     const bytes = [];
     for (const s of servers) {
       const batch = (amount) => run(s.url, { amount }).then((r) => r.requests);
-      bytes.push(await serverAllocation(batch, quick ? 100 : 1_000, quick ? 1 : 3));
+      bytes.push(await serverAllocation(s, batch, quick ? 100 : 1_000, quick ? 1 : 3));
     }
     const rps = sums.map((s) => (s.answered * 1_000) / s.elapsedMs);
     return sums.map((s, i) => {
@@ -196,7 +152,7 @@ async function measureGroup(specs, quick) {
       };
     });
   } finally {
-    for (const s of servers) await s.close();
+    for (const s of servers) await s.stop();
   }
 }
 
@@ -225,48 +181,38 @@ export function rows({ quick }) {
       });
     }
   };
-  const group = (framework, start, peers) => {
+  /** The rows of `framework`: bare, behind breakwater's guard, and behind each peer. */
+  const group = (framework, name, peers) => {
     const bare = bareVariant(framework);
-    const specs = [{ library: 'bare', variant: bare, start: () => start() }];
+    const specs = [{ library: 'bare', variant: bare, app: { framework: name, guard: 'none' } }];
     if (hasGuard) {
       specs.push({
         library: LIB.breakwater,
         variant: guardVariant(framework),
         baseline: bare,
         rateLimited: true,
-        start: async () => {
-          const g = await guard();
-          const app = await start(g);
-          // The guard's event-loop sampler runs from its first request until it is disposed.
-          return { url: app.url, close: () => app.close().finally(() => g.dispose?.()) };
-        },
+        app: { framework: name, guard: 'breakwater' },
       });
     }
     for (const p of peers) specs.push({ ...p, baseline: bare });
     addGroup(specs);
   };
-  group(EXPRESS, (g) => expressApp(g?.connect), [
+  group(EXPRESS, 'express', [
     {
       library: 'express-rate-limit',
       variant: `${EXPRESS}, express-rate-limit (rate limit per client)`,
       rateLimited: true,
-      start: async () => {
-        const { rateLimit } = await import('express-rate-limit');
-        return expressApp(expressRateLimiter(rateLimit));
-      },
+      app: { framework: 'express', guard: 'express-rate-limit' },
     },
   ]);
-  group(FASTIFY, (g) => fastifyApp(g?.fastify), [
+  group(FASTIFY, 'fastify', [
     {
       library: '@fastify/under-pressure',
       variant: `${FASTIFY}, @fastify/under-pressure (event-loop delay and utilisation)`,
-      start: async () => {
-        const { default: underPressure } = await import('@fastify/under-pressure');
-        return fastifyApp(underPressure, underPressureOptions());
-      },
+      app: { framework: 'fastify', guard: 'under-pressure' },
     },
   ]);
-  group(NODE, (g) => nodeApp(g === undefined ? undefined : (h) => g.node(h)), []);
+  group(NODE, 'node', []);
   // The load generator stops after the last row (and is killed if the process ends before).
   const last = list.at(-1);
   const measureLast = last.measure;
