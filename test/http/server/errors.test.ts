@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ProtectedFetch, protectedFetch, serviceGuard } from '../../../src/http/index.js';
-import { pipeline, rateLimiter, retry } from '../../../src/index.js';
+import { OptionsError, pipeline, rateLimiter, retry } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { type FailingServer, serveFailing, type Work } from '../../support/failing-handlers.js';
 import { type FlakyDownstream, startFlakyDownstream } from '../../support/flaky-downstream.js';
@@ -28,6 +28,8 @@ async function refusedUrl(): Promise<string> {
 let ok: FlakyDownstream;
 let failing: FlakyDownstream;
 let hanging: FlakyDownstream;
+/** Answers 503 asking for a wait of 2 minutes, longer than the protected fetch waits. */
+let pushingBack: FlakyDownstream;
 let nowhere: string;
 
 beforeAll(async () => {
@@ -37,11 +39,12 @@ beforeAll(async () => {
   failing.failShare = 1;
   hanging = await startFlakyDownstream('hanging');
   hanging.mode = 'hang';
+  pushingBack = await startFlakyDownstream('pushing-back', { failShare: 1, retryAfter: '120' });
   nowhere = await refusedUrl();
 });
 
 afterAll(async () => {
-  await Promise.all([ok.close(), failing.close(), hanging.close()]);
+  await Promise.all([ok.close(), failing.close(), hanging.close(), pushingBack.close()]);
 });
 
 /** The outbound calls of one test: each path is one way a handler's call can fail. */
@@ -57,6 +60,7 @@ function scenarios(): { work: Work; clients: ProtectedFetch[] } {
     breaker: { consecutiveFailures: 1, breakDuration: 60_000 },
   });
   const resolving = protectedFetch({ retry: false });
+  const retrying = protectedFetch({ failedResponse: 'reject' });
   const oncePerMinute = pipeline(rateLimiter({ limit: 1, period: 60_000, clock }));
   const retryResults = pipeline(
     retry<Response>({ maxAttempts: 2, delay: 1, handleResult: (r) => !r.ok, lastResult: 'reject' }),
@@ -76,6 +80,8 @@ function scenarios(): { work: Work; clients: ProtectedFetch[] } {
         return plain(`${failing.url}/c`).then(text);
       case '/network':
         return plain(`${nowhere}/d`).then(text);
+      case '/pushback':
+        return retrying(`${pushingBack.url}/f`).then(text);
       case '/exhausted':
         return retryResults.execute(() => resolving(`${failing.url}/e`)).then(text);
       case '/started':
@@ -85,7 +91,7 @@ function scenarios(): { work: Work; clients: ProtectedFetch[] } {
         throw new Error('boom: an error of the application');
     }
   };
-  return { work, clients: [plain, tripping, resolving] };
+  return { work, clients: [plain, tripping, resolving, retrying] };
 }
 
 /** What each framework's own error handler answers (see test/support/failing-handlers.ts). */
@@ -148,6 +154,14 @@ describe.each(FRAMEWORKS)('handler failures in %s', (framework) => {
     expect(await problem(res)).toMatchObject({ code: 'ERR_BREAKWATER_RATE_LIMITED' });
   });
 
+  it("answers 503 with the downstream's wait when it asks for more than the call may wait", async () => {
+    await serve();
+    const res = await get('/pushback');
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('120');
+    expect(await problem(res)).toMatchObject({ code: 'ERR_BREAKWATER_PUSHBACK_TOO_LONG' });
+  });
+
   it("answers 502 when the downstream's answer is a failure (HttpStatusError)", async () => {
     await serve();
     const res = await get('/status');
@@ -202,6 +216,13 @@ describe.each(FRAMEWORKS)('handler failures in %s', (framework) => {
       await expect(res.text()).rejects.toThrow();
     },
   );
+});
+
+describe('serviceGuard option errors', () => {
+  it('throws OptionsError naming the option for a value that is not a boolean', () => {
+    expect(() => serviceGuard({ errors: 'yes' as never })).toThrow(OptionsError);
+    expect(() => serviceGuard({ errors: 'yes' as never })).toThrow(/errors/);
+  });
 });
 
 describe('handler failures in fastify with an error handler of its own', () => {
