@@ -100,8 +100,9 @@ function failed(
 
 /**
  * Express' error middleware (`app.use(guard.errors)` after the routes): answers a failure the
- * library caused (see {@link ServiceGuardOptions.errors}) and passes any other error, and any error once the
- * response has started, to `next` (Express then ends the connection as it does for its own).
+ * library caused (see {@link ServiceGuardOptions.errors}) and passes any other error, and any
+ * error once the response has started, to `next` (Express then ends the connection, as it does
+ * for its own).
  */
 export type ConnectErrorMiddleware = (
   error: unknown,
@@ -204,6 +205,7 @@ export type FastifyErrorHandler = (
   request: unknown,
   reply: FastifyReplyLike,
 ) => FastifyReplyLike;
+
 /** The parts of a Fastify 5 reply the guard uses. */
 export interface FastifyReplyLike {
   readonly raw: NodeResponseLike;
