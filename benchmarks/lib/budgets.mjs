@@ -33,6 +33,9 @@ const UNIT = {
   overheadBytes: 'B',
   bytesPerOp: 'B',
   heapGrowthPct: '%',
+  overheadPct: '%',
+  spreadNs: 'ns',
+  throughputLossPct: '%',
 };
 
 const finite = (x) => typeof x === 'number' && Number.isFinite(x);

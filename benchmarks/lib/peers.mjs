@@ -18,6 +18,7 @@ import * as cockatiel3 from 'cockatiel3';
 import Opossum from 'opossum';
 import pRetry from 'p-retry';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import { httpConfigs } from './http.mjs';
 
 export { pRetry };
 
@@ -239,6 +240,7 @@ export function peerConfigs() {
     { library: 'rate-limiter-flexible', use: 'rate limiter', source: src(rlflexLimiter) },
     { library: 'bottleneck', use: 'rate limiter', source: src(bottleneckLimiter) },
     ...rateLimiterConfigs(),
+    ...httpConfigs(),
   ];
 }
 

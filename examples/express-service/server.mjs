@@ -68,6 +68,8 @@ app.get('/products/:id', async (req, res) => {
   ]);
   res.json({ id, stock, price });
 });
+// After the routes: a deadline that passed answers 504, an open breaker 503, a failed downstream 502.
+app.use(guard.errors);
 
 const server = app.listen(Number(PORT), '127.0.0.1', () => {
   const address = server.address();

@@ -70,7 +70,9 @@ export {
 export { clientKey } from './server/clientKey.js';
 export type { FetchHandler, HonoContextLike, HonoMiddleware } from './server/fetchAdapters.js';
 export type {
+  ConnectErrorMiddleware,
   ConnectMiddleware,
+  FastifyErrorHandler,
   FastifyLike,
   FastifyPlugin,
   FastifyReplyLike,

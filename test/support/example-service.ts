@@ -129,8 +129,8 @@ export function describeExampleService(name: string, script: string): void {
         'x-api-key': 'deadline',
         'x-timeout-ms': String(DEADLINE_MS),
       });
-      expect(res.status).toBeGreaterThanOrEqual(500);
-      await res.body?.cancel();
+      expect(res.status).toBe(504);
+      expect(await res.json()).toMatchObject({ status: 504, code: 'ERR_BREAKWATER_TIMEOUT' });
       expect(pricing.received.length).toBeGreaterThan(0);
       for (const request of pricing.received) {
         const left = Number(request.headers['x-timeout-ms']);
@@ -142,6 +142,14 @@ export function describeExampleService(name: string, script: string): void {
         () => pricing.received.every((r) => r.abandoned),
         'the hung downstream calls closed',
       );
+    });
+
+    it('answers 502 when a downstream fails every attempt', async () => {
+      pricing.failShare = 1;
+      const res = await get('/products/5', { 'x-api-key': 'failing' });
+      expect(res.status).toBe(502);
+      expect(await res.json()).toMatchObject({ status: 502, code: 'ERR_BREAKWATER_HTTP_STATUS' });
+      expect(pricing.received.map((r) => r.status)).toEqual([503, 503, 503]);
     });
 
     it('aborts the downstream calls of a request whose client went away', async () => {

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, request, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import express from 'express';
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { Hono } from 'hono';
 import { requestContext, requestTimeLeft, type ServiceGuard } from '../../src/http/index.js';
 
@@ -69,16 +69,7 @@ export async function serveGuarded(
     app.get('/hang', (_req, _reply) => {
       probe.hang();
     });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = app.server.address() as AddressInfo;
-    return {
-      url: `http://127.0.0.1:${port}`,
-      probe,
-      close: async () => {
-        app.server.closeAllConnections();
-        await app.close();
-      },
-    };
+    return { probe, ...(await fastifyOnLoopback(app)) };
   }
   let server: Server;
   if (framework === 'express') {
@@ -126,6 +117,21 @@ export async function onLoopback(server: Server): Promise<{ url: string; close()
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** A Fastify app listening on 127.0.0.1 on a free port, and its closer. */
+export async function fastifyOnLoopback(
+  app: FastifyInstance,
+): Promise<{ url: string; close(): Promise<void> }> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      app.server.closeAllConnections();
+      await app.close();
+    },
   };
 }
 

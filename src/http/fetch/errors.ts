@@ -73,3 +73,28 @@ Object.defineProperty(PushbackTooLongError.prototype, 'name', {
   value: 'PushbackTooLongError',
   writable: true,
 });
+
+/**
+ * Marks an error a protected client's request itself failed with (a network error), from any
+ * copy of the package: the server middleware answers it 502.
+ */
+const DOWNSTREAM: unique symbol = Symbol.for('breakwater.downstreamFailure') as never;
+
+/** @internal Marks `error` as the downstream's failure (a frozen error stays unmarked). */
+export function markDownstreamFailure(error: unknown): void {
+  if (typeof error !== 'object' || error === null || Object.isFrozen(error)) return;
+  try {
+    Object.defineProperty(error, DOWNSTREAM, { value: true });
+  } catch {
+    // An object that refuses new properties (a proxy, a sealed error) stays unmarked.
+  }
+}
+
+/** @internal True for an error marked by {@link markDownstreamFailure}. */
+export function isDownstreamFailure(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { [DOWNSTREAM]?: unknown })[DOWNSTREAM] === true
+  );
+}

@@ -1,7 +1,7 @@
 import type { ExecutionContext } from '../../pipeline/context.js';
 import { requestContext } from '../context/requestContext.js';
 import { type CallState, FetchEngine } from './engine.js';
-import { HttpStatusError, PushbackTooLongError } from './errors.js';
+import { HttpStatusError, markDownstreamFailure, PushbackTooLongError } from './errors.js';
 import {
   type FetchFunction,
   type ProtectedFetchOptions,
@@ -174,6 +174,10 @@ async function send(
       signal:
         c.keep === undefined ? controller.signal : AbortSignal.any([controller.signal, c.keep]),
     });
+  } catch (error) {
+    // Not a cut of ours (a timeout, a hedge loser) nor the caller's: the request itself failed.
+    if (!controller.signal.aborted && !c.keep?.aborted) markDownstreamFailure(error);
+    throw error;
   } finally {
     signal.removeEventListener('abort', abort);
   }

@@ -19,6 +19,7 @@ import { type Criticality, criticalityLevel } from '../../protocol/criticality.j
 import { checkOptionsObject } from '../../validation/validate.js';
 import { runWithRequestContext } from '../context/requestContext.js';
 import { clientKey } from './clientKey.js';
+import { failureAnswer } from './failures.js';
 import {
   type InboundRequest,
   type ResolvedRateLimit,
@@ -76,15 +77,20 @@ export class GuardCore {
   private readonly limit: AdaptiveLimit | undefined;
   private drainMs = 1_000;
   private drainAt = Number.NEGATIVE_INFINITY;
+  /** Whether the adapters answer the library's failures from handlers (option `errors`). */
+  readonly mapsErrors: boolean;
   /** What the guard built itself, and disposes. */
   private readonly owned: { dispose(): void }[] = [];
 
   constructor(options: ServiceGuardOptions | undefined) {
     const o = checkOptionsObject(
       options,
-      ['rateLimit', 'concurrency', 'shedding', 'criticality', 'deadline'],
+      ['rateLimit', 'concurrency', 'shedding', 'criticality', 'deadline', 'errors'],
       '',
     );
+    const errors = o.errors ?? true;
+    if (typeof errors !== 'boolean') throw new OptionsError('errors', errors, 'a boolean');
+    this.mapsErrors = errors;
     this.rate = resolveRateLimit(o.rateLimit);
     this.fields = this.rate && new RateLimitFields(this.rate.headers, this.rate.legacyHeaders);
     this.deadline = resolveDeadline(o.deadline);
@@ -125,6 +131,15 @@ export class GuardCore {
         () => this.storeFailed(p),
       );
     } else this.decided(p, decision as RateLimitDecision);
+  }
+
+  /**
+   * The answer to a handler's failure the library caused (see {@link failureAnswer}), or
+   * undefined for any other error. An outbound refusal that carries no wait gets the time the
+   * inbound requests take to drain when the guard has a concurrency limit, else 1 s.
+   */
+  answerFailure(error: unknown): Refusal | undefined {
+    return failureAnswer(error, this.limit === undefined ? 1_000 : this.waitMs(undefined));
   }
 
   /** Stops the load signal's sampling and disposes the policies the guard built. */

@@ -77,7 +77,14 @@ export function fetchAdapter<Rest extends unknown[]>(
         (headers) => {
           const answered = Promise.resolve()
             .then(() => handler(request, ...rest))
-            .then((response) => withHeaders(response, headers));
+            .then(
+              (response) => withHeaders(response, headers),
+              (error) => {
+                const answer = core.mapsErrors ? core.answerFailure(error) : undefined;
+                if (answer === undefined) throw error;
+                return withHeaders(refusalResponse(answer), headers);
+              },
+            );
           answered.then(resolve, reject);
           // Without a view of the connection, the permit is held until the handler's
           // response is returned (its body may still be streaming).
@@ -96,6 +103,8 @@ export interface HonoContextLike {
   readonly req: { readonly raw: Request };
   readonly env?: unknown;
   res: Response;
+  /** The error a handler threw, which Hono's `onError` answered. */
+  readonly error?: unknown;
 }
 
 /** A Hono middleware: `app.use(guard.hono)`. */
@@ -115,7 +124,11 @@ export function honoAdapter(core: GuardCore): HonoMiddleware {
         request.signal,
         (headers) => {
           const done = next().then(() => {
-            c.res = withHeaders(c.res, headers);
+            // Hono's compose caught the handler's error, left it in `c.error` and answered 500.
+            const error = c.error;
+            const answer =
+              core.mapsErrors && error !== undefined ? core.answerFailure(error) : undefined;
+            c.res = withHeaders(answer === undefined ? c.res : refusalResponse(answer), headers);
           });
           done.then(() => resolve(undefined), reject);
           // On Hono's Node server the permit is held until the response ends.

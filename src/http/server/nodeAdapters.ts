@@ -1,5 +1,5 @@
 import type { GuardCore } from './GuardCore.js';
-import type { InboundRequest } from './options.js';
+import type { InboundRequest, ServiceGuardOptions } from './options.js';
 import type { HeaderList, Refusal } from './refusals.js';
 
 /** The parts of Node's `IncomingMessage` (and Express' request) the guard reads. */
@@ -75,14 +75,50 @@ function send(res: NodeResponseLike, refusal: Refusal): void {
   res.end(refusal.body);
 }
 
-/** Answers 500 to a handler's error when nothing was sent yet; else ends the response. */
-function failed(res: NodeResponseLike, error: unknown, onError?: (error: unknown) => void): void {
+/**
+ * Answers a handler's error when nothing was sent yet: the guard's answer to a failure the
+ * library caused (with `errors` on), else 500. A response already started cannot be changed:
+ * its connection is destroyed, as Node's frameworks do, so the client sees it cut short.
+ */
+function failed(
+  core: GuardCore,
+  res: NodeResponseLike,
+  error: unknown,
+  onError?: (error: unknown) => void,
+): void {
   onError?.(error);
   if (res.headersSent) res.destroy(error instanceof Error ? error : undefined);
   else if (!res.writableEnded) {
-    res.statusCode = 500;
-    res.end();
+    const answer = core.mapsErrors ? core.answerFailure(error) : undefined;
+    if (answer !== undefined) send(res, answer);
+    else {
+      res.statusCode = 500;
+      res.end();
+    }
   }
+}
+
+/**
+ * Express' error middleware (`app.use(guard.errors)` after the routes): answers a failure the
+ * library caused (see {@link ServiceGuardOptions.errors}) and passes any other error, and any
+ * error once the response has started, to `next` (Express then ends the connection, as it does
+ * for its own).
+ */
+export type ConnectErrorMiddleware = (
+  error: unknown,
+  req: NodeRequestLike,
+  res: NodeResponseLike,
+  next: (error?: unknown) => void,
+) => void;
+
+/** @internal */
+export function connectErrorAdapter(core: GuardCore): ConnectErrorMiddleware {
+  // Four parameters: Express tells error middleware by its arity.
+  return (error, _req, res, next) => {
+    const answer = res.headersSent ? undefined : core.answerFailure(error);
+    if (answer === undefined) next(error);
+    else send(res, answer);
+  };
 }
 
 /** A request handler of `node:http`. */
@@ -107,10 +143,10 @@ export function nodeAdapter<Req extends NodeRequestLike, Res extends NodeRespons
         try {
           const result = handler(req, res) as PromiseLike<unknown> | undefined;
           if (typeof result?.then === 'function') {
-            result.then(undefined, (error) => failed(res, error, onError));
+            result.then(undefined, (error) => failed(core, res, error, onError));
           }
         } catch (error) {
-          failed(res, error, onError);
+          failed(core, res, error, onError);
         }
         return ended;
       },
@@ -153,7 +189,23 @@ export interface FastifyLike {
       done: (error?: Error) => void,
     ) => void,
   ): unknown;
+  /** The error handler of the instance's scope: Fastify's `defaultErrorHandler` until one is set. */
+  readonly errorHandler?: { readonly name: string };
+  setErrorHandler?(handler: FastifyErrorHandler): unknown;
 }
+
+/**
+ * An error handler for `fastify.setErrorHandler`: answers a failure the library caused (see
+ * {@link ServiceGuardOptions.errors}) and throws any other error, and any error once the
+ * response has started, on to the handler of the parent scope (Fastify's own by default, which
+ * destroys a started response's connection).
+ */
+export type FastifyErrorHandler = (
+  error: unknown,
+  request: unknown,
+  reply: FastifyReplyLike,
+) => FastifyReplyLike;
+
 /** The parts of a Fastify 5 reply the guard uses. */
 export interface FastifyReplyLike {
   readonly raw: NodeResponseLike;
@@ -170,8 +222,24 @@ export type FastifyPlugin = ((
 ) => void) & { readonly [key: symbol]: unknown };
 
 /** @internal */
-export function fastifyAdapter(core: GuardCore): FastifyPlugin {
+export function fastifyErrorAdapter(core: GuardCore): FastifyErrorHandler {
+  return (error, _request, reply) => {
+    const answer = reply.raw.headersSent ? undefined : core.answerFailure(error);
+    if (answer === undefined) throw error;
+    reply.code(answer.status);
+    for (const [name, value] of answer.headers) reply.header(name, value);
+    reply.send(answer.body);
+    return reply;
+  };
+}
+
+/** @internal */
+export function fastifyAdapter(core: GuardCore, onError: FastifyErrorHandler): FastifyPlugin {
   const plugin = (instance: FastifyLike, _options: unknown, done: (error?: Error) => void) => {
+    // Only in place of Fastify's own: an error handler the user set is never replaced.
+    if (core.mapsErrors && instance.errorHandler?.name === 'defaultErrorHandler') {
+      instance.setErrorHandler?.(onError);
+    }
     instance.addHook('onRequest', (request, reply, hookDone) => {
       const { signal, ended } = watch(reply.raw);
       core.handle(

@@ -89,6 +89,15 @@ export interface ServiceGuardOptions {
   readonly criticality?: string | ((req: InboundRequest) => Criticality | undefined);
   /** The inbound deadline, or false to ignore it. @default { header: "x-timeout-ms", max: 60000 } */
   readonly deadline?: boolean | GuardDeadlineOptions;
+  /**
+   * Answer a handler's failure that the library caused, instead of the framework's 500: 504
+   * for a deadline that passed (`TimeoutError`), 503 with `Retry-After` for an outbound call a
+   * policy refused (open breaker, limits, shedder), 502 for a downstream that failed
+   * (`HttpStatusError`, a network error of the protected fetch); any other error goes to the
+   * framework as before. Applies to `node()`, `fetch()`, `hono` and the Fastify plugin
+   * (Express: add `guard.errors` after the routes). @default true
+   */
+  readonly errors?: boolean;
 }
 
 /** Defaults of {@link ServiceGuardOptions}. */

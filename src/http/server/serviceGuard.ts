@@ -7,10 +7,14 @@ import {
 } from './fetchAdapters.js';
 import { GuardCore } from './GuardCore.js';
 import {
+  type ConnectErrorMiddleware,
   type ConnectMiddleware,
   connectAdapter,
+  connectErrorAdapter,
+  type FastifyErrorHandler,
   type FastifyPlugin,
   fastifyAdapter,
+  fastifyErrorAdapter,
   type NodeHandler,
   type NodeRequestLike,
   type NodeResponseLike,
@@ -23,16 +27,37 @@ export interface ServiceGuard {
   /** Middleware for Express 5 and any connect-style stack: `app.use(guard.connect)`. */
   readonly connect: ConnectMiddleware;
   /**
+   * Express error middleware, added after the routes: `app.use(guard.errors)`. Answers a
+   * handler's failure that the library caused (504, 503 with `Retry-After`, 502; see
+   * {@link ServiceGuardOptions.errors}) and passes any other error on with `next(error)`, as
+   * it does once the response has started (Express then ends the connection). Express 5 sends
+   * a rejected async handler's error here; Express 4 needs `next(error)` from the handler.
+   */
+  readonly errors: ConnectErrorMiddleware;
+  /**
    * A Fastify 5 plugin that applies to the instance it is registered on, not a child context:
-   * `await fastify.register(guard.fastify)`.
+   * `await fastify.register(guard.fastify)`. With `errors` on (the default) it also sets
+   * {@link fastifyErrorHandler} as the instance's error handler, unless one was set before
+   * the plugin was registered (it never replaces the user's: call `fastifyErrorHandler` from
+   * yours, or set it in yours' place). One set after it replaces it, with Fastify's warning.
    */
   readonly fastify: FastifyPlugin;
-  /** Hono middleware: `app.use(guard.hono)`. */
+  /**
+   * An error handler for `fastify.setErrorHandler(guard.fastifyErrorHandler)`: answers a
+   * failure the library caused and throws any other error on to the parent scope's handler
+   * (Fastify's own by default), as it does once the response has started.
+   */
+  readonly fastifyErrorHandler: FastifyErrorHandler;
+  /**
+   * Hono middleware: `app.use(guard.hono)`. With `errors` on, a handler's failure that the
+   * library caused is answered in place of `app.onError`'s response (which still runs).
+   */
   readonly hono: HonoMiddleware;
   /**
    * `handler` guarded, for `http.createServer(guard.node(handler))`. A handler that throws or
-   * rejects gets a 500 when nothing was sent yet (the connection is ended otherwise), and its
-   * error goes to `onError`.
+   * rejects gets, when nothing was sent yet, the answer to a failure the library caused (with
+   * `errors` on) or a 500; once the response has started, its connection is destroyed. The
+   * error goes to `onError` in every case.
    */
   node<Req extends NodeRequestLike, Res extends NodeResponseLike>(
     handler: NodeHandler<Req, Res>,
@@ -41,7 +66,9 @@ export interface ServiceGuard {
   /**
    * A fetch-style `handler` guarded (`(Request, ...) => Response`), for Bun, Deno, workerd and
    * Hono's `app.fetch`. The client's address comes from the handler's second argument where the
-   * runtime gives one (Deno's handler info, Bun's server, Hono's Node server env).
+   * runtime gives one (Deno's handler info, Bun's server, Hono's Node server env). A handler
+   * that rejects with a failure the library caused (with `errors` on) resolves to its answer;
+   * any other rejection is passed on to the runtime.
    */
   fetch<Rest extends unknown[]>(
     handler: FetchHandler<Rest>,
@@ -78,9 +105,12 @@ export interface ServiceGuard {
 export function serviceGuard(options?: ServiceGuardOptions): ServiceGuard {
   onlyArguments(arguments, 1, 'serviceGuard()');
   const core = new GuardCore(options);
+  const fastifyErrorHandler = fastifyErrorAdapter(core);
   return {
     connect: connectAdapter(core),
-    fastify: fastifyAdapter(core),
+    errors: connectErrorAdapter(core),
+    fastify: fastifyAdapter(core, fastifyErrorHandler),
+    fastifyErrorHandler,
     hono: honoAdapter(core),
     node: (handler, onError) => nodeAdapter(core, handler, onError),
     fetch: (handler) => fetchAdapter(core, handler),
