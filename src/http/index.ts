@@ -1,6 +1,17 @@
 /**
- * breakwater/http: where services meet the library. HTTP header parsing for server pushback
- * (`Retry-After`, the `RateLimit` fields, `X-RateLimit-*`, `grpc-retry-pushback-ms`).
+ * breakwater/http: where services meet the library.
+ *
+ * - `protectedFetch()` (and `protectedDispatch()` for undici): a fetch that runs every request
+ *   through the standard preset, per origin;
+ * - `serviceGuard()`: middleware for node:http, Express and connect, Fastify, Hono and
+ *   fetch-style handlers (rate limit per client with RateLimit headers, adaptive concurrency
+ *   limit, load shedding, deadlines, handler failures answered);
+ * - `runWithRequestContext()`: one deadline, criticality and signal for everything a request's
+ *   handler does;
+ * - the header toolkit: `readPushback`, `readRateLimit`, `rateLimitHeaders`, `problemBody`.
+ *
+ * No framework is imported, and nothing runs at import: timers, samplers and AsyncLocalStorage
+ * start with first use.
  *
  * @module
  */
