@@ -207,15 +207,15 @@ describe.each(FRAMEWORKS)('handler failures in %s', (framework) => {
     await res.body?.cancel();
   });
 
-  it.skipIf(framework === 'hono')(
-    'does not rewrite a response already started: the connection is cut',
-    async () => {
+  // A Hono handler answers with a whole Response: no response is ever half sent.
+  if (framework !== 'hono') {
+    it('does not rewrite a response already started: the connection is cut', async () => {
       await serve();
       const res = await get('/started', { 'x-timeout-ms': '200' });
       expect(res.status).toBe(200);
       await expect(res.text()).rejects.toThrow();
-    },
-  );
+    });
+  }
 });
 
 describe('serviceGuard option errors', () => {
