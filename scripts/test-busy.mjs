@@ -20,6 +20,8 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 const realTimeSuites = [
   'test/redis/',
   'test/demo/',
+  'test/examples/',
+  'test/http/',
   'test/hygiene/',
   'test/observability/',
   'test/clock/system-clock.test.ts',
