@@ -3,7 +3,8 @@
  * driven over IPC. `{ id, type: 'start', app: { framework, guard } }` starts a route answering
  * 200 with a 2-byte body on a free loopback port and answers `{ id, url }`: `framework` is
  * 'express', 'fastify' or 'node'; `guard` is 'none', 'breakwater' (the service guard of
- * http.mjs), 'express-rate-limit' or 'under-pressure', configured in http.mjs. `heapStart`
+ * http.mjs), 'express-rate-limit' or 'under-pressure', configured in http.mjs, or 'context' (node:http
+ * only: a request context and a close listener by hand, the floor of any such guard). `heapStart`
  * collects twice and reads the heap size, `heapEnd` reads it again and answers
  * `{ id, bytes, collected }` (whether a collection started in between). It exits when the
  * parent goes. Run with --expose-gc.
@@ -66,7 +67,22 @@ async function nodeApp(kind) {
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end(BODY);
   };
+  if (kind === 'context') return listen(createServer(await contextOnly(handler)));
   return listen(createServer(kind === 'breakwater' ? (await guard()).node(handler) : handler));
+}
+
+/**
+ * The least a guard that carries a request context and holds a permit until the response ends
+ * pays, written by hand: an AsyncLocalStorage run and one `close` listener per request.
+ */
+async function contextOnly(handler) {
+  const { AsyncLocalStorage } = await import('node:async_hooks');
+  const store = new AsyncLocalStorage();
+  const closed = () => {};
+  return (req, res) => {
+    res.once('close', closed);
+    store.run({ deadline: Number.POSITIVE_INFINITY }, handler, req, res);
+  };
 }
 
 const APPS = { express: expressApp, fastify: fastifyApp, node: nodeApp };

@@ -68,6 +68,7 @@ export const notImplemented = [
 
 const BARE_FETCH = 'fetch(url), body read';
 const BARE_UNDICI = 'undici fetch(url) on its own pool, body read';
+const SIGNALLED = 'fetch(url, { signal }), a new AbortController each request, body read';
 const PROTECTED = 'protectedFetch()(url), standard preset, body read';
 const UNDICI_RETRY = 'undici fetch(url), retry interceptor (2 retries), body read';
 const PROTECTED_DISPATCH = 'undici fetch(url), protectedDispatch() interceptor, body read';
@@ -177,6 +178,16 @@ export function rows({ quick }) {
     addGroup(
       [
         { library: 'bare', variant: BARE_FETCH, make: (url) => getter(fetch, url) },
+        // The least any client that can cut a request pays: fetch's own cost of a signal.
+        {
+          library: 'bare',
+          variant: SIGNALLED,
+          baseline: BARE_FETCH,
+          make: (url) => async () => {
+            const response = await fetch(url, { signal: new AbortController().signal });
+            return response.text();
+          },
+        },
         {
           library: LIB.breakwater,
           variant: PROTECTED,

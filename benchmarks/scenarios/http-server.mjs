@@ -212,7 +212,13 @@ export function rows({ quick }) {
       app: { framework: 'fastify', guard: 'under-pressure' },
     },
   ]);
-  group(NODE, 'node', []);
+  group(NODE, 'node', [
+    {
+      library: 'bare',
+      variant: `${NODE}, an AsyncLocalStorage run and a close listener per request (by hand)`,
+      app: { framework: 'node', guard: 'context' },
+    },
+  ]);
   // The load generator stops after the last row (and is killed if the process ends before).
   const last = list.at(-1);
   const measureLast = last.measure;

@@ -104,6 +104,53 @@ export function runWithRequestContext<T>(init: RequestContextInit, fn: () => T):
     criticality: criticalityOf(init.criticality) ?? outer?.criticality,
     signal: signalOf(init.signal, outer?.signal),
   };
+  return enter(context, outer, fn);
+}
+
+/** @internal Where a context's signal comes from when it is made only if something reads it. */
+export interface SignalSource {
+  readonly signal: AbortSignal | undefined;
+}
+
+/** A context whose signal (its source's, joined with the outer context's) is made at first read. */
+class LazySignalContext implements RequestContext {
+  private made: AbortSignal | null | undefined = undefined;
+  constructor(
+    readonly deadline: number,
+    readonly criticality: Criticality | undefined,
+    private readonly source: SignalSource,
+    private readonly outer: RequestContext | undefined,
+  ) {}
+  get signal(): AbortSignal | undefined {
+    if (this.made === undefined) {
+      this.made = signalOf(this.source.signal, this.outer?.signal) ?? null;
+    }
+    return this.made ?? undefined;
+  }
+}
+
+/**
+ * @internal {@link runWithRequestContext} for the service guard, which has checked its
+ * deadline and criticality: the client's signal is asked of `source` only when something in
+ * the request reads it (an AbortController costs microseconds a request on Node 20).
+ */
+export function runWithInboundContext<T>(
+  deadline: number,
+  criticality: Criticality | undefined,
+  source: SignalSource,
+  fn: () => T,
+): T {
+  const outer = requestContext();
+  const context = new LazySignalContext(
+    Math.min(deadline, outer?.deadline ?? Number.POSITIVE_INFINITY),
+    criticality ?? outer?.criticality,
+    source,
+    outer,
+  );
+  return enter(context, outer, fn);
+}
+
+function enter<T>(context: RequestContext, outer: RequestContext | undefined, fn: () => T): T {
   setAmbientOptions(withContext);
   const als = storeOf();
   if (als !== null) return als.run(context, fn);

@@ -37,7 +37,8 @@ export interface Outgoing {
   /** `scheme://host:port`; undefined for a URL that does not parse (fetch reports it). */
   readonly origin: string | undefined;
   readonly method: string;
-  readonly headers: Headers;
+  /** The caller's headers; undefined when it gave none (no `Headers` made for nothing). */
+  readonly headers: Headers | undefined;
   /** The rest of the request's settings (credentials, redirect, ...). */
   readonly init: RequestInit;
   /** True when every attempt can send the same body (or a new one from a factory). */
@@ -91,11 +92,22 @@ function isReplayable(body: unknown): boolean {
   );
 }
 
+/** The last absolute URL seen and its origin: most clients call the same few URLs in a row. */
+let lastUrl = '';
+let lastOrigin: string | undefined;
+
 function originOf(url: string): string | undefined {
+  // An absolute http(s) URL's origin does not depend on the page's base, so it can be kept.
+  if (url === lastUrl) return lastOrigin;
   try {
     const base = (globalThis as { location?: { href?: string } }).location?.href;
-    const origin = new URL(url, base).origin;
-    return origin === 'null' ? undefined : origin;
+    const parsed = new URL(url, base).origin;
+    const origin = parsed === 'null' ? undefined : parsed;
+    if (url.startsWith('http://') || url.startsWith('https://')) {
+      lastUrl = url;
+      lastOrigin = origin;
+    }
+    return origin;
   } catch {
     return undefined;
   }
@@ -105,8 +117,9 @@ function originOf(url: string): string | undefined {
 export function outgoing(input: FetchInput, init: ProtectedInit | undefined): Outgoing {
   const request = isRequest(input) ? input : undefined;
   const url = request === undefined ? String(input) : request.url;
-  const headers = new Headers(request?.headers);
+  let headers = request === undefined ? undefined : new Headers(request.headers);
   if (init?.headers !== undefined) {
+    headers ??= new Headers();
     for (const [name, value] of new Headers(init.headers)) headers.set(name, value);
   }
   const rest: Record<string, unknown> = {};

@@ -17,7 +17,7 @@ import { LoadShedder } from '../../policies/load-shedder/LoadShedder.js';
 import type { RateLimitDecision } from '../../policies/rate-limiter/decision.js';
 import { type Criticality, criticalityLevel } from '../../protocol/criticality.js';
 import { checkOptionsObject } from '../../validation/validate.js';
-import { runWithRequestContext } from '../context/requestContext.js';
+import { runWithInboundContext } from '../context/requestContext.js';
 import { clientKey } from './clientKey.js';
 import { failureAnswer } from './failures.js';
 import {
@@ -40,11 +40,25 @@ import {
 } from './refusals.js';
 
 /**
- * What an adapter does with a request the guard lets through: sets `headers` on the response,
- * runs the handler (the guard has opened the request context), and resolves when the response
- * ends (finished or closed) with its status code, never rejecting.
+ * What an adapter does with a request the guard lets through: sets `headers` on the response
+ * and runs the handler (the guard has opened the request context). It returns a promise of the
+ * response's end (finished or closed) with its status code, never rejecting, or undefined when
+ * the client's {@link Client.ended} tells it.
  */
-export type Proceed = (headers: HeaderList) => PromiseLike<number>;
+export type Proceed = (headers: HeaderList) => PromiseLike<number> | undefined;
+
+/**
+ * The client of one request, as the guard sees it: a fetch `Request`, or the watch a Node
+ * adapter keeps on its response, which makes its signal and its end only when asked.
+ */
+export interface Client {
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal | undefined;
+  /** True once the client went away; read instead of the signal where given. */
+  readonly gone?: boolean;
+  /** The response's end, for a `proceed` that returns undefined. */
+  ended?(): PromiseLike<number>;
+}
 /** What an adapter does with a request the guard refuses: sends the refusal. */
 export type Refuse = (refusal: Refusal) => void;
 
@@ -55,7 +69,7 @@ const UNKNOWN_CLIENT = 'unknown';
 
 /** One inbound request on its way through the guard. */
 interface Pending {
-  readonly signal: AbortSignal | undefined;
+  readonly client: Client;
   readonly deadline: number;
   readonly criticality: Criticality | undefined;
   readonly proceed: Proceed;
@@ -103,7 +117,7 @@ export class GuardCore {
   }
 
   /** Takes a request through the guard: calls `proceed` or `refuse`, once. */
-  handle(req: InboundRequest, signal: AbortSignal | undefined, proceed: Proceed, refuse: Refuse) {
+  handle(req: InboundRequest, client: Client, proceed: Proceed, refuse: Refuse) {
     let deadline = Number.POSITIVE_INFINITY;
     if (this.deadline !== undefined) {
       const value = req.header(this.deadline.header);
@@ -111,7 +125,7 @@ export class GuardCore {
       if (ms === 0) return refuse(deadlinePassed(this.deadline.header));
       if (ms > 0) deadline = performance.now() + Math.min(ms, this.deadline.max);
     }
-    const p: Pending = { signal, deadline, criticality: this.criticalityOf(req), proceed, refuse };
+    const p: Pending = { client, deadline, criticality: this.criticalityOf(req), proceed, refuse };
     const rate = this.rate;
     if (rate === undefined) return this.admit(p, NO_HEADERS);
     let key: string | undefined;
@@ -165,16 +179,14 @@ export class GuardCore {
   }
 
   private admit(p: Pending, headers: HeaderList): void {
-    const run = (): PromiseLike<number> => {
+    const client = p.client;
+    const run = (): PromiseLike<number> | undefined => {
       // The client left while the store decided or the request waited for a permit.
-      if (p.signal?.aborted) {
+      if (gone(client)) {
         p.refuse(clientClosed());
         return GONE;
       }
-      return runWithRequestContext(
-        { deadline: p.deadline, criticality: p.criticality, signal: p.signal },
-        () => p.proceed(headers),
-      );
+      return runWithInboundContext(p.deadline, p.criticality, client, () => p.proceed(headers));
     };
     const gates = this.gates;
     if (gates === undefined) {
@@ -183,14 +195,17 @@ export class GuardCore {
     }
     // Only a queue needs the signal (to leave it when the client goes away); a call with no
     // options takes the pipeline's fastest path.
+    const waits = this.limit?.mayWait === true;
     const options: ExecuteOptions | undefined =
-      p.criticality !== undefined || (this.limit?.mayWait && p.signal !== undefined)
-        ? { criticality: p.criticality, signal: this.limit?.mayWait ? p.signal : undefined }
+      p.criticality !== undefined || waits
+        ? { criticality: p.criticality, signal: waits ? client.signal : undefined }
         : undefined;
-    gates.tryExecute(run, options).then((r) => {
+    // The permit is held until the response ends.
+    const held = (): PromiseLike<number> => run() ?? client.ended?.() ?? GONE;
+    gates.tryExecute(held, options).then((r) => {
       if (r.ok) return;
       if (r.rejected) p.refuse(overloaded(r.error, headers, this.waitMs(r.error)));
-      else if (p.signal?.aborted) p.refuse(clientClosed());
+      else if (gone(client)) p.refuse(clientClosed());
     });
   }
 
@@ -247,6 +262,10 @@ export class GuardCore {
     this.owned.push(limit);
     return limit;
   }
+}
+
+function gone(client: Client): boolean {
+  return client.gone ?? client.signal?.aborted === true;
 }
 
 /** The ms of a deadline header: a non-negative integer; anything else is NaN (ignored). */

@@ -73,7 +73,7 @@ export function fetchAdapter<Rest extends unknown[]>(
     new Promise<Response>((resolve, reject) => {
       core.handle(
         new FetchInbound(request, addressOf(request, rest[0])),
-        request.signal,
+        request,
         (headers) => {
           const answered = Promise.resolve()
             .then(() => handler(request, ...rest))
@@ -121,7 +121,7 @@ export function honoAdapter(core: GuardCore): HonoMiddleware {
       const outgoing = (c.env as { outgoing?: NodeOutgoing } | undefined)?.outgoing;
       core.handle(
         new FetchInbound(request, addressOf(request, c.env)),
-        request.signal,
+        request,
         (headers) => {
           const done = next().then(() => {
             // Hono's compose caught the handler's error, left it in `c.error` and answered 500.

@@ -9,7 +9,7 @@ import {
 } from '../../../src/http/index.js';
 import { adaptiveLimit, KeyedRateLimiter, OptionsError } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
-import { onLoopback } from '../../support/guarded-servers.js';
+import { onLoopback, openHanging } from '../../support/guarded-servers.js';
 
 const allowed = {
   allowed: true,
@@ -312,6 +312,55 @@ describe('serviceGuard', () => {
       expect((await fetch(`${url}/throw`)).status).toBe(500);
       expect((await fetch(`${url}/reject`)).status).toBe(500);
       expect(errors).toEqual(['sync', 'async']);
+    });
+
+    it('node(handler): a signal first read after the client left is already aborted', async () => {
+      const seen: boolean[] = [];
+      let started!: () => void;
+      let closed!: () => void;
+      const running = new Promise<void>((resolve) => (started = resolve));
+      const ended = new Promise<void>((resolve) => (closed = resolve));
+      const guard = serviceGuard();
+      const url = await serve(
+        createServer(
+          guard.node((_req, res) => {
+            const context = requestContext()!; // its signal is not read while the client is there
+            res.on('close', () => {
+              seen.push(context.signal!.aborted);
+              closed();
+            });
+            started();
+          }),
+        ),
+      );
+      const drop = openHanging(url);
+      await running;
+      drop();
+      await ended;
+      expect(seen).toEqual([true]);
+    });
+
+    it('node(handler) does not run the handler of a client that left while the store decided', async () => {
+      let decide!: (d: typeof allowed) => void;
+      const guard = serviceGuard({
+        rateLimit: { limiter: { decide: () => new Promise((resolve) => (decide = resolve)) } },
+      });
+      let runs = 0;
+      const server = createServer(
+        guard.node((_req, res) => {
+          runs++;
+          res.end('ok');
+        }),
+      );
+      let socketClosed = false;
+      server.on('connection', (socket) => socket.on('close', () => (socketClosed = true)));
+      const drop = openHanging(await serve(server));
+      await until(() => decide !== undefined);
+      drop();
+      await until(() => socketClosed); // the response's own close comes in the same emit
+      decide(allowed);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(runs).toBe(0);
     });
   });
 });
