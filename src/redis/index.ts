@@ -62,9 +62,11 @@ export {
 export {
   PermitLostError,
   type PermitLostEvent,
+  type RedisPermit,
+} from './shared-bulkhead/permit.js';
+export {
   RedisBulkhead,
   type RedisBulkheadStats,
-  type RedisPermit,
   redisBulkhead,
 } from './shared-bulkhead/RedisBulkhead.js';
 export {

@@ -29,17 +29,7 @@ import { isCountedError } from '../shared/classify.js';
 import { LatencyWindow } from '../shared/LatencyWindow.js';
 import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
 import { type QueueDiscipline, type QueueRefusal, WaitQueue } from '../shared/WaitQueue.js';
-import {
-  type BaselineState,
-  type Decision,
-  decide,
-  freshBaseline,
-  type LimitChangeReason,
-  type LimitDecision,
-  type LimitWindow,
-  noQueueOf,
-  updateBaseline,
-} from './algorithms.js';
+import type { LimitChangeReason, LimitDecision } from './algorithms.js';
 import { limitChangeChannel } from './diagnostics.js';
 import { type AdaptiveLimitRejection, ConcurrencyLimitError } from './errors.js';
 import type { AdaptiveLimitRejectedEvent, LimitChangeEvent } from './events.js';
@@ -48,6 +38,7 @@ import {
   type ResolvedAdaptiveLimitOptions,
   resolveAdaptiveLimitOptions,
 } from './options.js';
+import { SampleWindow } from './SampleWindow.js';
 
 /** A criticality's share of the limit, as its stats show it. */
 export interface PartitionStats {
@@ -111,35 +102,12 @@ export interface AdaptiveLimitStats {
   readonly latency?: LatencySnapshot;
 }
 
-/** The figures of the window being collected, handed to the algorithm when it ends. */
-class WindowFigures implements LimitWindow {
-  limit = 0;
-  latency = Number.NaN;
-  baseline = Number.NaN;
-  answered = 0;
-  dropped = 0;
-  ignored = 0;
-  maxInFlight = 0;
-  meanInFlight = 0;
-  held = 0;
-  duration = 0;
-  judged = false;
-}
-
-// Slots of `AdaptiveLimit.times`.
-const LAST = 0;
-const AREA = 1;
-const START = 2;
-const END = 3;
-
 /** Calls between two readings of the clock forced by this limit (see `release`). */
 const PEEKS = 256;
 
 /** Timed calls the median of `deadlineRefusal` needs, and the half of the time it covers, ms. */
 const MEDIAN_SAMPLES = 10;
 const MEDIAN_HALF_WINDOW = 5_000;
-/** Windows last at least this many times the recent latency (see `minWindow`). */
-const WINDOW_LATENCIES = 10;
 
 /**
  * An adaptive concurrency limit: caps the calls in flight at once, like a bulkhead, at a limit
@@ -182,31 +150,12 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
   private readonly coarse: CoarseTime | undefined;
   private lim: number;
   private active = 0;
-  /**
-   * The window being collected, in a typed array so that the per-call updates store no boxed
-   * number: the calls in flight summed over time since it began (`AREA`, up to `LAST`), its
-   * start and the time from which a call's end may end it.
-   */
-  private readonly times = new Float64Array(4);
+  /** What the calls add to the window being collected, and what the windows taught. */
+  private readonly window: SampleWindow;
   /** Calls left before a release reads the clock whatever the coarse cache holds. */
   private peeks = PEEKS;
-  private wAnswered = 0;
-  private wDropped = 0;
-  private wIgnored = 0;
-  private wMax = 0;
-  private wHeldBefore = 0;
-  private readonly figures = new WindowFigures();
-  private readonly decision: Decision = { limit: 0, reason: 'few-samples' };
-  private readonly b: BaselineState = freshBaseline();
-  private recent = Number.NaN;
   /** The median of the timed calls, made at the first one when `deadlineRefusal` is on. */
   private median: LatencyWindow | undefined = undefined;
-  private lastDecision: LimitDecision | 'none' = 'none';
-  private nWindows = 0;
-  // Totals of the windows ended (the window being collected adds its own).
-  private nAnswered = 0;
-  private nDropped = 0;
-  private nIgnored = 0;
   private nAdmitted = 0;
   /** Calls held back by a full limit (refused or queued). */
   private nHeld = 0;
@@ -240,10 +189,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     this.lim = o.initialLimit;
     this.partOf = o.partitions?.of;
     this.sharePartitions();
-    const now = o.clock.now();
-    this.times[LAST] = now;
-    this.times[START] = now;
-    this.times[END] = now + o.minWindow;
+    this.window = new SampleWindow(o.clock.now(), o.minWindow);
     this.mayWait = o.maxQueue > 0;
     this.needsQueueTime = this.mayWait && o.queueTimeout !== Number.POSITIVE_INFINITY;
     this.queue = this.mayWait
@@ -293,18 +239,14 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
       limit: this.lim,
       inFlight: this.active,
       queueLength: this.queueLength,
-      recentLatency: this.recent,
-      baselineLatency: this.b.baseline,
+      recentLatency: this.window.recent,
+      baselineLatency: this.window.baseline,
       medianLatency: this.median === undefined ? Number.NaN : this.median.read(this.clock.now()),
       algorithm: this.o.algorithm.kind,
-      decision: this.lastDecision,
-      windows: this.nWindows,
+      decision: this.window.decided,
+      windows: this.window.windows,
       admitted: this.nAdmitted,
-      samples: {
-        answered: this.nAnswered + this.wAnswered,
-        dropped: this.nDropped + this.wDropped,
-        ignored: this.nIgnored + this.wIgnored,
-      },
+      samples: this.window.samples(),
       rejectionsByReason: { ...r },
       queue: this.o.queue,
       dropping: this.queue?.dropping ?? false,
@@ -424,9 +366,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
       now !== NO_TIME ? now : this.coarse === undefined ? this.clock.now() : this.coarse.peek();
     const parts = this.partOf;
     if (this.active < this.lim || (parts !== undefined && this.underShare(parts[level]!))) {
-      this.advance(t);
-      const n = ++this.active;
-      if (n > this.wMax) this.wMax = n;
+      this.window.started(t, this.active++);
       this.nAdmitted++;
       if (parts === undefined) return 0;
       this.partActive[parts[level]!]!++;
@@ -438,17 +378,6 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
       return WAIT;
     }
     return this.refuse('limit');
-  }
-
-  /** Adds the calls in flight since the last reading to the window's sum, up to `t`. */
-  private advance(t: number): void {
-    const times = this.times;
-    const last = times[LAST]!;
-    // Readings of the coarse clock may come before a precise one the executor passed.
-    if (t > last) {
-      times[AREA]! += this.active * (t - last);
-      times[LAST] = t;
-    }
   }
 
   /** The listed level `p` holds fewer calls than its share of the limit. */
@@ -476,12 +405,8 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
       coarse.expire();
     }
     const t = coarse === undefined ? this.clock.now() : coarse.peek();
-    this.advance(t);
-    this.active--;
+    const ends = this.window.ended(t, this.active--, outcome);
     if (this.partOf !== undefined) this.partActive[this.partOf[token]!]!--;
-    if (outcome === Outcome.Success) this.wAnswered++;
-    else if (outcome === Outcome.Failure) this.wDropped++;
-    else this.wIgnored++;
     // NaN (the call was not timed) fails the comparisons.
     if (elapsed >= 0) {
       if (this.latency !== undefined) this.latency.record(elapsed);
@@ -492,7 +417,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
         );
       }
     }
-    if (t >= this.times[END]!) this.endWindow(t);
+    if (ends) this.endWindow(t);
     if (this.queue !== undefined && this.queue.length > 0 && this.active < this.lim) this.serve();
   }
 
@@ -525,65 +450,13 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
   }
 
   /**
-   * Ends the window at `t` when it has lasted long enough and holds enough calls (or has
-   * lasted `maxWindow`): moves the baseline, lets the algorithm decide, and starts the next.
+   * A call's end at `t` may end the window (if it holds enough calls, or has lasted
+   * `maxWindow`): the limit the algorithm then decides is applied.
    */
   private endWindow(t: number): void {
-    const o = this.o;
-    const times = this.times;
-    const duration = t - times[START]!;
-    const counted = this.wAnswered + this.wDropped;
-    if (counted < o.minSamples && duration < o.maxWindow) return;
-    const ended = counted + this.wIgnored;
-    const w = this.figures;
-    w.limit = this.lim;
-    w.latency = ended > 0 ? times[AREA]! / ended : Number.NaN;
-    w.answered = this.wAnswered;
-    w.dropped = this.wDropped;
-    w.ignored = this.wIgnored;
-    w.maxInFlight = this.wMax;
-    w.meanInFlight = duration > 0 ? times[AREA]! / duration : this.active;
-    w.held = this.nHeld - this.wHeldBefore;
-    w.duration = duration;
-    w.judged = counted >= o.minSamples;
-    // A window with drops says how long the dropped calls were given, not how long calls take.
-    let moved: string | undefined;
-    if (w.judged && w.dropped === 0 && duration > 0) {
-      moved = updateBaseline(this.b, w, noQueueOf(o.algorithm));
-      this.recent = w.latency;
-    }
-    w.baseline = this.b.baseline;
     const from = this.lim;
-    let to = this.decide(w);
-    // A probe that cannot move the limit (at minLimit) learns nothing: the algorithm decides.
-    if (this.decision.reason === 'probe' && to === from) {
-      this.b.probing = false;
-      to = this.decide(w);
-    }
-    const reason = this.decision.reason;
-    this.b.lastCut = to < from && (reason === 'latency' || reason === 'queue');
-    this.lastDecision = moved !== undefined && to === from ? 'baseline' : reason;
-    this.nWindows++;
-    this.nAnswered += this.wAnswered;
-    this.nDropped += this.wDropped;
-    this.nIgnored += this.wIgnored;
-    times[START] = t;
-    times[AREA] = 0;
-    this.wAnswered = 0;
-    this.wDropped = 0;
-    this.wIgnored = 0;
-    this.wMax = this.active;
-    this.wHeldBefore = this.nHeld;
-    const span = this.recent > 0 ? WINDOW_LATENCIES * this.recent : 0;
-    times[END] = t + Math.min(o.maxWindow, Math.max(o.minWindow, span));
-    if (to !== from) this.setLimit(to, reason as LimitChangeReason);
-  }
-
-  /** The algorithm's decision after window `w`, in `decision`; returns its limit, kept in range. */
-  private decide(w: LimitWindow): number {
-    const o = this.o;
-    decide(o.algorithm, w, this.decision, this.b);
-    return Math.min(o.maxLimit, Math.max(o.minLimit, this.decision.limit));
+    const to = this.window.end(t, this.o, from, this.active, this.nHeld);
+    if (to !== from) this.setLimit(to, this.window.reason as LimitChangeReason);
   }
 
   private setLimit(to: number, reason: LimitChangeReason): void {
@@ -591,15 +464,15 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     this.lim = to;
     this.sharePartitions();
     if (this.changed.size === 0 && !limitChangeChannel.hasSubscribers) return;
-    const w = this.figures;
+    const w = this.window.last;
     const fresh = reason !== 'reconfigure';
     const event: LimitChangeEvent = {
       name: this.name,
       from,
       to,
       reason,
-      latency: fresh ? w.latency : this.recent,
-      baseline: this.b.baseline,
+      latency: fresh ? w.latency : this.window.recent,
+      baseline: this.window.baseline,
       answered: fresh ? w.answered : 0,
       dropped: fresh ? w.dropped : 0,
       maxInFlight: fresh ? w.maxInFlight : this.active,
@@ -628,9 +501,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
       if (exec === undefined) break;
       const tag = q.takenTag;
       const t = this.coarse === undefined ? this.clock.now() : this.coarse.peek();
-      this.advance(t);
-      const n = ++this.active;
-      if (n > this.wMax) this.wMax = n;
+      this.window.started(t, this.active++);
       this.nAdmitted++;
       let token = 0;
       if (parts !== undefined) {
