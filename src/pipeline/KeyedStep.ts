@@ -3,7 +3,7 @@ import { brand } from '../protocol/brand.js';
 import { RESULT_TYPE, type ResultTypeOf } from '../protocol/result.js';
 import { MAX_KEY_LENGTH } from '../validation/validate.js';
 import { KeyedPipeline } from './KeyedPipeline.js';
-import { COMPOSE_KEYED, type KeyedStepMark } from './keyedMark.js';
+import { COMPOSE_KEYED } from './keyedMark.js';
 
 /**
  * A step of a pipeline that stands for one instance per key (a breaker per downstream host, a
@@ -14,7 +14,7 @@ import { COMPOSE_KEYED, type KeyedStepMark } from './keyedMark.js';
  *
  * @typeParam P the instances it stands for
  */
-export class KeyedStep<P extends object = object> implements KeyedStepMark {
+export class KeyedStep<P extends object = object> {
   /** @internal The result type the instances judge, for `pipeline(...)`. */
   declare readonly [RESULT_TYPE]?: ResultTypeOf<P>;
   /** The kind of the instances (`circuitBreaker`). */

@@ -11,12 +11,12 @@ import type { StepKind, StepNeeds } from './step.js';
 /** {@link RetryingStep.decide} answers this when the failure is final. */
 export const NO_RETRY = -1;
 
-/** @internal An execution waiting out a retry delay, which disposal ends. */
+/** An execution waiting out a retry delay, which disposal ends. */
 export interface SleepingExecution {
   abortWait(reason: unknown): void;
 }
 
-/** @internal A step that runs the inner steps again after a failure. */
+/** A step that runs the inner steps again after a failure. */
 export interface RetryingStep {
   readonly stepKind: typeof StepKind.Retry;
   /** `decide` needs the elapsed time; read when a pipeline is built. */
@@ -63,7 +63,7 @@ export interface RetryingStep {
   dispose(): void;
 }
 
-/** @internal What a deadline step needs from the execution it guards. */
+/** What a deadline step needs from the execution it guards. */
 export interface TimedExecution {
   /** True while the execution still waits on the deadline registered at `step` with `stamp`. */
   deadlineLive(step: number, stamp: number): boolean;
@@ -71,7 +71,7 @@ export interface TimedExecution {
   deadlinePassed(step: number, policy: DeadlineStep): void;
 }
 
-/** @internal A step that gives the inner steps a deadline. */
+/** A step that gives the inner steps a deadline. */
 export interface DeadlineStep {
   readonly stepKind: typeof StepKind.Timeout;
   /** The call is given up at its deadline without waiting for the inner work to end. */
@@ -95,7 +95,7 @@ export interface DeadlineStep {
   dispose(): void;
 }
 
-/** @internal A step that replaces a failure (or a result) of the inner steps. */
+/** A step that replaces a failure (or a result) of the inner steps. */
 export interface FallbackStep {
   readonly stepKind: typeof StepKind.Fallback;
   /** True when this failure (or result) is replaced. */
@@ -118,7 +118,7 @@ export const NO_PUSHBACK = -1;
  */
 export type HedgeReason = 'delay' | 'failure' | 'pushback';
 
-/** @internal A race of one call's attempts, as the hedge step's timers see it. */
+/** A race of one call's attempts, as the hedge step's timers see it. */
 export interface HedgeTimerTarget {
   /** True while the race still waits on the timer entry stamped `stamp`. */
   hedgeLive(stamp: number): boolean;
@@ -127,7 +127,7 @@ export interface HedgeTimerTarget {
 }
 
 /**
- * @internal A step that runs several attempts of the inner steps at once: a hedge. The executor
+ * A step that runs several attempts of the inner steps at once: a hedge. The executor
  * runs the race (see `HedgeRace`); the step decides when another attempt starts, what counts as
  * a failure, and keeps the budget, the timers and the counts.
  */

@@ -23,9 +23,9 @@ import {
  * ```
  */
 export class Fallback<T = unknown, R = unknown> extends RunsAlone implements FallbackStep {
-  /** @internal Type only: the result type `handleResult` judges, read by `pipeline(...)`. */
+  /** Type only: the result type `handleResult` judges, read by `pipeline(...)`. */
   declare readonly [RESULT_TYPE]?: R;
-  /** @internal Type only: the value it produces, which `pipeline(...)` adds to its result type. */
+  /** Type only: the value it produces, which `pipeline(...)` adds to its result type. */
   declare readonly [FALLBACK_VALUE]?: T;
   readonly stepKind = StepKind.Fallback;
   readonly name: string;
@@ -45,7 +45,7 @@ export class Fallback<T = unknown, R = unknown> extends RunsAlone implements Fal
     return this.used.add(listener);
   }
 
-  /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
+  /** What it needs of a pipeline's executor, asked when a pipeline is built. */
   needs(): StepNeeds {
     return NEEDS_NOTHING;
   }
@@ -60,7 +60,7 @@ export class Fallback<T = unknown, R = unknown> extends RunsAlone implements Fal
     this.used.clear();
   }
 
-  /** @internal True when this failure (or result) falls back. */
+  /** True when this failure (or result) falls back. */
   applies(isError: boolean, detail: unknown): boolean {
     // A predicate that throws leaves the failure as it is.
     if (isError) return ask(this.o.handle, detail, false);
@@ -68,7 +68,7 @@ export class Fallback<T = unknown, R = unknown> extends RunsAlone implements Fal
     return h !== undefined && ask(h, detail, false);
   }
 
-  /** @internal Produces the replacement (may throw or return a promise). */
+  /** Produces the replacement (may throw or return a promise). */
   produce(isError: boolean, detail: unknown): unknown {
     this.nFallbacks++;
     const failure = isError ? { error: detail } : { result: detail };

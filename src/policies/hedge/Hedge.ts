@@ -56,14 +56,14 @@ const expire = (race: HedgeTimerTarget, stamp: number): void => race.hedgeDue(st
  * ```
  */
 export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
-  /** @internal Type only: the result type, read by the pipeline's typing. Never set. */
+  /** Type only: the result type, read by the pipeline's typing. Never set. */
   declare readonly [RESULT_TYPE]?: T;
   readonly stepKind = StepKind.Hedge;
   readonly name: string;
   /** The clock the hedge delays run on. */
   readonly clock: Clock;
   /** @internal Replaced as a whole by `reconfigure`. */ o: ResolvedHedgeOptions;
-  /** @internal True when the delay is a percentile of observed durations. */
+  /** True when the delay is a percentile of observed durations. */
   timesAttempts: boolean;
   /** Fixed delays: a FIFO whose timer is armed for its head. */
   private fifo: DeadlineQueue<HedgeTimerTarget> | undefined = undefined;
@@ -174,19 +174,19 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
     return (this.fifo?.size ?? 0) + (this.heap?.length ?? 0);
   }
 
-  /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
+  /** What it needs of a pipeline's executor, asked when a pipeline is built. */
   needs(): StepNeeds {
     return { ...NEEDS_NOTHING, concurrentAttempts: true, mayWait: true, settlesEarly: true };
   }
 
   // ---- the race's questions ------------------------------------------------------------------
 
-  /** @internal */
+  /** {@link HedgingStep.now}. */
   now(): number {
     return this.clock.now();
   }
 
-  /** @internal */
+  /** {@link HedgingStep.delayBefore}. */
   delayBefore(hedge: number, attempt: number, now: number): number {
     const d = this.o.delay;
     switch (d.kind) {
@@ -211,7 +211,7 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
     }
   }
 
-  /** @internal */
+  /** {@link HedgingStep.schedule}. */
   schedule(race: HedgeTimerTarget, delay: number): number {
     const d = this.o.delay;
     if (d.kind === 'fixed' && this.fifo !== undefined) {
@@ -220,13 +220,13 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
     return this.scheduleAfter(race, delay);
   }
 
-  /** @internal */
+  /** {@link HedgingStep.scheduleAfter}. */
   scheduleAfter(race: HedgeTimerTarget, ms: number): number {
     this.heap ??= new TimerHeap(this.clock, isLive, expire);
     return this.heap.add(race, ms);
   }
 
-  /** @internal */
+  /** {@link HedgingStep.pushback}. */
   pushback(isError: boolean, detail: unknown): number {
     const o = this.o;
     if (o.retryAfter === undefined) return NO_PUSHBACK;
@@ -236,19 +236,19 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
     return pushed > o.maxPushback ? Number.POSITIVE_INFINITY : pushed;
   }
 
-  /** @internal */
+  /** {@link HedgingStep.unschedule}. */
   unschedule(stamp: number): void {
     if (stamp > 0) this.fifo?.release(stamp);
     else this.heap?.release(stamp);
   }
 
-  /** @internal */
+  /** {@link HedgingStep.callStarted}. */
   callStarted(): void {
     this.nCalls++;
     this.o.budget?.callStarted();
   }
 
-  /** @internal */
+  /** {@link HedgingStep.tryHedge}. */
   tryHedge(hedge: number, reason: HedgeReason): boolean {
     const budget = this.o.budget;
     if (budget !== undefined && !budget.trySpend()) {
@@ -262,14 +262,14 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
     return true;
   }
 
-  /** @internal */
+  /** {@link HedgingStep.isHandledFailure}. */
   isHandledFailure(isError: boolean, detail: unknown): boolean {
     const o = this.o;
     if (isError) return ask(o.handle, detail, false);
     return o.handleResult !== undefined && ask(o.handleResult, detail, false);
   }
 
-  /** @internal */
+  /** {@link HedgingStep.attemptEnded}. */
   attemptEnded(_hedge: number, success: boolean, startedAt: number): void {
     const budget = this.o.budget;
     if (budget !== undefined) {
@@ -282,23 +282,23 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
     }
   }
 
-  /** @internal */
+  /** {@link HedgingStep.extraEnded}. */
   extraEnded(_hedge: number): void {
     this.o.budget?.extraEnded();
   }
 
-  /** @internal */
+  /** {@link HedgingStep.callEnded}. */
   callEnded(winner: number): void {
     if (winner > 0) this.nWon++;
     this.o.budget?.callEnded();
   }
 
-  /** @internal */
+  /** {@link HedgingStep.newRace}. */
   newRace(pool: object[]): object {
     return new HedgeRace(pool as HedgeRace[]);
   }
 
-  /** @internal The reason the losers' signals abort with: an `AbortError`, made once. */
+  /** The reason the losers' signals abort with: an `AbortError`, made once. */
   lostReason(): Error {
     this.lost ??= stackless(
       () =>

@@ -132,19 +132,19 @@ export class RetryBudget implements AttemptBudget {
 
   // ---- AttemptBudget -----------------------------------------------------------------------
 
-  /** @internal */
+  /** {@link AttemptBudget.callStarted}. */
   callStarted(): void {
     this.nCalls++;
     this.nActive++;
     if (this.idle) this.wake();
   }
 
-  /** @internal */
+  /** {@link AttemptBudget.callEnded}. */
   callEnded(): void {
     this.nActive--;
   }
 
-  /** @internal */
+  /** {@link AttemptBudget.attemptSucceeded}. */
   attemptSucceeded(): void {
     if (this.code === TOKENS) {
       const next = this.milli + this.earnMilli;
@@ -152,12 +152,12 @@ export class RetryBudget implements AttemptBudget {
     }
   }
 
-  /** @internal */
+  /** {@link AttemptBudget.attemptFailed}. */
   attemptFailed(): void {
     if (this.code === TOKENS) this.milli = this.milli > 1000 ? this.milli - 1000 : 0;
   }
 
-  /** @internal */
+  /** {@link AttemptBudget.trySpend}. */
   trySpend(): boolean {
     let granted: boolean;
     switch (this.code) {
@@ -187,7 +187,7 @@ export class RetryBudget implements AttemptBudget {
     return false;
   }
 
-  /** @internal */
+  /** {@link AttemptBudget.extraEnded}. */
   extraEnded(): void {
     this.nInFlight--;
   }

@@ -48,7 +48,7 @@ export interface RetryStats {
  * ```
  */
 export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
-  /** @internal Type only: the result type, read by the pipeline's typing. Never set. */
+  /** Type only: the result type, read by the pipeline's typing. Never set. */
   declare readonly [RESULT_TYPE]?: T;
   readonly stepKind = StepKind.Retry;
   readonly name: string;
@@ -56,13 +56,13 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
   readonly clock: Clock;
   /** @internal Replaced as a whole by `reconfigure`; every call reads it as before. */ o: ResolvedRetryOptions;
   /**
-   * @internal True when `decide` needs elapsed time (a finite `maxDuration`). Pipelines read it
+   * True when `decide` needs elapsed time (a finite `maxDuration`). Pipelines read it
    * when they are built, so it never changes.
    */
   readonly needsTime: boolean;
-  /** @internal The retry budget its retries spend from (option `budget`), fixed when built. */
+  /** The retry budget its retries spend from (option `budget`), fixed when built. */
   readonly budget: AttemptBudget | undefined;
-  /** @internal Executions waiting out a delay of this policy. */
+  /** Executions waiting out a delay of this policy. */
   readonly sleeping = new Set<SleepingExecution>();
   /** @internal */ readonly retried = new Listeners<RetryEvent>();
   /** @internal */ readonly gaveUp = new Listeners<GiveUpEvent>();
@@ -124,7 +124,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
     this.o = o;
   }
 
-  /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
+  /** What it needs of a pipeline's executor, asked when a pipeline is built. */
   needs(): StepNeeds {
     return {
       ...NEEDS_NOTHING,
@@ -165,7 +165,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
     this.gaveUp.clear();
   }
 
-  /** @internal True when a successful `value` should be retried. */
+  /** True when a successful `value` should be retried. */
   retriesResult(value: unknown): boolean {
     const h = this.o.handleResult;
     // A predicate that throws does not retry.
@@ -173,7 +173,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
   }
 
   /**
-   * @internal Given a failure of attempt `attempt`, the delay before the next attempt or
+   * Given a failure of attempt `attempt`, the delay before the next attempt or
    * {@link NO_RETRY}. `isError` tells whether `detail` is an error or a result; `timeLeft` is
    * the time to the call's deadline (its own, or a timeout's that bounds every attempt).
    */
@@ -258,7 +258,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
   }
 
   /**
-   * @internal The failure a call ends with when retrying stopped on `result` after `attempts`
+   * The failure a call ends with when retrying stopped on `result` after `attempts`
    * attempts, with `lastResult: 'reject'`; undefined to end with the result itself.
    */
   resultGivenUp(result: unknown, attempts: number, aborted: boolean): Error | undefined {
@@ -275,7 +275,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
     return new RetryExhaustedError(this.name, result, attempts, reason);
   }
 
-  /** @internal A wait for the next attempt ended by a deadline or the caller. */
+  /** A wait for the next attempt ended by a deadline or the caller. */
   abortedWhileWaiting(attempts: number, reason: unknown): void {
     const budget = this.budget;
     if (budget !== undefined) {
@@ -286,7 +286,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
     if (this.gaveUp.size !== 0) this.gaveUp.emit({ attempts, error: reason, reason: 'aborted' });
   }
 
-  /** @internal Attempt `attempt` succeeded (a result it does not retry); only with a budget. */
+  /** Attempt `attempt` succeeded (a result it does not retry); only with a budget. */
   succeeded(attempt: number): void {
     const budget = this.budget!;
     budget.attemptSucceeded();
@@ -295,14 +295,14 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
   }
 
   /**
-   * @internal With a budget: the call ended (an outer deadline, the caller) while an attempt
+   * With a budget: the call ended (an outer deadline, the caller) while an attempt
    * was in flight; that attempt ends later, in {@link abandonedEnded}.
    */
   callCut(): void {
     this.budget!.callEnded();
   }
 
-  /** @internal With a budget: attempt `attempt`, abandoned by {@link callCut}, really ended. */
+  /** With a budget: attempt `attempt`, abandoned by {@link callCut}, really ended. */
   abandonedEnded(attempt: number): void {
     if (attempt > 1) this.budget!.extraEnded();
   }

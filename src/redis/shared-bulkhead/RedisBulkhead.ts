@@ -341,7 +341,7 @@ class Pump implements ScriptTarget {
 export class RedisBulkhead extends RunsAlone implements WaitingGate {
   readonly stepKind = StepKind.Gate;
   readonly needsDuration = false;
-  /** @internal It keeps no latency histogram. */
+  /** It keeps no latency histogram. */
   readonly latencyEvery = 0;
   /** Always true: a call waits for the round trip to Redis. */
   readonly mayWait = true;
@@ -593,13 +593,13 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
 
   // ---- the gate protocol ----------------------------------------------------------------------
 
-  /** @internal */
+  /** {@link WaitingGate.needs}. */
   needs(): StepNeeds {
     return { ...NEEDS_NOTHING, mayWait: true, callSlot: true };
   }
 
   /**
-   * @internal Asks to wait for the round trip; while Redis is away (and no probe is due),
+   * Asks to wait for the round trip; while Redis is away (and no probe is due),
    * decides at once by `onStoreFailure`.
    */
   admit(): number {
@@ -619,38 +619,38 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     return REJECTED;
   }
 
-  /** @internal */
+  /** {@link WaitingGate.enqueue}. */
   enqueue(exec: WaitingExecution, step: number): number {
     const stamp = ++this.stamp;
     queueMicrotask(new StepWaiter(this, exec, step, stamp).start);
     return stamp;
   }
 
-  /** @internal A waiting call gave up: its place is skipped when reached. */
+  /** A waiting call gave up: its place is skipped when reached. */
   leave(): void {}
 
-  /** @internal Gives back the permit of a pipeline call (any one of the pool: all are alike). */
+  /** Gives back the permit of a pipeline call (any one of the pool: all are alike). */
   release(): void {
     const permit = this.pooled.pop();
     if (permit !== undefined) this.releasePermit(permit);
   }
 
-  /** @internal */
+  /** {@link WaitingGate.releaseSuccess}. */
   releaseSuccess(): void {
     this.release();
   }
 
-  /** @internal */
+  /** {@link WaitingGate.classifyError}. */
   classifyError(): 0 {
     return 0;
   }
 
-  /** @internal */
+  /** {@link WaitingGate.classifyResult}. */
   classifyResult(): 0 {
     return 0;
   }
 
-  /** @internal */
+  /** {@link WaitingGate.rejection}. */
   rejection(): BulkheadRejectedError {
     return this.error('full');
   }
