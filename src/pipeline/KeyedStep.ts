@@ -27,7 +27,7 @@ export class KeyedStep<P extends object = object> {
   private readonly keyOf: ((key: string | undefined) => unknown) | undefined;
 
   /**
-   * @internal Made by a registry: `lookup` answers the current instance of a key (made on
+   * Made by a registry: `lookup` answers the current instance of a key (made on
    * demand, never one the registry has dropped) and throws `OptionsError` for a key that is not
    * a string of at most 1,024 characters; `keyOf` computes the key from the call's.
    */
