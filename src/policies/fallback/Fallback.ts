@@ -45,7 +45,7 @@ export class Fallback<T = unknown, R = unknown> extends RunsAlone implements Fal
     return this.used.add(listener);
   }
 
-  /** What it needs of a pipeline's executor, asked when a pipeline is built. */
+  /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
   needs(): StepNeeds {
     return NEEDS_NOTHING;
   }
@@ -60,7 +60,7 @@ export class Fallback<T = unknown, R = unknown> extends RunsAlone implements Fal
     this.used.clear();
   }
 
-  /** True when this failure (or result) falls back. */
+  /** @internal True when this failure (or result) falls back. */
   applies(isError: boolean, detail: unknown): boolean {
     // A predicate that throws leaves the failure as it is.
     if (isError) return ask(this.o.handle, detail, false);
@@ -68,7 +68,7 @@ export class Fallback<T = unknown, R = unknown> extends RunsAlone implements Fal
     return h !== undefined && ask(h, detail, false);
   }
 
-  /** Produces the replacement (may throw or return a promise). */
+  /** @internal Produces the replacement (may throw or return a promise). */
   produce(isError: boolean, detail: unknown): unknown {
     this.nFallbacks++;
     const failure = isError ? { error: detail } : { result: detail };

@@ -63,7 +63,7 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
   /** The clock the hedge delays run on. */
   readonly clock: Clock;
   /** @internal Replaced as a whole by `reconfigure`. */ o: ResolvedHedgeOptions;
-  /** True when the delay is a percentile of observed durations. */
+  /** @internal True when the delay is a percentile of observed durations. */
   timesAttempts: boolean;
   /** Fixed delays: a FIFO whose timer is armed for its head. */
   private fifo: DeadlineQueue<HedgeTimerTarget> | undefined = undefined;
@@ -174,19 +174,19 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
     return (this.fifo?.size ?? 0) + (this.heap?.length ?? 0);
   }
 
-  /** What it needs of a pipeline's executor, asked when a pipeline is built. */
+  /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
   needs(): StepNeeds {
     return { ...NEEDS_NOTHING, concurrentAttempts: true, mayWait: true, settlesEarly: true };
   }
 
   // ---- the race's questions ------------------------------------------------------------------
 
-  /** {@link HedgingStep.now}. */
+  /** @internal */
   now(): number {
     return this.clock.now();
   }
 
-  /** {@link HedgingStep.delayBefore}. */
+  /** @internal */
   delayBefore(hedge: number, attempt: number, now: number): number {
     const d = this.o.delay;
     switch (d.kind) {
@@ -211,7 +211,7 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
     }
   }
 
-  /** {@link HedgingStep.schedule}. */
+  /** @internal */
   schedule(race: HedgeTimerTarget, delay: number): number {
     const d = this.o.delay;
     if (d.kind === 'fixed' && this.fifo !== undefined) {
@@ -220,13 +220,13 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
     return this.scheduleAfter(race, delay);
   }
 
-  /** {@link HedgingStep.scheduleAfter}. */
+  /** @internal */
   scheduleAfter(race: HedgeTimerTarget, ms: number): number {
     this.heap ??= new TimerHeap(this.clock, isLive, expire);
     return this.heap.add(race, ms);
   }
 
-  /** {@link HedgingStep.pushback}. */
+  /** @internal */
   pushback(isError: boolean, detail: unknown): number {
     const o = this.o;
     if (o.retryAfter === undefined) return NO_PUSHBACK;
@@ -236,19 +236,19 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
     return pushed > o.maxPushback ? Number.POSITIVE_INFINITY : pushed;
   }
 
-  /** {@link HedgingStep.unschedule}. */
+  /** @internal */
   unschedule(stamp: number): void {
     if (stamp > 0) this.fifo?.release(stamp);
     else this.heap?.release(stamp);
   }
 
-  /** {@link HedgingStep.callStarted}. */
+  /** @internal */
   callStarted(): void {
     this.nCalls++;
     this.o.budget?.callStarted();
   }
 
-  /** {@link HedgingStep.tryHedge}. */
+  /** @internal */
   tryHedge(hedge: number, reason: HedgeReason): boolean {
     const budget = this.o.budget;
     if (budget !== undefined && !budget.trySpend()) {
@@ -262,14 +262,14 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
     return true;
   }
 
-  /** {@link HedgingStep.isHandledFailure}. */
+  /** @internal */
   isHandledFailure(isError: boolean, detail: unknown): boolean {
     const o = this.o;
     if (isError) return ask(o.handle, detail, false);
     return o.handleResult !== undefined && ask(o.handleResult, detail, false);
   }
 
-  /** {@link HedgingStep.attemptEnded}. */
+  /** @internal */
   attemptEnded(_hedge: number, success: boolean, startedAt: number): void {
     const budget = this.o.budget;
     if (budget !== undefined) {
@@ -282,23 +282,23 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
     }
   }
 
-  /** {@link HedgingStep.extraEnded}. */
+  /** @internal */
   extraEnded(_hedge: number): void {
     this.o.budget?.extraEnded();
   }
 
-  /** {@link HedgingStep.callEnded}. */
+  /** @internal */
   callEnded(winner: number): void {
     if (winner > 0) this.nWon++;
     this.o.budget?.callEnded();
   }
 
-  /** {@link HedgingStep.newRace}. */
+  /** @internal */
   newRace(pool: object[]): object {
     return new HedgeRace(pool as HedgeRace[]);
   }
 
-  /** The reason the losers' signals abort with: an `AbortError`, made once. */
+  /** @internal The reason the losers' signals abort with: an `AbortError`, made once. */
   lostReason(): Error {
     this.lost ??= stackless(
       () =>

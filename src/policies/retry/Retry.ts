@@ -56,13 +56,13 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
   readonly clock: Clock;
   /** @internal Replaced as a whole by `reconfigure`; every call reads it as before. */ o: ResolvedRetryOptions;
   /**
-   * True when `decide` needs elapsed time (a finite `maxDuration`). Pipelines read it
+   * @internal True when `decide` needs elapsed time (a finite `maxDuration`). Pipelines read it
    * when they are built, so it never changes.
    */
   readonly needsTime: boolean;
-  /** The retry budget its retries spend from (option `budget`), fixed when built. */
+  /** @internal The retry budget its retries spend from (option `budget`), fixed when built. */
   readonly budget: AttemptBudget | undefined;
-  /** Executions waiting out a delay of this policy. */
+  /** @internal Executions waiting out a delay of this policy. */
   readonly sleeping = new Set<SleepingExecution>();
   /** @internal */ readonly retried = new Listeners<RetryEvent>();
   /** @internal */ readonly gaveUp = new Listeners<GiveUpEvent>();
@@ -124,7 +124,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
     this.o = o;
   }
 
-  /** What it needs of a pipeline's executor, asked when a pipeline is built. */
+  /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
   needs(): StepNeeds {
     return {
       ...NEEDS_NOTHING,
@@ -165,7 +165,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
     this.gaveUp.clear();
   }
 
-  /** True when a successful `value` should be retried. */
+  /** @internal True when a successful `value` should be retried. */
   retriesResult(value: unknown): boolean {
     const h = this.o.handleResult;
     // A predicate that throws does not retry.
@@ -173,7 +173,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
   }
 
   /**
-   * Given a failure of attempt `attempt`, the delay before the next attempt or
+   * @internal Given a failure of attempt `attempt`, the delay before the next attempt or
    * {@link NO_RETRY}. `isError` tells whether `detail` is an error or a result; `timeLeft` is
    * the time to the call's deadline (its own, or a timeout's that bounds every attempt).
    */
@@ -258,7 +258,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
   }
 
   /**
-   * The failure a call ends with when retrying stopped on `result` after `attempts`
+   * @internal The failure a call ends with when retrying stopped on `result` after `attempts`
    * attempts, with `lastResult: 'reject'`; undefined to end with the result itself.
    */
   resultGivenUp(result: unknown, attempts: number, aborted: boolean): Error | undefined {
@@ -275,7 +275,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
     return new RetryExhaustedError(this.name, result, attempts, reason);
   }
 
-  /** A wait for the next attempt ended by a deadline or the caller. */
+  /** @internal A wait for the next attempt ended by a deadline or the caller. */
   abortedWhileWaiting(attempts: number, reason: unknown): void {
     const budget = this.budget;
     if (budget !== undefined) {
@@ -286,7 +286,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
     if (this.gaveUp.size !== 0) this.gaveUp.emit({ attempts, error: reason, reason: 'aborted' });
   }
 
-  /** Attempt `attempt` succeeded (a result it does not retry); only with a budget. */
+  /** @internal Attempt `attempt` succeeded (a result it does not retry); only with a budget. */
   succeeded(attempt: number): void {
     const budget = this.budget!;
     budget.attemptSucceeded();
@@ -295,14 +295,14 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
   }
 
   /**
-   * With a budget: the call ended (an outer deadline, the caller) while an attempt
+   * @internal With a budget: the call ended (an outer deadline, the caller) while an attempt
    * was in flight; that attempt ends later, in {@link abandonedEnded}.
    */
   callCut(): void {
     this.budget!.callEnded();
   }
 
-  /** With a budget: attempt `attempt`, abandoned by {@link callCut}, really ended. */
+  /** @internal With a budget: attempt `attempt`, abandoned by {@link callCut}, really ended. */
   abandonedEnded(attempt: number): void {
     if (attempt > 1) this.budget!.extraEnded();
   }

@@ -164,7 +164,7 @@ export class Timeout extends RunsAlone implements DeadlineStep {
     return this.timedOut.add(listener);
   }
 
-  /** Starts the clock for `exec` at pipeline step `step`; returns the stamp. */
+  /** @internal Starts the clock for `exec` at pipeline step `step`; returns the stamp. */
   register(exec: TimedExecution, step: number, now: number): number {
     return this.queue.add(
       exec,
@@ -174,7 +174,7 @@ export class Timeout extends RunsAlone implements DeadlineStep {
   }
 
   /**
-   * An execution stopped waiting on the deadline it registered with `stamp` (0 when
+   * @internal An execution stopped waiting on the deadline it registered with `stamp` (0 when
    * it passed or was given up).
    */
   done(stamp: number): void {
@@ -182,7 +182,7 @@ export class Timeout extends RunsAlone implements DeadlineStep {
   }
 
   /**
-   * The deadline of the call registered with `stamp`, on the clock (`now` is its
+   * @internal The deadline of the call registered with `stamp`, on the clock (`now` is its
    * reading), or NaN when it is no longer held.
    */
   deadlineOf(stamp: number, now: number): number {
@@ -195,12 +195,12 @@ export class Timeout extends RunsAlone implements DeadlineStep {
     return Number.NaN;
   }
 
-  /** The error a timed-out call fails with. */
+  /** @internal The error a timed-out call fails with. */
   rejection(): TimeoutError {
     return this.o.debug ? new TimeoutError(this.name, this.timeout) : this.error;
   }
 
-  /** True for an error this timeout aborted a call with. */
+  /** @internal True for an error this timeout aborted a call with. */
   ownsRejection(reason: unknown): boolean {
     return reason instanceof TimeoutError && reason.policyName === this.name;
   }
@@ -212,7 +212,7 @@ export class Timeout extends RunsAlone implements DeadlineStep {
     return n;
   }
 
-  /** What it needs of a pipeline's executor, asked when a pipeline is built. */
+  /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
   needs(): StepNeeds {
     return {
       ...NEEDS_NOTHING,
