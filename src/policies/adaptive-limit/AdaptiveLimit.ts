@@ -405,7 +405,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     this.changed.clear();
   }
 
-  /** {@link WaitingGate.admit}. */
+  /** Gate protocol ({@link Gate.admit}): called by a pipeline's executor, not by users. */
   admit(now: number, level = DEFAULT_LEVEL, call?: BoundedCall): number {
     if (
       call !== undefined &&
@@ -466,7 +466,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     this.queue!.leave();
   }
 
-  /** {@link WaitingGate.release}. */
+  /** Gate protocol ({@link Gate.release}): called by a pipeline's executor, not by users. */
   release(token: number, outcome: Outcome, elapsed: number): void {
     const coarse = this.coarse;
     // A real reading costs an allocation: the cache goes stale with its timer's tick, or, when
@@ -496,7 +496,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     if (this.queue !== undefined && this.queue.length > 0 && this.active < this.lim) this.serve();
   }
 
-  /** {@link WaitingGate.releaseSuccess}. */
+  /** Gate protocol ({@link Gate.releaseSuccess}): called by a pipeline's executor, not by users. */
   releaseSuccess(token: number, value: unknown): void {
     this.release(
       token,
@@ -513,7 +513,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     return h !== undefined && ask(h, error, false) ? Outcome.Failure : Outcome.Success;
   }
 
-  /** {@link WaitingGate.classifyResult}. */
+  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
   classifyResult(value: unknown): Outcome {
     const h = this.o.handleResult;
     return h !== undefined && ask(h, value, false) ? Outcome.Failure : Outcome.Success;

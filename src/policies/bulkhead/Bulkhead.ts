@@ -287,7 +287,7 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     return this.rejected.add(listener);
   }
 
-  /** {@link WaitingGate.admit}. */
+  /** Gate protocol ({@link Gate.admit}): called by a pipeline's executor, not by users. */
   admit(now: number): number {
     if (this.active < this.o.maxConcurrent) {
       this.active++;
@@ -310,7 +310,7 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     this.queue.leave();
   }
 
-  /** {@link WaitingGate.release}. */
+  /** Gate protocol ({@link Gate.release}): called by a pipeline's executor, not by users. */
   release(_token: number, _outcome: Outcome, elapsed: number): void {
     // NaN (the call was not timed) fails the comparison.
     if (elapsed >= 0 && this.latency !== undefined) this.latency.record(elapsed);
@@ -346,22 +346,22 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     this.rejected.clear();
   }
 
-  /** {@link WaitingGate.releaseSuccess}. */
+  /** Gate protocol ({@link Gate.releaseSuccess}): called by a pipeline's executor, not by users. */
   releaseSuccess(): void {
     this.release(0, Outcome.Success, Number.NaN);
   }
 
-  /** {@link WaitingGate.classifyError}. */
+  /** Gate protocol ({@link Gate.classifyError}): called by a pipeline's executor, not by users. */
   classifyError(): Outcome {
     return Outcome.Success;
   }
 
-  /** {@link WaitingGate.classifyResult}. */
+  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
   classifyResult(): Outcome {
     return Outcome.Success;
   }
 
-  /** {@link WaitingGate.rejection}. */
+  /** Gate protocol ({@link Gate.rejection}): called by a pipeline's executor, not by users. */
   rejection(): BulkheadRejectedError {
     return this.error('full');
   }

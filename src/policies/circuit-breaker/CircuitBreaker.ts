@@ -144,7 +144,7 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate {
 
   // ---- the gate protocol ----------------------------------------------------------------------
 
-  /** {@link Gate.admit}. */
+  /** Gate protocol ({@link Gate.admit}): called by a pipeline's executor, not by users. */
   admit(now: number): number {
     // Small enough to inline into the executor; the other states are a call away.
     return this.s === S_CLOSED ? this.gen : this.admitNotClosed(now);
@@ -193,7 +193,7 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate {
     return REJECTED;
   }
 
-  /** {@link Gate.release}. */
+  /** Gate protocol ({@link Gate.release}): called by a pipeline's executor, not by users. */
   release(token: number, outcome: Outcome, elapsed: number, detail?: unknown): void {
     // Kept small enough for V8 to inline into the pipeline's handlers: rare paths are methods.
     // A transition already due (a half-open max wait that passed) comes before this outcome.
@@ -248,14 +248,14 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate {
     if (reason !== undefined) this.open(this.needsNow ? now : this.clock.now(), reason, true);
   }
 
-  /** {@link Gate.classifyError}. */
+  /** Gate protocol ({@link Gate.classifyError}): called by a pipeline's executor, not by users. */
   classifyError(error: unknown): Outcome {
     if (!isCountedError(error)) return Outcome.Ignored;
     // A predicate that throws counts the call as failed: the safe side for a breaker.
     return ask(this.o.handle, error, true) ? Outcome.Failure : Outcome.Success;
   }
 
-  /** {@link Gate.classifyResult}. */
+  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
   classifyResult(value: unknown): Outcome {
     const h = this.o.handleResult;
     return h !== undefined && ask(h, value, true) ? Outcome.Failure : Outcome.Success;

@@ -338,15 +338,15 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
   /** A rate limiter does not count outcomes. */
   release(): void {}
 
-  /** {@link WaitingGate.releaseSuccess}. */
+  /** Gate protocol ({@link Gate.releaseSuccess}): called by a pipeline's executor, not by users. */
   releaseSuccess(): void {}
 
-  /** {@link WaitingGate.classifyError}. */
+  /** Gate protocol ({@link Gate.classifyError}): called by a pipeline's executor, not by users. */
   classifyError(): Outcome {
     return Outcome.Success;
   }
 
-  /** {@link WaitingGate.classifyResult}. */
+  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
   classifyResult(): Outcome {
     return Outcome.Success;
   }

@@ -593,7 +593,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
 
   // ---- the gate protocol ----------------------------------------------------------------------
 
-  /** {@link WaitingGate.needs}. */
+  /** Gate protocol ({@link Gate.needs}): called by a pipeline's executor, not by users. */
   needs(): StepNeeds {
     return { ...NEEDS_NOTHING, mayWait: true, callSlot: true };
   }
@@ -619,7 +619,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     return REJECTED;
   }
 
-  /** {@link WaitingGate.enqueue}. */
+  /** Gate protocol ({@link WaitingGate.enqueue}): called by a pipeline's executor, not by users. */
   enqueue(exec: WaitingExecution, step: number): number {
     const stamp = ++this.stamp;
     queueMicrotask(new StepWaiter(this, exec, step, stamp).start);
@@ -635,22 +635,22 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     if (permit !== undefined) this.releasePermit(permit);
   }
 
-  /** {@link WaitingGate.releaseSuccess}. */
+  /** Gate protocol ({@link Gate.releaseSuccess}): called by a pipeline's executor, not by users. */
   releaseSuccess(): void {
     this.release();
   }
 
-  /** {@link WaitingGate.classifyError}. */
+  /** Gate protocol ({@link Gate.classifyError}): called by a pipeline's executor, not by users. */
   classifyError(): 0 {
     return 0;
   }
 
-  /** {@link WaitingGate.classifyResult}. */
+  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
   classifyResult(): 0 {
     return 0;
   }
 
-  /** {@link WaitingGate.rejection}. */
+  /** Gate protocol ({@link Gate.rejection}): called by a pipeline's executor, not by users. */
   rejection(): BulkheadRejectedError {
     return this.error('full');
   }
