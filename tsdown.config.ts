@@ -68,7 +68,9 @@ export default [
     fixedExtension: false,
     platform: 'neutral',
     target: 'es2022',
-    dts: true,
+    // Declarations marked `@internal` stay out of the published types (the type-check of src
+    // and tests still sees them). test/package/declarations.test.ts holds it.
+    dts: { compilerOptions: { stripInternal: true } },
     // No source maps: output is unminified and readable (with `//#region src/...` markers), and
     // tsdown 0.21 + sourcemap leaves a dangling `//# sourceMappingURL=*.d.ts.map` in the .d.ts
     // files.

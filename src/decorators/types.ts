@@ -78,7 +78,7 @@ export interface KindDecorator<P extends object, O = unknown> {
 }
 
 /**
- * @internal `unknown` when a method `F`'s result (awaited) admits a fallback's value `T`, else
+ * `unknown` when a method `F`'s result (awaited) admits a fallback's value `T`, else
  * an object type no method is, which makes the decorator's use an error that names `T`. An
  * untyped value (`unknown`) is not checked.
  */

@@ -60,6 +60,7 @@ export function rejectionReached(error: unknown): boolean | undefined {
  * deadline passed. Test with `instanceof PolicyRejectedError` or {@link isPolicyRejection}.
  */
 export class PolicyRejectedError extends BreakwaterError {
+  /** @internal */
   declare readonly [REJECTION]: boolean;
   /** The kind of policy that refused the call. */
   readonly policy: PolicyKind;

@@ -10,7 +10,7 @@ export class TimeoutError extends PolicyRejectedError {
   /** The timeout that passed, in ms. */
   readonly timeout: number;
 
-  /** @internal */
+  /** Built by the library, which throws it; not meant to be called by users. */
   constructor(policyName: string, timeout: number, message?: string) {
     super(
       ErrorCode.Timeout,

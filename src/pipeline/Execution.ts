@@ -24,7 +24,7 @@ import type { LatencySampler } from './LatencySampler.js';
 import { releaseCancelled, releaseFailed, releaseOk } from './release.js';
 import { failure, isThenable, success } from './result.js';
 
-/** @internal A policy as the executor sees it: any policy a pipeline can hold. */
+/** A policy as the executor sees it: any policy a pipeline can hold. */
 export type Step = Gate | RetryingStep | DeadlineStep | FallbackStep | HedgingStep;
 
 /** @internal Marks a step that keeps no per-call number. */

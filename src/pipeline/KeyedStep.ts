@@ -3,7 +3,7 @@ import { brand } from '../protocol/brand.js';
 import { RESULT_TYPE, type ResultTypeOf } from '../protocol/result.js';
 import { MAX_KEY_LENGTH } from '../validation/validate.js';
 import { KeyedPipeline } from './KeyedPipeline.js';
-import { COMPOSE_KEYED, type KeyedStepMark } from './keyedMark.js';
+import { COMPOSE_KEYED } from './keyedMark.js';
 
 /**
  * A step of a pipeline that stands for one instance per key (a breaker per downstream host, a
@@ -14,7 +14,7 @@ import { COMPOSE_KEYED, type KeyedStepMark } from './keyedMark.js';
  *
  * @typeParam P the instances it stands for
  */
-export class KeyedStep<P extends object = object> implements KeyedStepMark {
+export class KeyedStep<P extends object = object> {
   /** @internal The result type the instances judge, for `pipeline(...)`. */
   declare readonly [RESULT_TYPE]?: ResultTypeOf<P>;
   /** The kind of the instances (`circuitBreaker`). */
@@ -27,7 +27,7 @@ export class KeyedStep<P extends object = object> implements KeyedStepMark {
   private readonly keyOf: ((key: string | undefined) => unknown) | undefined;
 
   /**
-   * @internal Made by a registry: `lookup` answers the current instance of a key (made on
+   * Made by a registry: `lookup` answers the current instance of a key (made on
    * demand, never one the registry has dropped) and throws `OptionsError` for a key that is not
    * a string of at most 1,024 characters; `keyOf` computes the key from the call's.
    */

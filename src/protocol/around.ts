@@ -16,29 +16,31 @@ export interface SleepingExecution {
   abortWait(reason: unknown): void;
 }
 
-/** @internal A step that runs the inner steps again after a failure. */
+/** A step that runs the inner steps again after a failure. */
 export interface RetryingStep {
   readonly stepKind: typeof StepKind.Retry;
-  /** `decide` needs the elapsed time; read when a pipeline is built. */
+  /** @internal `decide` needs the elapsed time; read when a pipeline is built. */
   readonly needsTime: boolean;
-  /** Executions waiting out a delay now. */
+  /** @internal Executions waiting out a delay now. */
   readonly sleeping: Set<SleepingExecution>;
   /**
+   * @internal
    * The budget its retries spend from, or undefined. With one, the executor reports a call's
    * start, its success (`succeeded`), and a call cut while an attempt is in flight (`callCut`,
    * then `abandonedEnded` when that attempt ends); `decide` and `abortedWhileWaiting` report
    * the rest.
    */
   readonly budget: AttemptBudget | undefined;
-  /** With a budget: attempt `attempt` succeeded and the call ends with it. */
+  /** @internal With a budget: attempt `attempt` succeeded and the call ends with it. */
   succeeded(attempt: number): void;
-  /** With a budget: the call ended while an attempt was in flight. */
+  /** @internal With a budget: the call ended while an attempt was in flight. */
   callCut(): void;
-  /** With a budget: the attempt `attempt` in flight when the call was cut really ended. */
+  /** @internal With a budget: the attempt `attempt` in flight when the call was cut really ended. */
   abandonedEnded(attempt: number): void;
-  /** True when a successful result is to be retried. */
+  /** @internal True when a successful result is to be retried. */
   retriesResult(value: unknown): boolean;
   /**
+   * @internal
    * Given a failure of attempt `attempt`, the delay before the next attempt or
    * {@link NO_RETRY}. `isError` tells whether `detail` is an error or a result; `timeLeft` is
    * the time to the call's deadline (Infinity when it has none).
@@ -53,13 +55,16 @@ export interface RetryingStep {
     timeLeft: number,
   ): number;
   /**
+   * @internal
    * `decide` answered {@link NO_RETRY} on a `result` it retries after `attempts` attempts: the
    * error the call fails with instead, or undefined to end with the result.
    */
   resultGivenUp(result: unknown, attempts: number, aborted: boolean): Error | undefined;
-  /** A wait for the next attempt ended by a deadline or the caller: `attempts` were made. */
+  /** @internal A wait for the next attempt ended by a deadline or the caller: `attempts` were made. */
   abortedWhileWaiting(attempts: number, reason: unknown): void;
+  /** @internal */
   needs(): StepNeeds;
+  /** @internal */
   dispose(): void;
 }
 
@@ -71,38 +76,43 @@ export interface TimedExecution {
   deadlinePassed(step: number, policy: DeadlineStep): void;
 }
 
-/** @internal A step that gives the inner steps a deadline. */
+/** A step that gives the inner steps a deadline. */
 export interface DeadlineStep {
   readonly stepKind: typeof StepKind.Timeout;
-  /** The call is given up at its deadline without waiting for the inner work to end. */
+  /** @internal The call is given up at its deadline without waiting for the inner work to end. */
   readonly aggressive: boolean;
-  /** The time limit in ms a call registering now gets. */
+  /** @internal The time limit in ms a call registering now gets. */
   readonly timeout: number;
-  /** Starts the clock for `exec` at pipeline step `step`; returns the stamp. */
+  /** @internal Starts the clock for `exec` at pipeline step `step`; returns the stamp. */
   register(exec: TimedExecution, step: number, now: number): number;
-  /** An execution stopped waiting on the deadline it registered with `stamp`. */
+  /** @internal An execution stopped waiting on the deadline it registered with `stamp`. */
   done(stamp: number): void;
   /**
+   * @internal
    * The deadline of the execution registered with `stamp`, on the clock whose reading is `now`
    * (fixing it if the step had not yet), or NaN when it is no longer held.
    */
   deadlineOf(stamp: number, now: number): number;
-  /** The error a call fails with at its deadline. */
+  /** @internal The error a call fails with at its deadline. */
   rejection(): Error;
-  /** True for an error this step aborted a call with. */
+  /** @internal True for an error this step aborted a call with. */
   ownsRejection(reason: unknown): boolean;
+  /** @internal */
   needs(): StepNeeds;
+  /** @internal */
   dispose(): void;
 }
 
-/** @internal A step that replaces a failure (or a result) of the inner steps. */
+/** A step that replaces a failure (or a result) of the inner steps. */
 export interface FallbackStep {
   readonly stepKind: typeof StepKind.Fallback;
-  /** True when this failure (or result) is replaced. */
+  /** @internal True when this failure (or result) is replaced. */
   applies(isError: boolean, detail: unknown): boolean;
-  /** The replacement (may throw or return a promise). */
+  /** @internal The replacement (may throw or return a promise). */
   produce(isError: boolean, detail: unknown): unknown;
+  /** @internal */
   needs(): StepNeeds;
+  /** @internal */
   dispose(): void;
 }
 
@@ -127,66 +137,74 @@ export interface HedgeTimerTarget {
 }
 
 /**
- * @internal A step that runs several attempts of the inner steps at once: a hedge. The executor
+ * A step that runs several attempts of the inner steps at once: a hedge. The executor
  * runs the race (see `HedgeRace`); the step decides when another attempt starts, what counts as
  * a failure, and keeps the budget, the timers and the counts.
  */
 export interface HedgingStep {
   readonly stepKind: typeof StepKind.Hedge;
-  /** Extra attempts a call may start (read when each call's race begins). */
+  /** @internal Extra attempts a call may start (read when each call's race begins). */
   readonly maxHedges: number;
-  /** Attempts are timed (a delay from observed latency): `attemptEnded` gets their duration. */
+  /** @internal Attempts are timed (a delay from observed latency): `attemptEnded` gets their duration. */
   readonly timesAttempts: boolean;
-  /** Reads the clock the step's delays run on. */
+  /** @internal Reads the clock the step's delays run on. */
   now(): number;
   /**
+   * @internal
    * The delay in ms before hedge `hedge` (1 for the first) starts, counted from the start of
    * the attempt before it, or {@link ON_FAILURE}. `attempt` is the call's attempt number (an
    * outer retry's); `now` the clock's reading when the step times attempts, else NaN.
    */
   delayBefore(hedge: number, attempt: number, now: number): number;
-  /** Arms `race`'s timer `delay` ms from now; returns the entry's stamp (never 0). */
+  /** @internal Arms `race`'s timer `delay` ms from now; returns the entry's stamp (never 0). */
   schedule(race: HedgeTimerTarget, delay: number): number;
   /**
+   * @internal
    * Arms `race`'s timer for a server pushback's wait of `ms`, which need not be the step's
    * delay; returns the entry's stamp (never 0).
    */
   scheduleAfter(race: HedgeTimerTarget, ms: number): number;
   /**
+   * @internal
    * The wait before the next hedge that a handled failure's server pushback asks for:
    * {@link NO_PUSHBACK} when it has none (the next hedge starts at once), `Infinity` when
    * no more hedges may start, else ms.
    */
   pushback(isError: boolean, detail: unknown): number;
-  /** The race no longer waits on the entry stamped `stamp`. */
+  /** @internal The race no longer waits on the entry stamped `stamp`. */
   unschedule(stamp: number): void;
-  /** A call's race begins (its first attempt is about to start). */
+  /** @internal A call's race begins (its first attempt is about to start). */
   callStarted(): void;
-  /** Asks to start hedge `hedge`: false when the budget refuses it (counted by the step). */
+  /** @internal Asks to start hedge `hedge`: false when the budget refuses it (counted by the step). */
   tryHedge(hedge: number, reason: HedgeReason): boolean;
   /**
+   * @internal
    * How an attempt ended: true when it is a failure that starts the next hedge at once
    * (`handle` accepts the error, or `handleResult` rejects the result). A result it does not
    * reject, and an error it does not handle, end the race.
    */
   isHandledFailure(isError: boolean, detail: unknown): boolean;
   /**
+   * @internal
    * Attempt `hedge` ended on its own (not cancelled): `success` when it gave an accepted result
    * (or a failure the step does not handle); `startedAt` is the clock's reading when it
    * started, or NaN when attempts are not timed.
    */
   attemptEnded(hedge: number, success: boolean, startedAt: number): void;
-  /** Extra attempt `hedge`, granted by `tryHedge`, really ended (cancelled ones included). */
+  /** @internal Extra attempt `hedge`, granted by `tryHedge`, really ended (cancelled ones included). */
   extraEnded(hedge: number): void;
-  /** The race settled: `winner` is the attempt whose outcome the call takes, or -1 (cancelled). */
+  /** @internal The race settled: `winner` is the attempt whose outcome the call takes, or -1 (cancelled). */
   callEnded(winner: number): void;
-  /** The reason losers' signals abort with. */
+  /** @internal The reason losers' signals abort with. */
   lostReason(): unknown;
   /**
+   * @internal
    * A new record of one call's race for the executor, to go back to `pool` when done. The step
    * makes it, so the executor's race code comes with the hedge policy alone.
    */
   newRace(pool: object[]): object;
+  /** @internal */
   needs(): StepNeeds;
+  /** @internal */
   dispose(): void;
 }

@@ -114,7 +114,7 @@ class StepWait implements PermitWaiter {
 export class RedisRateLimiter extends RunsAlone implements WaitingGate {
   readonly stepKind = StepKind.Gate;
   readonly needsDuration = false;
-  /** @internal A rate limiter keeps no latency histogram. */
+  /** A rate limiter keeps no latency histogram. */
   readonly latencyEvery = 0;
   /** Always true: a call through a pipeline waits for the decision of Redis. */
   readonly mayWait = true;
@@ -340,12 +340,12 @@ export class RedisRateLimiter extends RunsAlone implements WaitingGate {
 
   // ---- the gate protocol ----------------------------------------------------------------------
 
-  /** @internal A call waits for the decision of Redis, unless leased permits pay for it. */
+  /** A call waits for the decision of Redis, unless leased permits pay for it. */
   needs(): StepNeeds {
     return { ...NEEDS_NOTHING, mayWait: true, callSlot: true };
   }
 
-  /** @internal Admits at once (0) with a leased permit; otherwise asks to wait ({@link WAIT}). */
+  /** Admits at once (0) with a leased permit; otherwise asks to wait ({@link WAIT}). */
   admit(): number {
     const lease = this.leases?.get(this.key);
     if (lease !== undefined && !this.disposed && this.spendLease(lease, 1, this.clock.now())) {
@@ -355,7 +355,7 @@ export class RedisRateLimiter extends RunsAlone implements WaitingGate {
   }
 
   /**
-   * @internal Asks for the call's permit as `acquire` does (waiting up to `maxWait`) and tells
+   * Asks for the call's permit as `acquire` does (waiting up to `maxWait`) and tells
    * `exec` the answer; returns its stamp.
    */
   enqueue(exec: WaitingExecution, step: number): number {
@@ -366,28 +366,28 @@ export class RedisRateLimiter extends RunsAlone implements WaitingGate {
   }
 
   /**
-   * @internal A waiting call gave up (its signal aborted or its deadline passed): it asks no
+   * A waiting call gave up (its signal aborted or its deadline passed): it asks no
    * more, and a permit Redis grants it meanwhile is not given back.
    */
   leave(): void {}
 
-  /** @internal A rate limiter does not count outcomes. */
+  /** A rate limiter does not count outcomes. */
   release(): void {}
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.releaseSuccess}): called by a pipeline's executor, not by users. */
   releaseSuccess(): void {}
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.classifyError}): called by a pipeline's executor, not by users. */
   classifyError(): Outcome {
     return Outcome.Success;
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
   classifyResult(): Outcome {
     return Outcome.Success;
   }
 
-  /** @internal The error of the last refusal. */
+  /** The error of the last refusal. */
   rejection(): RateLimitedError {
     return this.error;
   }

@@ -22,7 +22,7 @@ export class StoreError extends BreakwaterError {
   /** The name of the store (the rate limiter's name) that failed. */
   readonly storeName: string;
 
-  /** @internal */
+  /** Built by the library, which throws it; not meant to be called by users. */
   constructor(code: StoreErrorCode, message: string, storeName: string, cause?: unknown) {
     super(code, message);
     this.storeName = storeName;
@@ -48,7 +48,7 @@ export class StoreTimeoutError extends StoreError {
   /** The timeout that passed, in ms. */
   readonly timeout: number;
 
-  /** @internal */
+  /** Built by the library, which throws it; not meant to be called by users. */
   constructor(storeName: string, timeout: number) {
     super(
       StoreErrorCode.StoreTimeout,
@@ -71,7 +71,7 @@ Object.defineProperty(StoreTimeoutError.prototype, 'name', {
 export class StoreUnavailableError extends StoreError {
   static override readonly codes: readonly string[] = [StoreErrorCode.StoreUnavailable];
 
-  /** @internal */
+  /** Built by the library, which throws it; not meant to be called by users. */
   constructor(storeName: string, cause: unknown) {
     super(
       StoreErrorCode.StoreUnavailable,

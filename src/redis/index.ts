@@ -39,7 +39,7 @@ export {
   StoreUnavailableError,
 } from './errors.js';
 export { redisRateLimiterKind } from './kind.js';
-export { type RedisRateLimiterCounts, redisRateLimiterFamilies } from './metrics.js';
+export { redisRateLimiterFamilies } from './metrics.js';
 export { RedisGcraStore } from './RedisGcraStore.js';
 export {
   RedisRateLimiter,
@@ -54,7 +54,7 @@ export {
 export { GCRA_SCRIPT, GCRA_SCRIPT_SHA, type GcraDecision } from './script.js';
 export * from './shared-breaker/index.js';
 export { redisBulkheadKind } from './shared-bulkhead/kind.js';
-export { type RedisBulkheadCounts, redisBulkheadFamilies } from './shared-bulkhead/metrics.js';
+export { redisBulkheadFamilies } from './shared-bulkhead/metrics.js';
 export {
   type RedisBulkheadOptions,
   redisBulkheadDefaults,

@@ -35,7 +35,7 @@ export const redisRateLimiterFamilies = {
   },
 } as const satisfies Record<string, MetricFamilyDescriptor>;
 
-/** @internal Counts of one Redis rate limiter series (or of several summed). */
+/** Counts of one Redis rate limiter series (or of several summed). */
 export interface RedisRateLimiterCounts {
   admitted: number;
   rejected: number;

@@ -4,7 +4,7 @@ import type { Keyed, RegistryInstances } from './instances.js';
 import { pushNamed, snapshotEntry } from './snapshot.js';
 
 /**
- * @internal Bounded views of a registry for health endpoints, dashboards and metrics: a keyed
+ * Bounded views of a registry for health endpoints, dashboards and metrics: a keyed
  * name may hold millions of keys, but only a few are shown one by one, so only those few get a
  * view; the others are read for their state and summed without building any object.
  */

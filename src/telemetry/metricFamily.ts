@@ -10,7 +10,7 @@ export type InstrumentKind = 'counter' | 'upDownCounter' | 'gauge';
 export type FamilyType = 'counter' | 'gauge' | 'histogram';
 
 /**
- * @internal One metric family as every exporter names it: `collectMetrics` builds its series
+ * One metric family as every exporter names it: `collectMetrics` builds its series
  * under `name`, `help` and `type`; prom-client registers it ahead of the first scrape;
  * OpenTelemetry reports it through the instrument `otel`; docs/observability.md lists it.
  * A leaf type, so that a policy's folder can declare the families of its kind.

@@ -18,7 +18,7 @@ export interface MetricsOptions {
   readonly latency?: boolean | number;
 }
 
-/** @internal */
+/** The `metrics` option after defaults and checks. */
 export interface ResolvedMetrics {
   /** False: the instance is left out of metric exports. */
   readonly enabled: boolean;

@@ -5,14 +5,12 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { browserDir, entries, outputName } from '../../tsdown.config';
+import { typeCheckConsumer } from '../support/consumer';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
@@ -145,14 +143,10 @@ it('plain Node (outside Vitest) loads every entry through import and require, an
 
 // `moduleResolution: node` (node10) is what `module: commonjs` implies, and what NestJS 10
 // projects use: it reads no `exports`, so the subpaths need `typesVersions`.
-it.each(['node10', 'node16', 'bundler'])(
+it.each(['node10', 'node16', 'bundler'] as const)(
   'a TypeScript consumer with moduleResolution %s type-checks against every entry',
   async (resolution) => {
-    const dir = await mkdtemp(join(tmpdir(), 'breakwater-consumer-'));
-    try {
-      await mkdir(join(dir, 'node_modules'));
-      await symlink(root, join(dir, 'node_modules', pkg.name), 'dir');
-      const consumer = `
+    const consumer = `
         import { CircuitBreaker, pipeline, VERSION } from 'breakwater';
         import { ManualClock } from 'breakwater/testing';
         import { circuitBreaker } from 'breakwater/decorators';
@@ -170,37 +164,7 @@ it.each(['node10', 'node16', 'bundler'])(
         // @ts-expect-error: a typo is caught, so the types really were found.
         export const wrong: number = VERSION;
       `;
-      await writeFile(join(dir, 'consumer.ts'), consumer);
-      const module =
-        resolution === 'node16' ? 'node16' : resolution === 'bundler' ? 'esnext' : 'commonjs';
-      const config = {
-        compilerOptions: {
-          target: 'ES2022',
-          lib: ['ES2022', 'DOM'],
-          module,
-          moduleResolution: resolution,
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-          types: ['node'],
-          typeRoots: [join(root, 'node_modules/@types')],
-          pretty: false,
-        },
-        files: ['consumer.ts'],
-      };
-      await writeFile(join(dir, 'tsconfig.json'), JSON.stringify(config));
-      const tsc = join(dirname(require.resolve('typescript/package.json')), 'bin', 'tsc');
-      const result = await promisify(execFile)(process.execPath, [tsc, '-p', dir], {
-        cwd: dir,
-      }).then(
-        () => '',
-        (error: { stdout?: string; stderr?: string }) =>
-          `${error.stdout ?? ''}${error.stderr ?? ''}`,
-      );
-      expect(result).toBe('');
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    expect(await typeCheckConsumer(consumer, { resolution })).toBe('');
   },
   // A whole tsc run in a child process: some 5 s on a quiet 2-core machine, past 20 s at a load
   // average of 15. The limit only catches a compiler that hangs.

@@ -22,7 +22,7 @@ export class HttpStatusError extends BreakwaterError {
   /** Attempts made, the first included. */
   readonly attempts: number;
 
-  /** @internal */
+  /** Built by the library, which throws it; not meant to be called by users. */
   constructor(response: Response, url: string, attempts: number) {
     super(
       FetchErrorCode.HttpStatus as ErrorCode,
@@ -56,7 +56,7 @@ export class PushbackTooLongError extends BreakwaterError {
   /** That response, its body unread. */
   readonly response: Response;
 
-  /** @internal */
+  /** Built by the library, which throws it; not meant to be called by users. */
   constructor(response: Response, url: string, wait: number, allowed: number) {
     super(
       FetchErrorCode.PushbackTooLong as ErrorCode,

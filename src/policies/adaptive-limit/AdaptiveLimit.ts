@@ -131,14 +131,14 @@ const MEDIAN_HALF_WINDOW = 5_000;
  * ```
  */
 export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate {
-  /** @internal Type only: the result type `handleResult` sees. Never set. */
+  /** Type only: the result type `handleResult` sees. Never set. */
   declare readonly [RESULT_TYPE]?: T;
   readonly stepKind = StepKind.Gate;
   readonly needsDuration = false;
   readonly name: string;
   /** The clock this policy reads. */
   readonly clock: Clock;
-  /** @internal Time one call in this many for the latency histogram (0: none). */
+  /** Time one call in this many for the latency histogram (0: none). */
   readonly latencyEvery: number;
   /** @internal The metrics settings it was built with. */
   readonly metrics: ResolvedMetrics;
@@ -219,7 +219,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     return this.queue?.length ?? 0;
   }
 
-  /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
+  /** What it needs of a pipeline's executor, asked when a pipeline is built. */
   needs(): StepNeeds {
     return {
       ...NEEDS_NOTHING,
@@ -347,7 +347,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     this.changed.clear();
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.admit}): called by a pipeline's executor, not by users. */
   admit(now: number, level = DEFAULT_LEVEL, call?: BoundedCall): number {
     if (
       call !== undefined &&
@@ -385,17 +385,17 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     return this.partActive[p]! < this.partLimit[p]!;
   }
 
-  /** @internal Puts `exec`, just told to wait at `step`, in line; returns its stamp. */
+  /** Puts `exec`, just told to wait at `step`, in line; returns its stamp. */
   enqueue(exec: WaitingExecution, step: number, now: number): number {
     return this.queue!.add(exec, (step << 2) | this.waitingLevel, now);
   }
 
-  /** @internal A queued execution gave up (its signal aborted). */
+  /** A queued execution gave up (its signal aborted). */
   leave(): void {
     this.queue!.leave();
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.release}): called by a pipeline's executor, not by users. */
   release(token: number, outcome: Outcome, elapsed: number): void {
     const coarse = this.coarse;
     // A real reading costs an allocation: the cache goes stale with its timer's tick, or, when
@@ -421,7 +421,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     if (this.queue !== undefined && this.queue.length > 0 && this.active < this.lim) this.serve();
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.releaseSuccess}): called by a pipeline's executor, not by users. */
   releaseSuccess(token: number, value: unknown): void {
     this.release(
       token,
@@ -430,7 +430,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     );
   }
 
-  /** @internal A timeout or a drop by `handle` is a drop; refusals and cancellations say nothing. */
+  /** A timeout or a drop by `handle` is a drop; refusals and cancellations say nothing. */
   classifyError(error: unknown): Outcome {
     if (!isCountedError(error)) return Outcome.Ignored;
     if (error instanceof TimeoutError) return Outcome.Failure;
@@ -438,13 +438,13 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     return h !== undefined && ask(h, error, false) ? Outcome.Failure : Outcome.Success;
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
   classifyResult(value: unknown): Outcome {
     const h = this.o.handleResult;
     return h !== undefined && ask(h, value, false) ? Outcome.Failure : Outcome.Success;
   }
 
-  /** @internal The error of the refusal just made. */
+  /** The error of the refusal just made. */
   rejection(): ConcurrencyLimitError {
     return this.lastError;
   }

@@ -34,7 +34,7 @@ export class ConcurrencyLimitError extends PolicyRejectedError {
   timeLeft: number;
   latency: number;
 
-  /** @internal */
+  /** Built by the library, which throws it; not meant to be called by users. */
   constructor(policyName: string, reason: AdaptiveLimitRejection, limit: number) {
     super(
       reason === 'deadline' ? ErrorCode.DeadlineTooShort : ErrorCode.ConcurrencyLimit,

@@ -70,7 +70,7 @@ export const adaptiveLimitFamilies = {
   },
 } as const satisfies Record<string, MetricFamilyDescriptor>;
 
-/** @internal Counts of one adaptive limit series (latencies in ms; NaN before any). */
+/** Counts of one adaptive limit series (latencies in ms; NaN before any). */
 export interface AdaptiveLimitCounts {
   limit: number;
   inFlight: number;

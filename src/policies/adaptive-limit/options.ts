@@ -193,7 +193,7 @@ export const adaptiveLimitDefaults = Object.freeze({
   aimd: Object.freeze({ backoffRatio: 0.9, increase: 1, maxLatency: Number.POSITIVE_INFINITY }),
 });
 
-/** @internal An algorithm's settings, resolved. */
+/** An algorithm's settings, resolved. */
 export type ResolvedAlgorithm =
   | { readonly kind: 'gradient'; readonly tolerance: number; readonly growth: number }
   | { readonly kind: 'vegas'; readonly alpha: number; readonly beta: number }
@@ -205,7 +205,7 @@ export type ResolvedAlgorithm =
     }
   | { readonly kind: 'custom'; readonly decide: LimitFunction };
 
-/** @internal */
+/** The options after defaults and checks, as the policy keeps them; not exported by name. */
 export interface ResolvedAdaptiveLimitOptions extends ResolvedQueueOptions {
   algorithm: ResolvedAlgorithm;
   initialLimit: number;
@@ -358,7 +358,7 @@ function resolveAlgorithm(value: unknown): ResolvedAlgorithm {
 }
 
 /**
- * @internal Partitions by criticality: the levels listed own a share of the limit; every level
+ * Partitions by criticality: the levels listed own a share of the limit; every level
  * counts under one of them (`of[level]`, a listed level).
  */
 export interface ResolvedPartitions {

@@ -63,9 +63,6 @@ export interface BulkheadStats {
   readonly latency?: LatencySnapshot;
 }
 
-/** @internal What a bulkhead needs from an execution waiting in its queue. */
-export type QueuedExecution = WaitingExecution;
-
 /**
  * Caps the calls in flight at once, optionally with a bounded queue of waiting calls, served
  * FIFO, LIFO or by CoDel with adaptive LIFO (the `queue` option). Queued calls leave the queue
@@ -83,7 +80,7 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
   readonly stepKind = StepKind.Gate;
   readonly needsDuration = false;
   readonly name: string;
-  /** @internal Time one call in this many for the latency histogram (0: none). */
+  /** Time one call in this many for the latency histogram (0: none). */
   readonly latencyEvery: number;
   /** @internal The metrics settings it was built with. */
   readonly metrics: ResolvedMetrics;
@@ -193,7 +190,7 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     return this.queue.dropping;
   }
 
-  /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
+  /** What it needs of a pipeline's executor, asked when a pipeline is built. */
   needs(): StepNeeds {
     return {
       ...NEEDS_NOTHING,
@@ -290,7 +287,7 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     return this.rejected.add(listener);
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.admit}): called by a pipeline's executor, not by users. */
   admit(now: number): number {
     if (this.active < this.o.maxConcurrent) {
       this.active++;
@@ -303,17 +300,17 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     return REJECTED;
   }
 
-  /** @internal Puts `exec` in the queue at pipeline step `step`; returns its stamp. */
-  enqueue(exec: QueuedExecution, step: number, now: number): number {
+  /** Puts `exec` in the queue at pipeline step `step`; returns its stamp. */
+  enqueue(exec: WaitingExecution, step: number, now: number): number {
     return this.queue.add(exec, step, now);
   }
 
-  /** @internal A queued execution gave up (its signal aborted). */
+  /** A queued execution gave up (its signal aborted). */
   leave(): void {
     this.queue.leave();
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.release}): called by a pipeline's executor, not by users. */
   release(_token: number, _outcome: Outcome, elapsed: number): void {
     // NaN (the call was not timed) fails the comparison.
     if (elapsed >= 0 && this.latency !== undefined) this.latency.record(elapsed);
@@ -349,22 +346,22 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     this.rejected.clear();
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.releaseSuccess}): called by a pipeline's executor, not by users. */
   releaseSuccess(): void {
     this.release(0, Outcome.Success, Number.NaN);
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.classifyError}): called by a pipeline's executor, not by users. */
   classifyError(): Outcome {
     return Outcome.Success;
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
   classifyResult(): Outcome {
     return Outcome.Success;
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.rejection}): called by a pipeline's executor, not by users. */
   rejection(): BulkheadRejectedError {
     return this.error('full');
   }

@@ -18,7 +18,7 @@ export class BulkheadRejectedError extends PolicyRejectedError {
   /** The bulkhead's `maxConcurrent`. */
   readonly maxConcurrent: number;
 
-  /** @internal */
+  /** Built by the library, which throws it; not meant to be called by users. */
   constructor(policyName: string, reason: BulkheadRejection, maxConcurrent: number) {
     super(
       ErrorCode.BulkheadFull,

@@ -47,7 +47,7 @@ export const bulkheadFamilies = {
 } as const satisfies Record<string, MetricFamilyDescriptor>;
 
 /**
- * @internal Counts of one bulkhead series. `maxConcurrent` is not summed: a sum of keys
+ * Counts of one bulkhead series. `maxConcurrent` is not summed: a sum of keys
  * reports the limit of their name. `codel` is true when one of them has (or had) a CoDel
  * queue: only those report a `reason="codel"` series.
  */

@@ -80,7 +80,7 @@ export const bulkheadDefaults = Object.freeze({
   name: 'bulkhead',
 });
 
-/** @internal */
+/** The options after defaults and checks, as the policy keeps them; not exported by name. */
 export interface ResolvedBulkheadOptions extends ResolvedQueueOptions {
   maxConcurrent: number;
   name: string;

@@ -1,4 +1,3 @@
-import type { Sleeper } from '../../clock/Wakeups.js';
 import { ErrorCode } from '../../errors/codes.js';
 import { ask, type Disposer } from '../../events/Listeners.js';
 import { brand } from '../../protocol/brand.js';
@@ -73,8 +72,8 @@ export type TransitionSink = (breaker: CircuitBreaker, event: StateChangeEvent) 
  * const user = await pipeline(breaker).execute(({ signal }) => fetch(url, { signal }));
  * ```
  */
-export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, Sleeper {
-  /** @internal Type only: the result type `handleResult` judges, read by `pipeline(...)`. */
+export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate {
+  /** Type only: the result type `handleResult` judges, read by `pipeline(...)`. */
   declare readonly [RESULT_TYPE]?: T;
 
   constructor(options?: CircuitBreakerOptions<T>) {
@@ -133,7 +132,7 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
     return this.gen;
   }
 
-  /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
+  /** What it needs of a pipeline's executor, asked when a pipeline is built. */
   needs(): StepNeeds {
     return this.needsDuration ? NEEDS_TIMED : NEEDS_UNTIMED;
   }
@@ -145,7 +144,7 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
 
   // ---- the gate protocol ----------------------------------------------------------------------
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.admit}): called by a pipeline's executor, not by users. */
   admit(now: number): number {
     // Small enough to inline into the executor; the other states are a call away.
     return this.s === S_CLOSED ? this.gen : this.admitNotClosed(now);
@@ -194,7 +193,7 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
     return REJECTED;
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.release}): called by a pipeline's executor, not by users. */
   release(token: number, outcome: Outcome, elapsed: number, detail?: unknown): void {
     // Kept small enough for V8 to inline into the pipeline's handlers: rare paths are methods.
     // A transition already due (a half-open max wait that passed) comes before this outcome.
@@ -222,7 +221,7 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
   }
 
   /**
-   * @internal {@link release} for an untimed call that succeeded, classifying `value`; a quiet
+   * {@link release} for an untimed call that succeeded, classifying `value`; a quiet
    * breaker's success only resets the window's run, so it skips the checks `release` makes.
    */
   releaseSuccess(token: number, value: unknown): void {
@@ -249,20 +248,20 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate, 
     if (reason !== undefined) this.open(this.needsNow ? now : this.clock.now(), reason, true);
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.classifyError}): called by a pipeline's executor, not by users. */
   classifyError(error: unknown): Outcome {
     if (!isCountedError(error)) return Outcome.Ignored;
     // A predicate that throws counts the call as failed: the safe side for a breaker.
     return ask(this.o.handle, error, true) ? Outcome.Failure : Outcome.Success;
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
   classifyResult(value: unknown): Outcome {
     const h = this.o.handleResult;
     return h !== undefined && ask(h, value, true) ? Outcome.Failure : Outcome.Success;
   }
 
-  /** @internal The error a refused call rejects with. */
+  /** The error a refused call rejects with. */
   rejection(): BrokenCircuitError {
     const pending = this.pendingError;
     if (pending !== undefined) {

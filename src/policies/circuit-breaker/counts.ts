@@ -3,7 +3,7 @@ import { S_CLOSED, STATE_NAMES } from './state.js';
 import { addCountsOf, type BreakerCounters } from './stats.js';
 
 /**
- * @internal Counts of one breaker series: one breaker, the sum of several, or what the keyed
+ * Counts of one breaker series: one breaker, the sum of several, or what the keyed
  * breakers of one name left behind when they were dropped or shelved, so the name's totals
  * never go down.
  */

@@ -17,7 +17,7 @@ export class BrokenCircuitError extends PolicyRejectedError {
   openUntil: number;
   readonly #clock: Clock;
 
-  /** @internal Built by the breaker; not meant to be constructed by users. */
+  /** Built by the breaker; not meant to be constructed by users. */
   constructor(
     policyName: string,
     clock: Clock,
@@ -53,7 +53,7 @@ Object.defineProperty(BrokenCircuitError.prototype, 'name', {
 /** The circuit is held open by hand ({@link CircuitBreaker.isolate} or `forceOpen()`). */
 export class IsolatedCircuitError extends BrokenCircuitError {
   static override readonly codes: readonly string[] = [ErrorCode.CircuitIsolated];
-  /** @internal */
+  /** Built by the library, which throws it; not meant to be called by users. */
   constructor(policyName: string, clock: Clock) {
     super(policyName, clock, Number.POSITIVE_INFINITY, ErrorCode.CircuitIsolated);
   }

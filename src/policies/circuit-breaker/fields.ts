@@ -36,7 +36,7 @@ export abstract class BreakerFields extends RunsAlone {
   readonly needsDuration: boolean;
   /** The instance name given in the options. */
   readonly name: string;
-  /** @internal Time one call in this many for the latency histogram (0: none). */
+  /** Time one call in this many for the latency histogram (0: none). */
   readonly latencyEvery: number;
   /** @internal The metrics settings it was built with. */
   readonly metrics: ResolvedMetrics;

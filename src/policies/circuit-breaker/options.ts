@@ -148,7 +148,7 @@ export interface CircuitBreakerOptions<T = unknown> {
   readonly metrics?: boolean | MetricsOptions;
 }
 
-/** @internal Options after defaults and validation. */
+/** Options after defaults and validation. */
 export interface ResolvedBreakerOptions {
   name: string;
   windowKind: 'consecutive' | 'count' | 'time';

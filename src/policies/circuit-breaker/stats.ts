@@ -37,7 +37,7 @@ export interface CircuitBreakerStats {
   readonly latency?: LatencySnapshot;
 }
 
-/** @internal Sums of breaker counters that {@link CircuitBreaker.addCounts} adds to. */
+/** Sums of breaker counters that {@link CircuitBreaker.addCounts} adds to. */
 export interface BreakerCounters {
   successes: number;
   failures: number;

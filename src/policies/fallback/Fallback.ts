@@ -23,9 +23,9 @@ import {
  * ```
  */
 export class Fallback<T = unknown, R = unknown> extends RunsAlone implements FallbackStep {
-  /** @internal Type only: the result type `handleResult` judges, read by `pipeline(...)`. */
+  /** Type only: the result type `handleResult` judges, read by `pipeline(...)`. */
   declare readonly [RESULT_TYPE]?: R;
-  /** @internal Type only: the value it produces, which `pipeline(...)` adds to its result type. */
+  /** Type only: the value it produces, which `pipeline(...)` adds to its result type. */
   declare readonly [FALLBACK_VALUE]?: T;
   readonly stepKind = StepKind.Fallback;
   readonly name: string;

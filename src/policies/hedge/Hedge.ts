@@ -56,7 +56,7 @@ const expire = (race: HedgeTimerTarget, stamp: number): void => race.hedgeDue(st
  * ```
  */
 export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
-  /** @internal Type only: the result type, read by the pipeline's typing. Never set. */
+  /** Type only: the result type, read by the pipeline's typing. Never set. */
   declare readonly [RESULT_TYPE]?: T;
   readonly stepKind = StepKind.Hedge;
   readonly name: string;

@@ -38,7 +38,7 @@ export const hedgeFamilies = {
   },
 } as const satisfies Record<string, MetricFamilyDescriptor>;
 
-/** @internal Counts of one hedge series. */
+/** Counts of one hedge series. */
 export interface HedgeCounts {
   calls: number;
   hedges: number;

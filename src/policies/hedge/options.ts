@@ -122,7 +122,7 @@ export const hedgeDefaults = Object.freeze({
 /** The most hedges one call may start. */
 export const MAX_HEDGES = 10;
 
-/** @internal A resolved delay. */
+/** A resolved delay. */
 export type ResolvedDelay =
   | { readonly kind: 'fixed'; readonly ms: number }
   | { readonly kind: 'on-failure' }
@@ -134,7 +134,7 @@ export type ResolvedDelay =
       readonly window: number;
     };
 
-/** @internal */
+/** The options after defaults and checks, as the policy keeps them; not exported by name. */
 export interface ResolvedHedgeOptions {
   maxHedges: number;
   delay: ResolvedDelay;

@@ -64,11 +64,11 @@ const PEEKS = 256;
  * ```
  */
 export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
-  /** @internal Type only: the result type `handleResult` sees. Never set. */
+  /** Type only: the result type `handleResult` sees. Never set. */
   declare readonly [RESULT_TYPE]?: T;
   readonly stepKind = StepKind.Gate;
   readonly needsDuration = false;
-  /** @internal A load shedder keeps no latency histogram. */
+  /** A load shedder keeps no latency histogram. */
   readonly latencyEvery = 0;
   readonly mayWait = false;
   readonly name: string;
@@ -114,7 +114,7 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
     if (options?.name !== undefined) noteCodeBuilt('loadShedder', o.name, this);
   }
 
-  /** @internal What it needs of a pipeline's executor: the slot keeps each call's level. */
+  /** What it needs of a pipeline's executor: the slot keeps each call's level. */
   needs(): StepNeeds {
     return { ...NEEDS_NOTHING, callSlot: true };
   }
@@ -187,7 +187,7 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
     this.shed.clear();
   }
 
-  /** @internal Lets the call through (its level) or refuses it, and counts it as a request. */
+  /** Lets the call through (its level) or refuses it, and counts it as a request. */
   admit(now: number, level = DEFAULT_LEVEL): number {
     // The rare paths (a clock without a cache, a refusal) are methods of their own, so that
     // this one stays small enough for V8 to inline.
@@ -234,32 +234,32 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
     return false;
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.release}): called by a pipeline's executor, not by users. */
   release(level: number, outcome: Outcome): void {
     if (outcome === Outcome.Success) this.window.accept();
     else if (outcome === Outcome.Ignored) this.window.forget(level);
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.releaseSuccess}): called by a pipeline's executor, not by users. */
   releaseSuccess(level: number, value: unknown): void {
     if (this.o.handleResult === undefined) this.window.accept();
     else this.release(level, this.classifyResult(value));
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.classifyError}): called by a pipeline's executor, not by users. */
   classifyError(error: unknown): Outcome {
     if (!isCountedError(error)) return Outcome.Ignored;
     const h = this.o.handle;
     return h === undefined || ask(h, error, true) ? Outcome.Failure : Outcome.Success;
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
   classifyResult(value: unknown): Outcome {
     const h = this.o.handleResult;
     return h !== undefined && ask(h, value, true) ? Outcome.Failure : Outcome.Success;
   }
 
-  /** @internal The error of the refusal just made. */
+  /** The error of the refusal just made. */
   rejection(): LoadShedError {
     return this.lastError ?? this.errorFor(DEFAULT_LEVEL, false, Number.NaN);
   }

@@ -30,7 +30,7 @@ export class LoadShedError extends PolicyRejectedError {
    */
   readonly probability: number;
 
-  /** @internal `reading`: what the load signal read, for a debug error's message. */
+  /** `reading`: what the load signal read, for a debug error's message. */
   constructor(
     policyName: string,
     criticality: Criticality,

@@ -30,7 +30,7 @@ export const loadShedderFamilies = {
   },
 } as const satisfies Record<string, MetricFamilyDescriptor>;
 
-/** @internal Counts of one load shedder series (index of `refused`: the criticality level). */
+/** Counts of one load shedder series (index of `refused`: the criticality level). */
 export interface LoadShedderCounts {
   admitted: number;
   refused: number[];

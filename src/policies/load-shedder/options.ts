@@ -82,7 +82,7 @@ export const loadShedderDefaults = Object.freeze({
   name: 'loadShedder',
 });
 
-/** @internal */
+/** The options after defaults and checks, as the policy keeps them; not exported by name. */
 export interface ResolvedLoadShedderOptions {
   k: number;
   window: number;

@@ -105,7 +105,7 @@ class Waiter implements WaitingExecution {
 export class RateLimiter extends RunsAlone implements WaitingGate {
   readonly stepKind = StepKind.Gate;
   readonly needsDuration = false;
-  /** @internal A rate limiter keeps no latency histogram. */
+  /** A rate limiter keeps no latency histogram. */
   readonly latencyEvery = 0;
   readonly name: string;
   /**
@@ -175,7 +175,7 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
     sums.rejected += this.nRejected;
   }
 
-  /** @internal What it needs of a pipeline's executor, asked when a pipeline is built. */
+  /** What it needs of a pipeline's executor, asked when a pipeline is built. */
   needs(): StepNeeds {
     return { ...NEEDS_NOTHING, mayWait: this.mayWait, callSlot: this.mayWait };
   }
@@ -310,7 +310,7 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
 
   // ---- the gate protocol ----------------------------------------------------------------------
 
-  /** @internal Admits (0), asks to wait ({@link WAIT}) or refuses ({@link REJECTED}). */
+  /** Admits (0), asks to wait ({@link WAIT}) or refuses ({@link REJECTED}). */
   admit(now: number): number {
     const nowUs = this.nowUs(now);
     const permits = this.o.permits;
@@ -325,33 +325,33 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
     return REJECTED;
   }
 
-  /** @internal Puts `exec` in line for the turn reserved by the last admission. */
+  /** Puts `exec` in line for the turn reserved by the last admission. */
   enqueue(exec: WaitingExecution, step: number, now: number): number {
     return this.queue.addAt(exec, step, this.reservedAt, now === NO_TIME ? this.clock.now() : now);
   }
 
-  /** @internal A waiting execution gave up (its signal aborted); its turn is not given back. */
+  /** A waiting execution gave up (its signal aborted); its turn is not given back. */
   leave(): void {
     this.queue.prune();
   }
 
-  /** @internal A rate limiter does not count outcomes. */
+  /** A rate limiter does not count outcomes. */
   release(): void {}
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.releaseSuccess}): called by a pipeline's executor, not by users. */
   releaseSuccess(): void {}
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.classifyError}): called by a pipeline's executor, not by users. */
   classifyError(): Outcome {
     return Outcome.Success;
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
   classifyResult(): Outcome {
     return Outcome.Success;
   }
 
-  /** @internal The error of the last refusal. */
+  /** The error of the last refusal. */
   rejection(): RateLimitedError {
     return this.error;
   }

@@ -17,7 +17,7 @@ export class RateLimitedError extends PolicyRejectedError {
   readonly freeAt: number;
   readonly #clock: Clock;
 
-  /** @internal Built by the limiter; not meant to be constructed by users. */
+  /** Built by the limiter; not meant to be constructed by users. */
   constructor(policyName: string, clock: Clock, freeAt: number) {
     super(
       ErrorCode.RateLimited,

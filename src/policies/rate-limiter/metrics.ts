@@ -14,7 +14,7 @@ export const rateLimiterFamilies = {
   },
 } as const satisfies Record<string, MetricFamilyDescriptor>;
 
-/** @internal Counts of one rate limiter series. */
+/** Counts of one rate limiter series. */
 export interface RateLimiterCounts {
   admitted: number;
   rejected: number;

@@ -60,7 +60,7 @@ export const rateLimiterDefaults = Object.freeze({
   name: 'rateLimiter',
 });
 
-/** @internal */
+/** The options after defaults and checks, as the policy keeps them; not exported by name. */
 export interface ResolvedRateLimiterOptions {
   /** Microseconds between two permits (the GCRA emission interval), an integer >= 1. */
   intervalUs: number;

@@ -132,19 +132,19 @@ export class RetryBudget implements AttemptBudget {
 
   // ---- AttemptBudget -----------------------------------------------------------------------
 
-  /** @internal */
+  /** Budget protocol ({@link AttemptBudget.callStarted}): called by the policies that spend. */
   callStarted(): void {
     this.nCalls++;
     this.nActive++;
     if (this.idle) this.wake();
   }
 
-  /** @internal */
+  /** Budget protocol ({@link AttemptBudget.callEnded}): called by the policies that spend. */
   callEnded(): void {
     this.nActive--;
   }
 
-  /** @internal */
+  /** Budget protocol ({@link AttemptBudget.attemptSucceeded}): called by the policies that spend. */
   attemptSucceeded(): void {
     if (this.code === TOKENS) {
       const next = this.milli + this.earnMilli;
@@ -152,12 +152,12 @@ export class RetryBudget implements AttemptBudget {
     }
   }
 
-  /** @internal */
+  /** Budget protocol ({@link AttemptBudget.attemptFailed}): called by the policies that spend. */
   attemptFailed(): void {
     if (this.code === TOKENS) this.milli = this.milli > 1000 ? this.milli - 1000 : 0;
   }
 
-  /** @internal */
+  /** Budget protocol ({@link AttemptBudget.trySpend}): called by the policies that spend. */
   trySpend(): boolean {
     let granted: boolean;
     switch (this.code) {
@@ -187,7 +187,7 @@ export class RetryBudget implements AttemptBudget {
     return false;
   }
 
-  /** @internal */
+  /** Budget protocol ({@link AttemptBudget.extraEnded}): called by the policies that spend. */
   extraEnded(): void {
     this.nInFlight--;
   }

@@ -30,7 +30,7 @@ export const retryBudgetFamilies = {
   },
 } as const satisfies Record<string, MetricFamilyDescriptor>;
 
-/** @internal Counts of one retry budget series. */
+/** Counts of one retry budget series. */
 export interface RetryBudgetCounts {
   calls: number;
   allowed: number;

@@ -81,7 +81,7 @@ export const retryBudgetDefaults = Object.freeze({
   name: 'retryBudget',
 });
 
-/** @internal */
+/** The options after defaults and checks, as the policy keeps them; not exported by name. */
 export interface ResolvedRetryBudgetOptions {
   model: RetryBudgetModel;
   window: number;

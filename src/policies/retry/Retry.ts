@@ -48,7 +48,7 @@ export interface RetryStats {
  * ```
  */
 export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
-  /** @internal Type only: the result type, read by the pipeline's typing. Never set. */
+  /** Type only: the result type, read by the pipeline's typing. Never set. */
   declare readonly [RESULT_TYPE]?: T;
   readonly stepKind = StepKind.Retry;
   readonly name: string;

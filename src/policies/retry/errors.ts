@@ -27,7 +27,7 @@ export class RetryExhaustedError<T = unknown> extends PolicyRejectedError {
    */
   readonly reason: ExhaustedReason;
 
-  /** @internal */
+  /** Built by the library, which throws it; not meant to be called by users. */
   constructor(policyName: string, result: T, attempts: number, reason: ExhaustedReason) {
     super(
       ErrorCode.RetryExhausted,

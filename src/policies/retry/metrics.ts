@@ -22,7 +22,7 @@ export const retryFamilies = {
   },
 } as const satisfies Record<string, MetricFamilyDescriptor>;
 
-/** @internal Counts of one retry series. */
+/** Counts of one retry series. */
 export interface RetryCounts {
   retries: number;
   gaveUp: number;

@@ -133,7 +133,7 @@ export const retryDefaults = Object.freeze({
   name: 'retry',
 });
 
-/** @internal */
+/** The options after defaults and checks, as the policy keeps them; not exported by name. */
 export interface ResolvedRetryOptions {
   maxAttempts: number;
   maxDuration: number;

@@ -15,7 +15,7 @@ export type QueueRefusal = 'queue-timeout' | 'codel';
 
 const DISCIPLINES: readonly QueueDiscipline[] = ['fifo', 'lifo', 'codel'];
 
-/** @internal A gate's queue options, checked and resolved. */
+/** A gate's queue options, checked and resolved. */
 export interface ResolvedQueueOptions {
   maxQueue: number;
   queueTimeout: number;

@@ -14,7 +14,7 @@ export const timeoutFamilies = {
   },
 } as const satisfies Record<string, MetricFamilyDescriptor>;
 
-/** @internal Counts of one timeout series. */
+/** Counts of one timeout series. */
 export interface TimeoutCounts {
   timeouts: number;
 }

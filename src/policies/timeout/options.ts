@@ -51,7 +51,7 @@ export const timeoutDefaults = Object.freeze({
   name: 'timeout',
 });
 
-/** @internal */
+/** The options after defaults and checks, as the policy keeps them; not exported by name. */
 export interface ResolvedTimeoutOptions {
   timeout: number;
   strategy: TimeoutStrategy;

@@ -3,7 +3,6 @@ import { UsageError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import type { CircuitBreaker } from '../../policies/circuit-breaker/CircuitBreaker.js';
 import type { StateChangeEvent } from '../../policies/circuit-breaker/events.js';
-import type { ProbeGate } from '../../policies/circuit-breaker/probes.js';
 import { holdOpen } from '../../policies/circuit-breaker/shared.js';
 import { S_HALF_OPEN, S_OPEN } from '../../policies/circuit-breaker/state.js';
 import { brand } from '../../protocol/brand.js';
@@ -84,7 +83,7 @@ function ints(reply: unknown, length: number): number[] | undefined {
  * await pipeline(breaker).execute(() => pay());   // no Redis here
  * ```
  */
-export class RedisBreakerSignals implements ProbeGate {
+export class RedisBreakerSignals {
   /** The breaker the signals drive. */
   readonly breaker: CircuitBreaker;
   /** The name the instances share (the hash tag of the keys). */

@@ -1,5 +1,5 @@
 export { sharedSignalsKind } from './kind.js';
-export { type SharedSignalsCounts, sharedSignalsFamilies } from './metrics.js';
+export { sharedSignalsFamilies } from './metrics.js';
 export { type SharedQuorum, type SharedSignalsOptions, sharedSignalsDefaults } from './options.js';
 export {
   RedisBreakerSignals,

@@ -46,7 +46,7 @@ export const sharedSignalsFamilies = {
   },
 } as const satisfies Record<string, MetricFamilyDescriptor>;
 
-/** @internal Counts of one series of shared signals (or of several summed). */
+/** Counts of one series of shared signals (or of several summed). */
 export interface SharedSignalsCounts {
   open: number;
   available: number;

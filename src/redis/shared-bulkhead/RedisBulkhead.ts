@@ -124,7 +124,7 @@ class StepWaiter implements Waiter {
 export class RedisBulkhead extends RunsAlone implements WaitingGate {
   readonly stepKind = StepKind.Gate;
   readonly needsDuration = false;
-  /** @internal It keeps no latency histogram. */
+  /** It keeps no latency histogram. */
   readonly latencyEvery = 0;
   /** Always true: a call waits for the round trip to Redis. */
   readonly mayWait = true;
@@ -324,13 +324,13 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
 
   // ---- the gate protocol ----------------------------------------------------------------------
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.needs}): called by a pipeline's executor, not by users. */
   needs(): StepNeeds {
     return { ...NEEDS_NOTHING, mayWait: true, callSlot: true };
   }
 
   /**
-   * @internal Asks to wait for the round trip; while Redis is away (and no probe is due),
+   * Asks to wait for the round trip; while Redis is away (and no probe is due),
    * decides at once by `onStoreFailure`.
    */
   admit(): number {
@@ -349,38 +349,38 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     return REJECTED;
   }
 
-  /** @internal */
+  /** Gate protocol ({@link WaitingGate.enqueue}): called by a pipeline's executor, not by users. */
   enqueue(exec: WaitingExecution, step: number): number {
     const stamp = ++this.stamp;
     queueMicrotask(new StepWaiter(this.admission, this.pooled, exec, step, stamp).start);
     return stamp;
   }
 
-  /** @internal A waiting call gave up: its place is skipped when reached. */
+  /** A waiting call gave up: its place is skipped when reached. */
   leave(): void {}
 
-  /** @internal Gives back the permit of a pipeline call (any one of the pool: all are alike). */
+  /** Gives back the permit of a pipeline call (any one of the pool: all are alike). */
   release(): void {
     const permit = this.pooled.pop();
     if (permit !== undefined) this.admission.releasePermit(permit);
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.releaseSuccess}): called by a pipeline's executor, not by users. */
   releaseSuccess(): void {
     this.release();
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.classifyError}): called by a pipeline's executor, not by users. */
   classifyError(): 0 {
     return 0;
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
   classifyResult(): 0 {
     return 0;
   }
 
-  /** @internal */
+  /** Gate protocol ({@link Gate.rejection}): called by a pipeline's executor, not by users. */
   rejection(): BulkheadRejectedError {
     return this.error('full');
   }

@@ -56,7 +56,7 @@ export const redisBulkheadFamilies = {
   },
 } as const satisfies Record<string, MetricFamilyDescriptor>;
 
-/** @internal Counts of one Redis bulkhead series (or of several summed). */
+/** Counts of one Redis bulkhead series (or of several summed). */
 export interface RedisBulkheadCounts {
   inFlight: number;
   queueLength: number;

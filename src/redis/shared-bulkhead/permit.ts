@@ -59,7 +59,7 @@ export interface PermitLostEvent {
 /** The reason a lost permit's signal aborts with. */
 export class PermitLostError extends Error {
   readonly code = 'ERR_BREAKWATER_PERMIT_LOST';
-  /** @internal */
+  /** Built by the library, which throws it; not meant to be called by users. */
   constructor(
     readonly bulkheadName: string,
     readonly fencingToken: number,

@@ -11,7 +11,7 @@ export interface Thresholds {
   readonly failureRun: number;
 }
 
-/** @internal Plain-data form of a window's contents, for export and restore. */
+/** Plain-data form of a window's contents, for export and restore. */
 export interface WindowSnapshot {
   readonly kind: 'consecutive' | 'count' | 'time';
   /**
