@@ -118,7 +118,11 @@ export class WaitLine {
     const since = timed && now === NO_TIME ? this.clock.now() : now;
     this.entries.push({ exec, step, stamp, since });
     this.live++;
-    if (timed && this.timer === undefined) this.arm();
+    // No timer means no older call waits. The executor notes the stamp only once this
+    // returns, so the line cannot tell yet whether this call is live: it arms without asking.
+    if (timed && this.timer === undefined) {
+      this.timer = this.clock.setTimer(this.expire, this.timeout, false);
+    }
     return stamp;
   }
 
