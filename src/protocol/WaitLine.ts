@@ -44,8 +44,9 @@ const MAX_STAMP = 0x3fffffff;
  *   private free = 2;
  *   private readonly line = new WaitLine({ timeout: 500, timedOut: () => new WaitedTooLong() });
  *   admit(): number {
- *     if (this.free > 0) return --this.free, 0;
- *     return this.line.full ? REJECTED : WAIT;
+ *     if (this.free === 0) return this.line.full ? REJECTED : WAIT;
+ *     this.free--;
+ *     return 0;
  *   }
  *   enqueue(exec: WaitingExecution, step: number, now: number): number {
  *     return this.line.enqueue(exec, step, now);

@@ -20,13 +20,21 @@ export type Outcome = (typeof Outcome)[keyof typeof Outcome];
 
 /** Returned by {@link Gate.admit} when the call is refused. */
 export const REJECTED = -1;
-/** Returned by {@link Gate.admit} when the call must wait for a permit (a bulkhead queue). */
+/** Returned by {@link Gate.admit} when the call must wait for a permit (see {@link WaitingGate}). */
 export const WAIT = -2;
 /**
  * Returned by {@link Gate.admit} when the gate answers the call itself (a cache hit, an injected
  * outcome, a stub): the call never reaches the steps inside the gate nor its function, and
  * ends with the value the executor then reads from {@link AnsweringGate.answer}. Only a gate
  * whose `needs().mayAnswer` is true may answer it.
+ *
+ * @example
+ * ```ts
+ * admit(): number {
+ *   if (this.hasFreshValue()) return ANSWERED; // the executor then asks answer()
+ *   return 0;
+ * }
+ * ```
  */
 export const ANSWERED = -3;
 
