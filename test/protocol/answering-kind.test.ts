@@ -21,7 +21,6 @@ import {
   retry,
   timeout,
   UsageError,
-  WaitLine,
 } from '../../src/index.js';
 import { createObservabilityHandler, type HealthReport } from '../../src/observability/index.js';
 import { traceBreakwaterEvents } from '../../src/opentelemetry/index.js';
@@ -169,6 +168,30 @@ describe('a gate that answers, on every execution path', () => {
     expect(fn.calls).toBe(0);
   });
 
+  it('a call with its own deadline is answered, and leaves no timer behind', async () => {
+    const clock = new ManualClock();
+    const breaker = breakerOn(clock);
+    const p = pipeline(breaker, stub({ answerRate: 1, clock }));
+    await expect(p.execute(counted('real'), { timeout: 1_000 })).resolves.toBe(ANSWER);
+    expect(clock.pendingTimers).toBe(0);
+    expect(breaker.stats()).toMatchObject({ successes: 1 });
+  });
+
+  it('a call that waited at a gate outside is answered once admitted', async () => {
+    const clock = new ManualClock();
+    const outer = stub({ limit: 1, clock });
+    const held = deferred<string>();
+    const holding = pipeline(outer).execute(() => held.promise);
+    const fn = counted('real');
+    const call = pipeline(outer, stub({ answerRate: 1, clock })).execute(fn);
+    expect(outer.stats().waiting).toBe(1);
+    held.resolve('held');
+    await holding;
+    await expect(call).resolves.toBe(ANSWER);
+    expect(fn.calls).toBe(0);
+    expect(outer.stats()).toMatchObject({ inFlight: 0, waiting: 0, passed: 2 });
+  });
+
   it('a keyed pipeline answers with the stub of the call’s key', async () => {
     const registry = new Registry(
       { stubs: { cache: { answerRate: 1, answer: 'hit' } } } as unknown as RegistryConfig,
@@ -272,19 +295,6 @@ describe('a gate that waits in a public WaitLine', () => {
     expect(rc.ok === false && rc.error).toBeInstanceOf(UsageError);
     held.resolve('a');
     await a;
-  });
-
-  it('checks its options', () => {
-    const timedOut = () => new Error('late');
-    expect(errorOf(OptionsError, () => new WaitLine({ timeout: -1, timedOut })).option).toBe(
-      'timeout',
-    );
-    expect(errorOf(OptionsError, () => new WaitLine({ maxLength: 1.5, timedOut })).option).toBe(
-      'maxLength',
-    );
-    expect(
-      errorOf(OptionsError, () => new WaitLine({ timedOut: 1 as unknown as () => Error })).option,
-    ).toBe('timedOut');
   });
 });
 
