@@ -172,7 +172,7 @@ export interface WaitingExecution {
 }
 
 /**
- * A gate whose `admit` may answer {@link WAIT} (`mayWait` true). {@link WaitLine} is a line such
+ * A gate whose `admit` may answer {@link WAIT} (`mayWait` true). `WaitLine` is a line such
  * a gate can keep its waiting calls in.
  */
 export interface WaitingGate extends Gate {
