@@ -249,6 +249,8 @@ export {
 } from './protocol/kind.js';
 // The step protocol: what a policy kind defined outside the library implements to be a gate.
 export {
+  ANSWERED,
+  type AnsweringGate,
   type Gate,
   NEEDS_NOTHING,
   NO_TIME,
@@ -260,6 +262,7 @@ export {
   type WaitingExecution,
   type WaitingGate,
 } from './protocol/step.js';
+export { WaitLine, type WaitLineOptions } from './protocol/WaitLine.js';
 export { ConfigError, type ConfigIssue } from './registry/ConfigError.js';
 export {
   type KeysConfig,

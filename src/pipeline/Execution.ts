@@ -10,6 +10,8 @@ import {
 } from '../protocol/around.js';
 import { DEFAULT_LEVEL } from '../protocol/criticality.js';
 import {
+  ANSWERED,
+  type AnsweringGate,
   type BoundedCall,
   type Gate,
   NO_TIME,
@@ -438,6 +440,10 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
             break;
           }
           if (token === WAIT) return this.waitInQueue(step as WaitingGate, i, now);
+          // The gate's own value ends the call as a success would; it is not timed.
+          if (token === ANSWERED) {
+            return this.unwind(i - 1, true, (gate as AnsweringGate).answer(), NO_TIME);
+          }
           return this.unwind(i - 1, false, gate.rejection(), now);
         }
         case StepKind.Retry:

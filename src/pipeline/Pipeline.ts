@@ -2,7 +2,7 @@ import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import { brand } from '../protocol/brand.js';
 import { type Criticality, criticalityLevel, DEFAULT_LEVEL } from '../protocol/criticality.js';
 import type { FallbackValueOf, ResultTypeOf } from '../protocol/result.js';
-import { type Gate, NO_TIME, StepKind } from '../protocol/step.js';
+import { ANSWERED, type AnsweringGate, type Gate, NO_TIME, StepKind } from '../protocol/step.js';
 import { duration } from '../validation/validate.js';
 import { ambientOptions } from './ambient.js';
 import { type ExecuteOptions, type ExecutionContext, SHARED_CONTEXT } from './context.js';
@@ -231,8 +231,11 @@ export class Pipeline<R = unknown, F = never> {
         const step = steps[i]!;
         if (step.stepKind !== StepKind.Gate) continue;
         const token = step.admit(NO_TIME, level);
-        if (token < 0)
-          return this.unwindSync(i - 1, false, step.rejection(), base, Number.NaN) as T;
+        if (token < 0) {
+          const ok = token === ANSWERED;
+          const value = ok ? (step as AnsweringGate).answer() : step.rejection();
+          return this.unwindSync(i - 1, ok, value, base, Number.NaN) as T;
+        }
         tokens[base + i] = token;
       }
       let result: unknown;
@@ -295,6 +298,7 @@ export class Pipeline<R = unknown, F = never> {
       const gate = gates[i]!;
       const token = gate.admit(NO_TIME, DEFAULT_LEVEL);
       if (token < 0) {
+        if (token === ANSWERED) return answeredGates(gates, tokens, i, tryMode);
         const refusal = gate.rejection();
         releaseRefused(gates, tokens, i, refusal);
         return tryMode ? this.rejectedResult(i) : Promise.reject(refusal);
@@ -316,7 +320,7 @@ export class Pipeline<R = unknown, F = never> {
     fn: (context: ExecutionContext) => unknown,
   ): Promise<unknown> {
     const token = gate.admit(NO_TIME, DEFAULT_LEVEL);
-    if (token < 0) return Promise.reject(gate.rejection());
+    if (token < 0) return refusedOrAnswered(gate, token);
     let h = this.handlers;
     if (h === undefined || h.token !== token) {
       h = this.handlers = oneGateHandlers(gate, [token]);
@@ -345,7 +349,7 @@ export class Pipeline<R = unknown, F = never> {
     const clock = this.core.clock;
     const started = clock.now();
     const token = gate.admit(started, DEFAULT_LEVEL);
-    if (token < 0) return Promise.reject(gate.rejection());
+    if (token < 0) return refusedOrAnswered(gate, token);
     const end = (ok: boolean, value: unknown): void => {
       if (ok) releaseOk(gate, token, value, clock.now() - started);
       else releaseFailed(gate, token, value, clock.now() - started);
@@ -465,6 +469,27 @@ export function pipeline(...policies: (Policy | KeyedStep)[]): Pipeline | KeyedP
 }
 
 brand(Pipeline, 'Pipeline');
+
+/** A lone gate did not admit the call (`token` < 0): its refusal, or the value it answered. */
+function refusedOrAnswered(gate: Gate, token: number): Promise<unknown> {
+  if (token === ANSWERED) return Promise.resolve((gate as AnsweringGate).answer());
+  return Promise.reject(gate.rejection());
+}
+
+/**
+ * Gate `at` of a gates-only pipeline answered the call: the gates outside it, admitted with
+ * `tokens`, are released as after a success with the value, which the call resolves with.
+ */
+function answeredGates(
+  gates: readonly Gate[],
+  tokens: readonly number[],
+  at: number,
+  tryMode: boolean,
+): Promise<unknown> {
+  const value = (gates[at] as AnsweringGate).answer();
+  for (let j = at - 1; j >= 0; j--) releaseOk(gates[j]!, tokens[j]!, value, Number.NaN);
+  return Promise.resolve(tryMode ? success(value) : value);
+}
 
 /** True for options that ask nothing of the executor: no signal, deadline or criticality. */
 function isPlain(options: ExecuteOptions | undefined): boolean {

@@ -2,7 +2,7 @@ import type { Clock } from '../clock/Clock.js';
 import { systemClock } from '../clock/systemClock.js';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import { isOwnCopy, otherCopyNote } from '../protocol/brand.js';
-import { type Gate, StepKind, type WaitingGate } from '../protocol/step.js';
+import { type AnsweringGate, type Gate, StepKind, type WaitingGate } from '../protocol/step.js';
 import { NO_SLOT, type PipelineCore, type Step } from './Execution.js';
 import type { HedgeRace } from './HedgeRace.js';
 import { isKeyedStep } from './keyedMark.js';
@@ -196,6 +196,7 @@ export function isPolicy(p: unknown): p is Step {
       typeof step.needsDuration === 'boolean' &&
       typeof step.latencyEvery === 'number' &&
       typeof step.mayWait === 'boolean' &&
+      (step.needs().mayAnswer !== true || typeof (p as AnsweringGate).answer === 'function') &&
       (!step.mayWait ||
         (typeof (p as WaitingGate).enqueue === 'function' &&
           typeof (p as WaitingGate).leave === 'function'))

@@ -20,8 +20,23 @@ export type Outcome = (typeof Outcome)[keyof typeof Outcome];
 
 /** Returned by {@link Gate.admit} when the call is refused. */
 export const REJECTED = -1;
-/** Returned by {@link Gate.admit} when the call must wait for a permit (a bulkhead queue). */
+/** Returned by {@link Gate.admit} when the call must wait for a permit (see {@link WaitingGate}). */
 export const WAIT = -2;
+/**
+ * Returned by {@link Gate.admit} when the gate answers the call itself (a cache hit, an injected
+ * outcome, a stub): the call never reaches the steps inside the gate nor its function, and
+ * ends with the value the executor then reads from {@link AnsweringGate.answer}. Only a gate
+ * whose `needs().mayAnswer` is true may answer it.
+ *
+ * @example
+ * ```ts
+ * admit(): number {
+ *   if (this.hasFreshValue()) return ANSWERED; // the executor then asks answer()
+ *   return 0;
+ * }
+ * ```
+ */
+export const ANSWERED = -3;
 
 /** Marker for "the time was not read"; gates that need it read their own clock. */
 export const NO_TIME = -1;
@@ -68,6 +83,11 @@ export interface StepNeeds {
    * outside the library. @default false
    */
   readonly boundedLatency?: boolean;
+  /**
+   * The gate's `admit` may answer {@link ANSWERED} (see {@link AnsweringGate}). Optional for
+   * gates made outside the library. @default false
+   */
+  readonly mayAnswer?: boolean;
 }
 
 /** Every answer false: a step spreads it and sets what it needs (`{ ...NEEDS_NOTHING, callSlot: true }`). */
@@ -83,6 +103,7 @@ export const NEEDS_NOTHING: StepNeeds = Object.freeze({
   timeSlot: false,
   deadline: false,
   boundedLatency: false,
+  mayAnswer: false,
 });
 
 /**
@@ -99,8 +120,8 @@ export interface BoundedCall {
 }
 
 /**
- * A policy that admits or refuses calls: circuit breaker, bulkhead (and later rate limiter,
- * adaptive limit, load shedder).
+ * A policy that admits, refuses, makes wait or answers calls, known to the executor by this
+ * protocol alone: the library's gates and any gate defined outside it.
  */
 export interface Gate {
   readonly stepKind: typeof StepKind.Gate;
@@ -113,7 +134,8 @@ export interface Gate {
   /** What it needs of the executor (see {@link StepNeeds}), asked when a pipeline is built. */
   needs(): StepNeeds;
   /**
-   * Admits (a token >= 0), refuses ({@link REJECTED}) or asks to wait ({@link WAIT}).
+   * Admits (a token >= 0), refuses ({@link REJECTED}), asks to wait ({@link WAIT}) or, for an
+   * {@link AnsweringGate}, answers the call itself ({@link ANSWERED}).
    * `now` is the pipeline's clock reading, or {@link NO_TIME}; `level` is the call's
    * criticality, 0 (`sheddable`) to 3 (`critical-plus`), 2 (`critical`) unless it gave one;
    * `call` tells when the call must be over, when the executor has it (see {@link BoundedCall}).
@@ -149,10 +171,44 @@ export interface WaitingExecution {
   queueRejected(step: number, error: Error): void;
 }
 
-/** A gate whose `admit` may answer {@link WAIT}: a bulkhead with a queue, a rate limiter. */
+/**
+ * A gate whose `admit` may answer {@link WAIT} (`mayWait` true). `WaitLine` is a line such
+ * a gate can keep its waiting calls in.
+ */
 export interface WaitingGate extends Gate {
   /** Puts `exec`, just told to wait at `step`, in line; returns its stamp. */
   enqueue(exec: WaitingExecution, step: number, now: number): number;
   /** An execution in line gave up (its signal aborted). */
   leave(): void;
+}
+
+/**
+ * A gate whose `admit` may answer {@link ANSWERED} (`needs().mayAnswer` true): it ends some calls
+ * with a value of its own instead of admitting them. The executor reads the value with
+ * {@link answer} at once, and the call then unwinds as if its function had returned it: the
+ * gates outside are released as after a success with that value (their `classifyResult` judges
+ * it, so an injected value that a breaker counts as a failure is counted as one), a retry
+ * outside retries it only when its `handleResult` asks to, and `tryExecute` resolves with
+ * `{ ok: true, value }`. The answering gate took no permit and is not released. The value is
+ * the call's result as it is: a promise is not awaited, so answer with a settled value.
+ *
+ * @example
+ * ```ts
+ * class Stub implements AnsweringGate {
+ *   // ...the rest of Gate...
+ *   needs(): StepNeeds {
+ *     return { ...NEEDS_NOTHING, mayAnswer: true };
+ *   }
+ *   admit(): number {
+ *     return ANSWERED;
+ *   }
+ *   answer(): unknown {
+ *     return { stubbed: true };
+ *   }
+ * }
+ * ```
+ */
+export interface AnsweringGate extends Gate {
+  /** The value of the call `admit` just answered {@link ANSWERED}, asked once, right after. */
+  answer(): unknown;
 }
