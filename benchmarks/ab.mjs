@@ -1,6 +1,6 @@
 /**
  * Two builds of the library in one process, on the per-call rows a hot-path change can move:
- * closed breaker, composed pipeline, retry (alone and with a retry budget: a build without
+ * closed breaker, open breaker (a refusal through `tryExecute`), composed pipeline, retry (alone and with a retry budget: a build without
  * budgets runs the retry alone), cooperative timeout, bulkhead, rate limiter, hedge, adaptive
  * limit and load shedder (each as `pipeline(policy).execute(target)`), a bulkhead whose calls wait in its queue (FIFO, and CoDel
  * where the build has the `queue` option), and `tryAcquire()`. Each round times every row of the
@@ -44,6 +44,12 @@ const rows = {
       bw.circuitBreaker({ window: { kind: 'consecutive', threshold: 5 }, breakDuration: 10_000 }),
     );
     return () => p.execute(target);
+  },
+  'breaker open, tryExecute': (bw) => {
+    const breaker = bw.circuitBreaker({ breakDuration: 10_000 });
+    breaker.forceOpen();
+    const p = bw.pipeline(breaker);
+    return () => p.tryExecute(target);
   },
   composed: (bw) => {
     const p = bw.pipeline(
