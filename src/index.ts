@@ -276,6 +276,16 @@ export {
 } from './registry/Registry.js';
 export type { RegistrySnapshot } from './registry/snapshot.js';
 export {
+  type CountsCombine,
+  counter,
+  type DeclaredMetrics,
+  declareMetrics,
+  gauge,
+  type MetricCounts,
+  type MetricReading,
+  type MetricsDeclaration,
+} from './telemetry/declareMetrics.js';
+export {
   LatencyHistogram,
   type LatencySnapshot,
   type RecentLatencySnapshot,
