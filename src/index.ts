@@ -7,7 +7,6 @@
 export type { Clock, TimerHandle } from './clock/Clock.js';
 export { systemClock } from './clock/systemClock.js';
 export { BreakwaterError } from './errors/BreakwaterError.js';
-export { ErrorCode } from './errors/codes.js';
 export { OptionsError, UsageError } from './errors/OptionsError.js';
 export {
   isPolicyRejection,
@@ -145,6 +144,7 @@ export {
 } from './policies/hedge/options.js';
 export {
   diagnosticsChannels,
+  ErrorCode,
   POLICY_KINDS,
   type PolicyKindConfigs,
   type RegistryInstanceSnapshot,

@@ -1,14 +1,18 @@
+import { type ErrorCode as AnyErrorCode, coreCodes, timeoutCodes } from '../errors/codes.js';
 import type { AnyPolicyKind, KindConfigTypes } from '../protocol/kind.js';
 import { REJECTED_CHANNEL } from '../telemetry/channels.js';
 import type { AdaptiveLimitStats } from './adaptive-limit/AdaptiveLimit.js';
 import type { AdaptiveLimitConfig } from './adaptive-limit/config.js';
 import { LIMIT_CHANGE_CHANNEL } from './adaptive-limit/diagnostics.js';
+import { adaptiveLimitCodes } from './adaptive-limit/errors.js';
 import { adaptiveLimitKind } from './adaptive-limit/kind.js';
 import type { BulkheadStats } from './bulkhead/Bulkhead.js';
 import type { BulkheadConfig } from './bulkhead/config.js';
+import { bulkheadCodes } from './bulkhead/errors.js';
 import { bulkheadKind } from './bulkhead/kind.js';
 import type { CircuitBreakerConfig } from './circuit-breaker/config.js';
 import { STATE_CHANGE_CHANNEL, STATE_CHANGE_EVENT } from './circuit-breaker/diagnostics.js';
+import { circuitBreakerCodes } from './circuit-breaker/errors.js';
 import type { StateChangeEvent } from './circuit-breaker/events.js';
 import { circuitBreakerKind } from './circuit-breaker/kind.js';
 import type { CircuitState } from './circuit-breaker/state.js';
@@ -18,13 +22,16 @@ import { HEDGE_CHANNEL } from './hedge/diagnostics.js';
 import type { HedgeStats } from './hedge/Hedge.js';
 import { hedgeKind } from './hedge/kind.js';
 import type { LoadShedderConfig } from './load-shedder/config.js';
+import { loadShedderCodes } from './load-shedder/errors.js';
 import { loadShedderKind } from './load-shedder/kind.js';
 import type { LoadShedderStats } from './load-shedder/LoadShedder.js';
 import type { RateLimiterConfig } from './rate-limiter/config.js';
+import { rateLimiterCodes } from './rate-limiter/errors.js';
 import { rateLimiterKind } from './rate-limiter/kind.js';
 import type { RateLimiterStats } from './rate-limiter/stats.js';
 import type { RetryConfig } from './retry/config.js';
 import { RETRY_CHANNEL, RETRY_EVENT } from './retry/diagnostics.js';
+import { retryCodes } from './retry/errors.js';
 import { retryKind } from './retry/kind.js';
 import type { RetryStats } from './retry/Retry.js';
 import type { RetryBudgetConfig } from './retry-budget/config.js';
@@ -53,6 +60,25 @@ export const POLICY_KINDS: readonly AnyPolicyKind[] = [
   adaptiveLimitKind,
   hedgeKind,
 ];
+
+/**
+ * Stable codes carried by every error breakwater throws; safe to match on in logs and code.
+ * Each kind's errors own their codes (in its folder); this gathers them, so only a program
+ * that reads it carries every code.
+ */
+export const ErrorCode = {
+  ...circuitBreakerCodes,
+  ...bulkheadCodes,
+  ...rateLimiterCodes,
+  ...loadShedderCodes,
+  ...adaptiveLimitCodes,
+  ...timeoutCodes,
+  ...retryCodes,
+  ...coreCodes,
+} as const satisfies Record<string, AnyErrorCode>;
+
+/** One of the {@link ErrorCode} values. */
+export type ErrorCode = AnyErrorCode;
 
 /** Names of the channels breakwater publishes to. */
 export const diagnosticsChannels = {
