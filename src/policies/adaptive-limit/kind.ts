@@ -1,8 +1,9 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
 import { checkThenApply } from '../shared/reconfigureWith.js';
-import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
+import { rejectedKindChannel, rejectedSpanEvent } from '../shared/rejectedEvent.js';
 import { AdaptiveLimit, type AdaptiveLimitStats } from './AdaptiveLimit.js';
 import { adaptiveLimitSchema } from './config.js';
+import { limitChangeKindChannel } from './diagnostics.js';
 import { type AdaptiveLimitCounts, adaptiveLimitMetrics } from './metrics.js';
 import {
   type AdaptiveLimitOptions,
@@ -31,7 +32,10 @@ export const adaptiveLimitKind: PolicyKindDescriptor<
   metrics: adaptiveLimitMetrics,
   // Queue timeouts are fired by the queue's timer, CoDel refusals by another call's arrival or
   // release: both outside the waiting call's context.
-  spanEvents: [rejectedSpanEvent('adaptiveLimit', ['queue-timeout', 'codel'])],
+  channels: [limitChangeKindChannel, rejectedKindChannel],
+  spanEvents: [
+    rejectedSpanEvent('adaptiveLimit', ['limit', 'deadline'], ['queue-timeout', 'codel']),
+  ],
   dashboard({ stats }) {
     const s = stats as AdaptiveLimitStats;
     const r = s.rejectionsByReason;

@@ -1,6 +1,6 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
 import { checkThenApply } from '../shared/reconfigureWith.js';
-import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
+import { rejectedKindChannel, rejectedSpanEvent } from '../shared/rejectedEvent.js';
 import { Bulkhead, type BulkheadStats } from './Bulkhead.js';
 import { bulkheadSchema } from './config.js';
 import { BulkheadGroup } from './keyed.js';
@@ -28,7 +28,8 @@ export const bulkheadKind: PolicyKindDescriptor<Bulkhead, ResolvedBulkheadOption
     metrics: bulkheadMetrics,
     // Queue timeouts are fired by the bulkhead's timer, CoDel refusals by another call's
     // arrival or release: both outside the waiting call's context.
-    spanEvents: [rejectedSpanEvent('bulkhead', ['queue-timeout', 'codel'])],
+    channels: [rejectedKindChannel],
+    spanEvents: [rejectedSpanEvent('bulkhead', ['full'], ['queue-timeout', 'codel'])],
     dashboard({ stats }) {
       const s = stats as BulkheadStats;
       const r = s.rejectionsByReason;

@@ -1,10 +1,10 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
 import { checkThenApply } from '../shared/reconfigureWith.js';
-import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
+import { rejectedKindChannel, rejectedSpanEvent } from '../shared/rejectedEvent.js';
 import { CircuitBreaker } from './CircuitBreaker.js';
 import { breakerDependsOn, breakerSchema } from './config.js';
 import type { BreakerCounts } from './counts.js';
-import { stateChangeSpanEvent } from './diagnostics.js';
+import { stateChangeKindChannel, stateChangeSpanEvent } from './diagnostics.js';
 import { BreakerGroup, breakerView } from './keyed.js';
 import { breakerMetrics } from './metrics.js';
 import {
@@ -48,7 +48,11 @@ export const circuitBreakerKind: PolicyKindDescriptor<
         ? 'degraded'
         : 'ok',
   metrics: breakerMetrics,
-  spanEvents: [stateChangeSpanEvent, rejectedSpanEvent('circuitBreaker')],
+  channels: [stateChangeKindChannel, rejectedKindChannel],
+  spanEvents: [
+    stateChangeSpanEvent,
+    rejectedSpanEvent('circuitBreaker', ['open', 'half-open', 'forced-open']),
+  ],
   dashboard({ stats }) {
     const s = stats as CircuitBreakerStats;
     return {

@@ -1,6 +1,7 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
 import { checkThenApply } from '../shared/reconfigureWith.js';
 import { hedgeSchema } from './config.js';
+import { hedgeKindChannel } from './diagnostics.js';
 import { Hedge, type HedgeStats } from './Hedge.js';
 import { type HedgeCounts, hedgeMetrics } from './metrics.js';
 import { type HedgeOptions, type ResolvedHedgeOptions, resolveHedgeOptions } from './options.js';
@@ -16,6 +17,7 @@ export const hedgeKind: PolicyKindDescriptor<Hedge, ResolvedHedgeOptions, HedgeC
   reconfigure: checkThenApply,
   dispose: (hedge) => hedge.dispose(),
   view: (hedge) => ({ stats: hedge.stats() }),
+  channels: [hedgeKindChannel],
   config: {
     schema: hedgeSchema,
     codeOnly: ['handle', 'handleResult', 'budget', 'retryAfter'],

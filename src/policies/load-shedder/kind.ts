@@ -1,6 +1,6 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
 import { checkThenApply } from '../shared/reconfigureWith.js';
-import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
+import { rejectedKindChannel, rejectedSpanEvent } from '../shared/rejectedEvent.js';
 import { loadShedderSchema } from './config.js';
 import { LoadShedder, type LoadShedderStats } from './LoadShedder.js';
 import { type LoadShedderCounts, loadShedderMetrics } from './metrics.js';
@@ -27,7 +27,8 @@ export const loadShedderKind: PolicyKindDescriptor<
   view: (shedder) => ({ stats: shedder.stats() }),
   config: { schema: loadShedderSchema, codeOnly: ['handle', 'handleResult', 'signal', 'random'] },
   metrics: loadShedderMetrics,
-  spanEvents: [rejectedSpanEvent('loadShedder')],
+  channels: [rejectedKindChannel],
+  spanEvents: [rejectedSpanEvent('loadShedder', ['load-shed'])],
   dashboard({ stats }) {
     const s = stats as LoadShedderStats;
     const r = s.refused;

@@ -1,6 +1,6 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
 import { checkThenApply } from '../shared/reconfigureWith.js';
-import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
+import { rejectedKindChannel, rejectedSpanEvent } from '../shared/rejectedEvent.js';
 import {
   checkRateData,
   mergeRate,
@@ -43,7 +43,8 @@ export const rateLimiterKind: PolicyKindDescriptor<
   },
   keyed: (name, options) => new RateLimiterGroup(name, options),
   metrics: rateLimiterMetrics,
-  spanEvents: [rejectedSpanEvent('rateLimiter')],
+  channels: [rejectedKindChannel],
+  spanEvents: [rejectedSpanEvent('rateLimiter', ['rate-limited'])],
   dashboard({ stats }) {
     const s = stats as RateLimiterStats;
     return {

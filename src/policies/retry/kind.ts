@@ -1,7 +1,7 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
 import { checkThenApply } from '../shared/reconfigureWith.js';
 import { retrySchema } from './config.js';
-import { retrySpanEvent } from './diagnostics.js';
+import { retryKindChannel, retrySpanEvent } from './diagnostics.js';
 import { type RetryCounts, retryMetrics } from './metrics.js';
 import { type ResolvedRetryOptions, type RetryOptions, resolveRetryOptions } from './options.js';
 import { Retry, type RetryStats } from './Retry.js';
@@ -23,6 +23,7 @@ export const retryKind: PolicyKindDescriptor<Retry, ResolvedRetryOptions, RetryC
     dependsOn: new Map([['maxDelay', ['delay']]]),
   },
   metrics: retryMetrics,
+  channels: [retryKindChannel],
   spanEvents: [retrySpanEvent],
   dashboard({ stats }) {
     const s = stats as RetryStats;

@@ -2,6 +2,7 @@ import type { PolicyKindDescriptor } from '../../protocol/kind.js';
 import { formatMs } from '../shared/formatMs.js';
 import { checkThenApply } from '../shared/reconfigureWith.js';
 import { checkTimeoutData, missingTimeout, timeoutSchema } from './config.js';
+import { timeoutKindChannel } from './diagnostics.js';
 import { type TimeoutCounts, timeoutMetrics } from './metrics.js';
 import {
   type ResolvedTimeoutOptions,
@@ -21,6 +22,7 @@ export const timeoutKind: PolicyKindDescriptor<Timeout, ResolvedTimeoutOptions, 
   reconfigure: checkThenApply,
   dispose: (timeout) => timeout.dispose(),
   view: (timeout) => ({ stats: timeout.stats() }),
+  channels: [timeoutKindChannel],
   config: {
     schema: timeoutSchema,
     check: checkTimeoutData,
