@@ -1,4 +1,3 @@
-import type { ErrorCode } from '../../errors/codes.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
 
 /** The stable codes of this kind's errors (also in `ErrorCode`). */

@@ -1,4 +1,3 @@
-import type { ErrorCode } from '../../errors/codes.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
 import type { Criticality } from '../../protocol/criticality.js';
 

@@ -1,6 +1,5 @@
 import type { Clock } from '../../clock/Clock.js';
 import { stackless } from '../../errors/BreakwaterError.js';
-import type { ErrorCode } from '../../errors/codes.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
 
 /** The stable codes of this kind's errors (also in `ErrorCode`). */
