@@ -220,6 +220,7 @@ export {
 export { Timeout, type TimeoutStats } from './policies/timeout/Timeout.js';
 export type { AttemptBudget } from './protocol/budget.js';
 export type { Criticality } from './protocol/criticality.js';
+export { defineKind, type KindDefinition } from './protocol/defineKind.js';
 export {
   type AnyPolicyKind,
   type ConfigField,

@@ -1,5 +1,4 @@
-import type { PolicyKindDescriptor } from '../../protocol/kind.js';
-import { checkThenApply } from '../shared/reconfigureWith.js';
+import { defineKind } from '../../protocol/defineKind.js';
 import { rejectedKindChannel, rejectedSpanEvent } from '../shared/rejectedEvent.js';
 import {
   checkRateData,
@@ -19,20 +18,17 @@ import { RateLimiter } from './RateLimiter.js';
 import type { RateLimiterStats } from './stats.js';
 
 /** The rate limiter kind: what the registry, config data and exporters know of it. */
-export const rateLimiterKind: PolicyKindDescriptor<
+export const rateLimiterKind = defineKind<
   RateLimiter,
   ResolvedRateLimiterOptions,
   RateLimiterCounts
-> = {
+>({
   name: 'rateLimiter',
   label: 'rate limiter',
   section: 'rateLimiters',
   decoratorName: 'rateLimit',
-  is: (value): value is RateLimiter => value instanceof RateLimiter,
-  create: (options) => new RateLimiter(options as RateLimiterOptions),
+  policy: RateLimiter,
   resolve: (data) => resolveRateLimiterOptions(data as RateLimiterOptions),
-  reconfigure: checkThenApply,
-  dispose: (limiter) => limiter.dispose(),
   view: rateLimiterView,
   config: {
     schema: rateLimiterSchema,
@@ -53,4 +49,4 @@ export const rateLimiterKind: PolicyKindDescriptor<
       detail: `${s.available} / ${s.burst} available${s.waiting ? `, ${s.waiting} waiting` : ''}`,
     };
   },
-};
+});
