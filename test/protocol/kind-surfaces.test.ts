@@ -61,7 +61,7 @@ describe('the per-kind fixtures of the exporters’ tests', () => {
 
   it('the Prometheus scenario holds an instance of every kind of the list', async () => {
     const { registry } = await scenario();
-    const kinds = new Set(registry.snapshot().instances.map((i) => i.kind));
+    const kinds = new Set<string>(registry.snapshot().instances.map((i) => i.kind));
     expect(POLICY_KINDS.map((k) => k.name).filter((name) => !kinds.has(name))).toEqual([]);
   });
 
