@@ -7,7 +7,6 @@
 export type { Clock, TimerHandle } from './clock/Clock.js';
 export { systemClock } from './clock/systemClock.js';
 export { BreakwaterError } from './errors/BreakwaterError.js';
-export { ErrorCode } from './errors/codes.js';
 export { OptionsError, UsageError } from './errors/OptionsError.js';
 export {
   isPolicyRejection,
@@ -145,6 +144,7 @@ export {
 } from './policies/hedge/options.js';
 export {
   diagnosticsChannels,
+  ErrorCode,
   POLICY_KINDS,
   type PolicyKindConfigs,
   type RegistryInstanceSnapshot,
@@ -220,6 +220,7 @@ export {
 export { Timeout, type TimeoutStats } from './policies/timeout/Timeout.js';
 export type { AttemptBudget } from './protocol/budget.js';
 export type { Criticality } from './protocol/criticality.js';
+export { defineKind, type KindDefinition } from './protocol/defineKind.js';
 export {
   type AnyPolicyKind,
   type ConfigField,
@@ -236,10 +237,12 @@ export {
   type KeyedGroup,
   type KeyedInstancesView,
   type KeyedKind,
+  type KindChannel,
   type KindConfig,
   type KindConfigTypes,
   type KindHooks,
   type KindMetrics,
+  type KindSpanEvent,
   type MissingOption,
   type MissingOptionContext,
   type OptionsData,
@@ -278,6 +281,16 @@ export {
   type RegistryPolicy,
 } from './registry/Registry.js';
 export type { RegistrySnapshot } from './registry/snapshot.js';
+export {
+  type CountsCombine,
+  counter,
+  type DeclaredMetrics,
+  declareMetrics,
+  gauge,
+  type MetricCounts,
+  type MetricReading,
+  type MetricsDeclaration,
+} from './telemetry/declareMetrics.js';
 export {
   LatencyHistogram,
   type LatencySnapshot,

@@ -1,5 +1,5 @@
 import { BreakwaterError } from './BreakwaterError.js';
-import { ErrorCode } from './codes.js';
+import { coreCodes } from './codes.js';
 import { describeValue } from './describeValue.js';
 
 /**
@@ -8,7 +8,7 @@ import { describeValue } from './describeValue.js';
  * `Expected \`breakDuration\` to be a number of ms in [1, 2147483647], got -5`.
  */
 export class OptionsError extends BreakwaterError {
-  static override readonly codes: readonly string[] = [ErrorCode.InvalidOption];
+  static override readonly codes: readonly string[] = [coreCodes.InvalidOption];
   /** Dotted path of the offending option, e.g. `halfOpen.maxWait`. */
   readonly option: string;
   /** The value that was rejected. */
@@ -18,7 +18,7 @@ export class OptionsError extends BreakwaterError {
 
   constructor(option: string, value: unknown, expected: string) {
     super(
-      ErrorCode.InvalidOption,
+      coreCodes.InvalidOption,
       `Expected \`${option}\` to be ${expected}, got ${describeValue(value)}`,
     );
     this.option = option;
@@ -34,9 +34,9 @@ Object.defineProperty(OptionsError.prototype, 'name', { value: 'OptionsError', w
  * pipeline holding a policy that has to wait.
  */
 export class UsageError extends BreakwaterError {
-  static override readonly codes: readonly string[] = [ErrorCode.Usage];
+  static override readonly codes: readonly string[] = [coreCodes.Usage];
   constructor(message: string) {
-    super(ErrorCode.Usage, message);
+    super(coreCodes.Usage, message);
   }
 }
 

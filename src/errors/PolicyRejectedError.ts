@@ -1,5 +1,5 @@
 import { BRAND, BreakwaterError } from './BreakwaterError.js';
-import { ErrorCode } from './codes.js';
+import type { ErrorCode } from './codes.js';
 
 /** Which kind of policy refused a call. */
 export type PolicyKind =
@@ -27,18 +27,19 @@ type Marked = { [BRAND]?: unknown; [REJECTION]?: unknown; code?: unknown };
 
 /**
  * The rejections of copies of the package whose errors carry no {@link REJECTION} mark, by
- * code: whether each reached the dependency. A kind added since is known by its mark alone.
+ * code: whether each reached the dependency. The list of those copies' codes, closed: a kind
+ * added since is known by its mark alone, so its code need not be here.
  */
 const UNMARKED: Readonly<Record<string, boolean>> = {
-  [ErrorCode.CircuitOpen]: false,
-  [ErrorCode.CircuitIsolated]: false,
-  [ErrorCode.BulkheadFull]: false,
-  [ErrorCode.RateLimited]: false,
-  [ErrorCode.LoadShed]: false,
-  [ErrorCode.ConcurrencyLimit]: false,
-  [ErrorCode.DeadlineTooShort]: false,
-  [ErrorCode.Timeout]: true,
-  [ErrorCode.RetryExhausted]: true,
+  ERR_BREAKWATER_CIRCUIT_OPEN: false,
+  ERR_BREAKWATER_CIRCUIT_ISOLATED: false,
+  ERR_BREAKWATER_BULKHEAD_FULL: false,
+  ERR_BREAKWATER_RATE_LIMITED: false,
+  ERR_BREAKWATER_LOAD_SHED: false,
+  ERR_BREAKWATER_CONCURRENCY_LIMIT: false,
+  ERR_BREAKWATER_DEADLINE_TOO_SHORT: false,
+  ERR_BREAKWATER_TIMEOUT: true,
+  ERR_BREAKWATER_RETRY_EXHAUSTED: true,
 };
 
 /**

@@ -1,4 +1,4 @@
-import { ErrorCode } from './codes.js';
+import { timeoutCodes } from './codes.js';
 import { PolicyRejectedError } from './PolicyRejectedError.js';
 
 /**
@@ -6,14 +6,14 @@ import { PolicyRejectedError } from './PolicyRejectedError.js';
  * or the one given to `execute(fn, { timeout })` (`policyName` is `"execute"`).
  */
 export class TimeoutError extends PolicyRejectedError {
-  static override readonly codes: readonly string[] = [ErrorCode.Timeout];
+  static override readonly codes: readonly string[] = [timeoutCodes.Timeout];
   /** The timeout that passed, in ms. */
   readonly timeout: number;
 
   /** Built by the library, which throws it; not meant to be called by users. */
   constructor(policyName: string, timeout: number, message?: string) {
     super(
-      ErrorCode.Timeout,
+      timeoutCodes.Timeout,
       message ?? `Timeout "${policyName}" passed after ${timeout} ms`,
       'timeout',
       policyName,

@@ -1,38 +1,38 @@
+import { type ErrorCode as AnyErrorCode, coreCodes, timeoutCodes } from '../errors/codes.js';
 import type { AnyPolicyKind, KindConfigTypes } from '../protocol/kind.js';
-import { REJECTED_CHANNEL } from '../telemetry/channels.js';
 import type { AdaptiveLimitStats } from './adaptive-limit/AdaptiveLimit.js';
 import type { AdaptiveLimitConfig } from './adaptive-limit/config.js';
-import { LIMIT_CHANGE_CHANNEL } from './adaptive-limit/diagnostics.js';
+import { adaptiveLimitCodes } from './adaptive-limit/errors.js';
 import { adaptiveLimitKind } from './adaptive-limit/kind.js';
 import type { BulkheadStats } from './bulkhead/Bulkhead.js';
 import type { BulkheadConfig } from './bulkhead/config.js';
+import { bulkheadCodes } from './bulkhead/errors.js';
 import { bulkheadKind } from './bulkhead/kind.js';
 import type { CircuitBreakerConfig } from './circuit-breaker/config.js';
-import { STATE_CHANGE_CHANNEL, STATE_CHANGE_EVENT } from './circuit-breaker/diagnostics.js';
+import { circuitBreakerCodes } from './circuit-breaker/errors.js';
 import type { StateChangeEvent } from './circuit-breaker/events.js';
 import { circuitBreakerKind } from './circuit-breaker/kind.js';
 import type { CircuitState } from './circuit-breaker/state.js';
 import type { CircuitBreakerStats } from './circuit-breaker/stats.js';
 import type { HedgeConfig } from './hedge/config.js';
-import { HEDGE_CHANNEL } from './hedge/diagnostics.js';
 import type { HedgeStats } from './hedge/Hedge.js';
 import { hedgeKind } from './hedge/kind.js';
 import type { LoadShedderConfig } from './load-shedder/config.js';
+import { loadShedderCodes } from './load-shedder/errors.js';
 import { loadShedderKind } from './load-shedder/kind.js';
 import type { LoadShedderStats } from './load-shedder/LoadShedder.js';
 import type { RateLimiterConfig } from './rate-limiter/config.js';
+import { rateLimiterCodes } from './rate-limiter/errors.js';
 import { rateLimiterKind } from './rate-limiter/kind.js';
 import type { RateLimiterStats } from './rate-limiter/stats.js';
 import type { RetryConfig } from './retry/config.js';
-import { RETRY_CHANNEL, RETRY_EVENT } from './retry/diagnostics.js';
+import { retryCodes } from './retry/errors.js';
 import { retryKind } from './retry/kind.js';
 import type { RetryStats } from './retry/Retry.js';
 import type { RetryBudgetConfig } from './retry-budget/config.js';
 import { retryBudgetKind } from './retry-budget/kind.js';
 import type { RetryBudgetStats } from './retry-budget/RetryBudget.js';
-import { REJECTED_EVENT } from './shared/rejectedEvent.js';
 import type { TimeoutConfig } from './timeout/config.js';
-import { TIMEOUT_CHANNEL } from './timeout/diagnostics.js';
 import { timeoutKind } from './timeout/kind.js';
 import type { TimeoutStats } from './timeout/Timeout.js';
 
@@ -54,44 +54,91 @@ export const POLICY_KINDS: readonly AnyPolicyKind[] = [
   hedgeKind,
 ];
 
-/** Names of the channels breakwater publishes to. */
-export const diagnosticsChannels = {
+/**
+ * Stable codes carried by every error breakwater throws; safe to match on in logs and code.
+ * Each kind's errors own their codes (in its folder); this gathers them, so only a program
+ * that reads it carries every code.
+ */
+export const ErrorCode = {
+  ...circuitBreakerCodes,
+  ...bulkheadCodes,
+  ...rateLimiterCodes,
+  ...loadShedderCodes,
+  ...adaptiveLimitCodes,
+  ...timeoutCodes,
+  ...retryCodes,
+  ...coreCodes,
+} as const satisfies Record<string, AnyErrorCode>;
+
+/** One of the {@link ErrorCode} values. */
+export type ErrorCode = AnyErrorCode;
+
+/** The channels the kinds publish to, by key (a channel several kinds share, once). */
+export function channelsOf(kinds: readonly AnyPolicyKind[]): Readonly<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const kind of kinds) for (const c of kind.channels ?? []) out[c.key] = c.channel;
+  return Object.freeze(out);
+}
+
+/** The span events the kinds make, by key (an event several kinds make, once). */
+export function spanEventsOf(kinds: readonly AnyPolicyKind[]): Readonly<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const kind of kinds) {
+    for (const e of kind.spanEvents ?? []) if (e.key !== undefined) out[e.key] = e.name;
+  }
+  return Object.freeze(out);
+}
+
+/** The channels of the library's kinds, by key (each kind's descriptor names its own). */
+export interface DiagnosticsChannels {
   /**
    * A circuit breaker changed state: `{ name, from, to, reason, generation, failureRate,
    * slowCallRate, callsInWindow, breakDuration }`.
    */
-  stateChange: STATE_CHANGE_CHANNEL,
+  readonly stateChange: string;
   /**
    * A breaker, bulkhead, rate limiter, load shedder or adaptive limit refused a call:
-   * `{ kind: 'circuitBreaker' | 'bulkhead' | 'rateLimiter' | 'loadShedder' | 'adaptiveLimit',
-   * name, reason, error }`.
+   * `{ kind, name, reason, error }`.
    */
-  rejected: REJECTED_CHANNEL,
+  readonly rejected: string;
+  /** A retry policy is about to wait and try again: `{ name, attempt, delay, error }`. */
+  readonly retry: string;
+  /** A timeout policy's deadline passed: `{ name, timeout }`. */
+  readonly timeout: string;
   /**
    * An adaptive limit changed its limit: `{ name, from, to, reason, latency, baseline,
    * answered, dropped, maxInFlight }` (see `LimitChangeEvent`).
    */
-  limitChange: LIMIT_CHANGE_CHANNEL,
-  /** A retry policy is about to wait and try again: `{ name, attempt, delay, error }`. */
-  retry: RETRY_CHANNEL,
-  /** A timeout policy's deadline passed: `{ name, timeout }`. */
-  timeout: TIMEOUT_CHANNEL,
-  /**
-   * A hedge policy started a hedge: `{ name, hedge, reason }` (`reason`: `delay`, `failure`, or
-   * `pushback` when the wait a failure's server pushback asked for passed).
-   */
-  hedge: HEDGE_CHANNEL,
-} as const;
+  readonly limitChange: string;
+  /** A hedge policy started a hedge: `{ name, hedge, reason }`. */
+  readonly hedge: string;
+}
 
-/** Names of the span events `traceBreakwaterEvents` adds. */
-export const spanEventNames = {
-  /** A retry policy is about to wait and try again. */
-  retry: RETRY_EVENT,
-  /** A circuit breaker, bulkhead, rate limiter, load shedder or adaptive limit refused a call. */
-  rejected: REJECTED_EVENT,
+/**
+ * Names of the channels breakwater publishes to, gathered from the descriptors of the
+ * library's kinds (`channels`); docs/observability.md lists each with its message.
+ */
+export const diagnosticsChannels: DiagnosticsChannels = /* @__PURE__ */ channelsOf(
+  POLICY_KINDS,
+) as unknown as DiagnosticsChannels;
+
+/** The span events of the library's kinds, by key. */
+export interface SpanEventNames {
   /** A circuit breaker changed state. */
-  stateChange: STATE_CHANGE_EVENT,
-} as const;
+  readonly stateChange: string;
+  /** A circuit breaker, bulkhead, rate limiter, load shedder or adaptive limit refused a call. */
+  readonly rejected: string;
+  /** A retry policy is about to wait and try again. */
+  readonly retry: string;
+}
+
+/**
+ * Names of the span events `traceBreakwaterEvents` adds, gathered from the descriptors of the
+ * library's kinds (`spanEvents`).
+ */
+export const spanEventNames: SpanEventNames = /* @__PURE__ */ spanEventsOf(
+  POLICY_KINDS,
+) as unknown as SpanEventNames;
 
 /**
  * The types of the library's kinds' config data, by kind name (each kind's `name` and

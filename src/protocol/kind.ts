@@ -186,6 +186,28 @@ export interface KindSpanEvent {
    * a shared channel, or one published outside the async context of the call it concerns.
    */
   attributes(message: Readonly<Record<string, unknown>>): SpanEventAttributes | undefined;
+  /** Its key in `spanEventNames` (`retry`), for the library's kinds. */
+  readonly key?: string;
+  /**
+   * Its attributes in words, for docs/observability.md; `{name}` stands for the values given
+   * under that name in {@link values} by every kind that makes the event.
+   */
+  readonly doc?: string;
+  /** Values the {@link doc} names, by placeholder (`reasons`: the kind's refusal reasons). */
+  readonly values?: Readonly<Record<string, readonly string[]>>;
+}
+
+/**
+ * A `node:diagnostics_channel` channel a kind publishes to, as `diagnosticsChannels` and
+ * docs/observability.md list it. Kinds that share a channel (refusals) each name it.
+ */
+export interface KindChannel {
+  /** Its key in `diagnosticsChannels` (`stateChange`). */
+  readonly key: string;
+  /** The channel's name (`breakwater:retry`). */
+  readonly channel: string;
+  /** Its message in words, for the docs: `{ name, attempt, delay, error }` and what they mean. */
+  readonly message: string;
 }
 
 /** Whether an instance lets traffic through, for `/health`. */
@@ -350,6 +372,8 @@ export interface PolicyKindDescriptor<P extends object = object, R = unknown, C 
   /** Whether an instance in `state` lets traffic through, for `/health`. @default `ok` */
   health?(state: string): InstanceHealth;
   readonly metrics?: KindMetrics<P, C>;
+  /** The diagnostics channels the kind publishes to. @default none */
+  readonly channels?: readonly KindChannel[];
   /** Span events made from the channels the kind publishes to. @default none */
   readonly spanEvents?: readonly KindSpanEvent[];
   /** How the dashboard shows an instance. @default its name and state alone */

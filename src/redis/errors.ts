@@ -1,10 +1,10 @@
 import { BreakwaterError } from '../errors/BreakwaterError.js';
-import { ErrorCode } from '../errors/codes.js';
+import { coreCodes } from '../errors/codes.js';
 
 /** Stable codes of the errors a store rejects a decision with (also in {@link ErrorCode}). */
 export const StoreErrorCode = {
-  StoreTimeout: ErrorCode.StoreTimeout,
-  StoreUnavailable: ErrorCode.StoreUnavailable,
+  StoreTimeout: coreCodes.StoreTimeout,
+  StoreUnavailable: coreCodes.StoreUnavailable,
 } as const;
 
 /** One of the {@link StoreErrorCode} values. */

@@ -1,4 +1,5 @@
-import { POLICY_KIND, type PolicyKindDescriptor } from '../protocol/kind.js';
+import { defineKind } from '../protocol/defineKind.js';
+import { POLICY_KIND } from '../protocol/kind.js';
 import { AVAILABLE, codeOnlyRedisKind } from './codeOnlyKind.js';
 import { type RedisRateLimiterCounts, redisRateLimiterMetrics } from './metrics.js';
 import { RedisRateLimiter, type RedisRateLimiterStats } from './RedisRateLimiter.js';
@@ -21,16 +22,15 @@ const IN_CODE =
  * registry.register('search', new RedisRateLimiter({ client, name: 'search', limit: 100 }));
  * ```
  */
-export const redisRateLimiterKind: PolicyKindDescriptor<
+export const redisRateLimiterKind = defineKind<
   RedisRateLimiter,
   RedisRateLimiterOptions,
   RedisRateLimiterCounts
-> = {
+>({
   name: 'redisRateLimiter',
   label: 'Redis rate limiter',
   section: 'redisRateLimiters',
-  is: (value): value is RedisRateLimiter => value instanceof RedisRateLimiter,
-  create: (options) => new RedisRateLimiter(options as RedisRateLimiterOptions),
+  policy: RedisRateLimiter,
   ...codeOnlyRedisKind<RedisRateLimiter>(IN_CODE),
   metrics: redisRateLimiterMetrics,
   dashboard({ state, stats }) {
@@ -43,7 +43,7 @@ export const redisRateLimiterKind: PolicyKindDescriptor<
         `${s.roundTrips} round trips, ${s.fallbackDecisions} fallback decisions`,
     };
   },
-};
+});
 
 // A registry learns the kind from a limiter it is handed, so `kinds` need not name it.
 Object.defineProperty(RedisRateLimiter.prototype, POLICY_KIND, { value: redisRateLimiterKind });

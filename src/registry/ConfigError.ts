@@ -1,5 +1,5 @@
 import { BreakwaterError } from '../errors/BreakwaterError.js';
-import { ErrorCode } from '../errors/codes.js';
+import { coreCodes } from '../errors/codes.js';
 
 /** One problem found in registry config data. */
 export interface ConfigIssue {
@@ -15,14 +15,14 @@ export interface ConfigIssue {
  * `circuitBreakers.payments.failureRateThreshold: expected a number in (0, 1], got 1.5`.
  */
 export class ConfigError extends BreakwaterError {
-  static override readonly codes: readonly string[] = [ErrorCode.InvalidConfig];
+  static override readonly codes: readonly string[] = [coreCodes.InvalidConfig];
   /** Every problem found: misspelt keys and malformed values first, then values out of range. */
   readonly issues: readonly ConfigIssue[];
 
   constructor(issues: readonly ConfigIssue[]) {
     const lines = issues.map((i) => `\n  ${i.path}: ${i.message}`).join('');
     super(
-      ErrorCode.InvalidConfig,
+      coreCodes.InvalidConfig,
       `Invalid registry config (${issues.length} ${issues.length === 1 ? 'issue' : 'issues'}):${lines}`,
     );
     this.issues = Object.freeze(issues.map((i) => Object.freeze({ ...i })));

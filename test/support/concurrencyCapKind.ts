@@ -8,13 +8,14 @@
 import {
   type Clock,
   configSchema,
+  counter,
+  declareMetrics,
   type ErrorCode,
   type Gate,
+  gauge,
   type InstanceView,
   type KeyedGroup,
   type KeyedInstancesView,
-  type KindMetrics,
-  type MetricFamilyDescriptor,
   NEEDS_NOTHING,
   OptionsError,
   Outcome,
@@ -145,47 +146,25 @@ export class ConcurrencyCap implements Gate {
   }
 }
 
-export const capFamilies = {
-  inFlight: {
-    name: 'example_concurrency_cap_in_flight',
-    type: 'gauge',
-    help: 'Calls in flight through a concurrency cap.',
-    labels: ['name', 'key'],
-    unit: '{call}',
-    otel: { name: 'example.concurrency_cap.in_flight', kind: 'upDownCounter' },
-  },
-  refused: {
-    name: 'example_concurrency_cap_refused_total',
-    type: 'counter',
-    help: 'Calls a concurrency cap refused.',
-    labels: ['name', 'key'],
-    unit: '{call}',
-    otel: { name: 'example.concurrency_cap.refused', kind: 'counter' },
-  },
-} as const satisfies Record<string, MetricFamilyDescriptor>;
-
 interface CapCounts {
   inFlight: number;
   refused: number;
 }
 
-const capMetrics: KindMetrics<ConcurrencyCap, CapCounts> = {
-  families: Object.values(capFamilies),
-  counts: () => ({ inFlight: 0, refused: 0 }),
-  add(c, cap) {
-    c.inFlight += cap.inFlight;
-    c.refused += cap.refused;
+const { families: capFamilies, metrics: capMetrics } = declareMetrics<
+  ConcurrencyCap,
+  CapCounts,
+  keyof CapCounts
+>({
+  namespace: 'example',
+  prefix: 'concurrency_cap',
+  readings: {
+    inFlight: gauge('{call}', 'Calls in flight through a concurrency cap.'),
+    refused: counter('{call}', 'Calls a concurrency cap refused.'),
   },
-  addCounts(c, other) {
-    c.inFlight += other.inFlight;
-    c.refused += other.refused;
-  },
-  isEmpty: (c) => c.refused === 0,
-  series(sink, name, key, c) {
-    sink.add(capFamilies.inFlight, { name, key }, c.inFlight);
-    sink.add(capFamilies.refused, { name, key }, c.refused);
-  },
-};
+});
+
+export { capFamilies };
 
 const view = (cap: ConcurrencyCap): InstanceView => ({ state: cap.state, stats: cap.stats() });
 

@@ -1,7 +1,7 @@
 import type { BreakwaterError } from '../../errors/BreakwaterError.js';
-import { ErrorCode } from '../../errors/codes.js';
 import { rejectionReached } from '../../errors/PolicyRejectedError.js';
 import { TimeoutError } from '../../errors/TimeoutError.js';
+import { adaptiveLimitCodes } from '../../policies/adaptive-limit/errors.js';
 import { BrokenCircuitError } from '../../policies/circuit-breaker/errors.js';
 import { RateLimitedError } from '../../policies/rate-limiter/errors.js';
 import { RetryExhaustedError } from '../../policies/retry/errors.js';
@@ -44,7 +44,7 @@ export function failureAnswer(error: unknown, fallbackWaitMs: number): Refusal |
   const reached = rejectionReached(e);
   if (reached === false) {
     const code = (e as BreakwaterError).code;
-    if (code === ErrorCode.DeadlineTooShort) return deadlineExceeded(code);
+    if (code === adaptiveLimitCodes.DeadlineTooShort) return deadlineExceeded(code);
     const wait =
       e instanceof BrokenCircuitError || e instanceof RateLimitedError ? e.retryAfter : Number.NaN;
     return reducedCapacity(code, Number.isFinite(wait) ? wait : fallbackWaitMs);

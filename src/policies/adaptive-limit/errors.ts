@@ -1,5 +1,10 @@
-import { ErrorCode } from '../../errors/codes.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
+
+/** The stable codes of this kind's errors (also in `ErrorCode`). */
+export const adaptiveLimitCodes = {
+  ConcurrencyLimit: 'ERR_BREAKWATER_CONCURRENCY_LIMIT',
+  DeadlineTooShort: 'ERR_BREAKWATER_DEADLINE_TOO_SHORT',
+} as const;
 
 /**
  * Why an adaptive limit refused a call: the limit was full with no room in the queue
@@ -21,8 +26,8 @@ export type AdaptiveLimitRejection = 'limit' | 'queue-timeout' | 'codel' | 'dead
  */
 export class ConcurrencyLimitError extends PolicyRejectedError {
   static override readonly codes: readonly string[] = [
-    ErrorCode.ConcurrencyLimit,
-    ErrorCode.DeadlineTooShort,
+    adaptiveLimitCodes.ConcurrencyLimit,
+    adaptiveLimitCodes.DeadlineTooShort,
   ];
   readonly reason: AdaptiveLimitRejection;
   /** With `debug: true`, the limit when the call was refused (NaN otherwise). */
@@ -37,7 +42,9 @@ export class ConcurrencyLimitError extends PolicyRejectedError {
   /** Built by the library, which throws it; not meant to be called by users. */
   constructor(policyName: string, reason: AdaptiveLimitRejection, limit: number) {
     super(
-      reason === 'deadline' ? ErrorCode.DeadlineTooShort : ErrorCode.ConcurrencyLimit,
+      reason === 'deadline'
+        ? adaptiveLimitCodes.DeadlineTooShort
+        : adaptiveLimitCodes.ConcurrencyLimit,
       reason === 'limit'
         ? `Adaptive limit "${policyName}" is full`
         : reason === 'queue-timeout'

@@ -1,8 +1,8 @@
-import type { PolicyKindDescriptor } from '../../protocol/kind.js';
-import { checkThenApply } from '../shared/reconfigureWith.js';
-import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
+import { defineKind } from '../../protocol/defineKind.js';
+import { rejectedKindChannel, rejectedSpanEvent } from '../shared/rejectedEvent.js';
 import { AdaptiveLimit, type AdaptiveLimitStats } from './AdaptiveLimit.js';
 import { adaptiveLimitSchema } from './config.js';
+import { limitChangeKindChannel } from './diagnostics.js';
 import { type AdaptiveLimitCounts, adaptiveLimitMetrics } from './metrics.js';
 import {
   type AdaptiveLimitOptions,
@@ -13,25 +13,24 @@ import {
 const ms = (value: number): string => (value > 0 ? `${value.toFixed(1)} ms` : '–');
 
 /** The adaptive limit kind: what the registry, config data and exporters know of it. */
-export const adaptiveLimitKind: PolicyKindDescriptor<
+export const adaptiveLimitKind = defineKind<
   AdaptiveLimit,
   ResolvedAdaptiveLimitOptions,
   AdaptiveLimitCounts
-> = {
+>({
   name: 'adaptiveLimit',
   label: 'adaptive limit',
   section: 'adaptiveLimits',
-  is: (value): value is AdaptiveLimit => value instanceof AdaptiveLimit,
-  create: (options) => new AdaptiveLimit(options as AdaptiveLimitOptions),
+  policy: AdaptiveLimit,
   resolve: (data) => resolveAdaptiveLimitOptions(data as AdaptiveLimitOptions),
-  reconfigure: checkThenApply,
-  dispose: (limit) => limit.dispose(),
-  view: (limit) => ({ stats: limit.stats() }),
   config: { schema: adaptiveLimitSchema, codeOnly: ['handle', 'handleResult'] },
   metrics: adaptiveLimitMetrics,
   // Queue timeouts are fired by the queue's timer, CoDel refusals by another call's arrival or
   // release: both outside the waiting call's context.
-  spanEvents: [rejectedSpanEvent('adaptiveLimit', ['queue-timeout', 'codel'])],
+  channels: [limitChangeKindChannel, rejectedKindChannel],
+  spanEvents: [
+    rejectedSpanEvent('adaptiveLimit', ['limit', 'deadline'], ['queue-timeout', 'codel']),
+  ],
   dashboard({ stats }) {
     const s = stats as AdaptiveLimitStats;
     const r = s.rejectionsByReason;
@@ -44,4 +43,4 @@ export const adaptiveLimitKind: PolicyKindDescriptor<
         `; latency ${ms(s.recentLatency)}, baseline ${ms(s.baselineLatency)} (${s.algorithm}: ${s.decision})`,
     };
   },
-};
+});

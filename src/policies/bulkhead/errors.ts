@@ -1,5 +1,9 @@
-import { ErrorCode } from '../../errors/codes.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
+
+/** The stable codes of this kind's errors (also in `ErrorCode`). */
+export const bulkheadCodes = {
+  BulkheadFull: 'ERR_BREAKWATER_BULKHEAD_FULL',
+} as const;
 
 /**
  * Why a bulkhead refused a call: no slot and no room in the queue (`'full'`), queued past
@@ -13,7 +17,7 @@ export type BulkheadRejection = 'full' | 'queue-timeout' | 'codel';
  * `queueTimeout`, or past `codelTarget` while a CoDel queue stood).
  */
 export class BulkheadRejectedError extends PolicyRejectedError {
-  static override readonly codes: readonly string[] = [ErrorCode.BulkheadFull];
+  static override readonly codes: readonly string[] = [bulkheadCodes.BulkheadFull];
   readonly reason: BulkheadRejection;
   /** The bulkhead's `maxConcurrent`. */
   readonly maxConcurrent: number;
@@ -21,7 +25,7 @@ export class BulkheadRejectedError extends PolicyRejectedError {
   /** Built by the library, which throws it; not meant to be called by users. */
   constructor(policyName: string, reason: BulkheadRejection, maxConcurrent: number) {
     super(
-      ErrorCode.BulkheadFull,
+      bulkheadCodes.BulkheadFull,
       reason === 'full'
         ? `Bulkhead "${policyName}" is full (${maxConcurrent} in flight)`
         : reason === 'queue-timeout'

@@ -1,4 +1,3 @@
-import { ErrorCode } from '../../errors/codes.js';
 import { ask, type Disposer } from '../../events/Listeners.js';
 import { brand } from '../../protocol/brand.js';
 import type { RESULT_TYPE } from '../../protocol/result.js';
@@ -19,7 +18,7 @@ import { buildFromResolved, presetLatency, presetName, takePreset } from '../sha
 import { withIdentity } from '../shared/reconfigure.js';
 import { announce, announceChange, announceRejection } from './announce.js';
 import { awaitBreakEnd, wakeAtBreakEnd } from './breakEnd.js';
-import { BrokenCircuitError, IsolatedCircuitError } from './errors.js';
+import { BrokenCircuitError, circuitBreakerCodes, IsolatedCircuitError } from './errors.js';
 import type { StateChangeEvent, TransitionReason } from './events.js';
 import { BreakerFields } from './fields.js';
 import * as manual from './manual.js';
@@ -285,7 +284,13 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate {
     const d = this.halfOpenDeadline;
     const until = d === Number.POSITIVE_INFINITY ? this.clock.now() + this.o.halfOpenMaxWait : d;
     if (this.o.debug) {
-      return new BrokenCircuitError(this.name, this.clock, until, ErrorCode.CircuitOpen, true);
+      return new BrokenCircuitError(
+        this.name,
+        this.clock,
+        until,
+        circuitBreakerCodes.CircuitOpen,
+        true,
+      );
     }
     const error = this.halfOpenError ?? this.makeHalfOpenError();
     error.openUntil = until;

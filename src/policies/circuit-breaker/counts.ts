@@ -25,29 +25,6 @@ export class BreakerCounts implements BreakerCounters {
     this.inState[STATE_NAMES.indexOf(breaker.state)]!++;
   }
 
-  /** Adds another set of counts. */
-  addTotals(t: BreakerCounts): void {
-    this.successes += t.successes;
-    this.failures += t.failures;
-    this.ignored += t.ignored;
-    this.rejectedOpen += t.rejectedOpen;
-    this.rejectedHalfOpen += t.rejectedHalfOpen;
-    this.rejectedForced += t.rejectedForced;
-    for (let i = 0; i < 6; i++) {
-      this.transitionsTo[i]! += t.transitionsTo[i]!;
-      this.inState[i]! += t.inState[i]!;
-    }
-  }
-
-  /** True when nothing was counted. */
-  isEmpty(): boolean {
-    return (
-      this.successes + this.failures + this.ignored === 0 &&
-      this.rejectedOpen + this.rejectedHalfOpen + this.rejectedForced === 0 &&
-      this.transitionsTo.every((n) => n === 0)
-    );
-  }
-
   /**
    * Adds the numbers of a breaker shelved by `writeIdle` (a closed one),
    * counted in its state when `inState`.

@@ -1,6 +1,12 @@
 import type { Clock } from '../../clock/Clock.js';
-import { ErrorCode } from '../../errors/codes.js';
+import type { ErrorCode } from '../../errors/codes.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
+
+/** The stable codes of this kind's errors (also in `ErrorCode`). */
+export const circuitBreakerCodes = {
+  CircuitOpen: 'ERR_BREAKWATER_CIRCUIT_OPEN',
+  CircuitIsolated: 'ERR_BREAKWATER_CIRCUIT_ISOLATED',
+} as const;
 
 /**
  * The circuit is open (or half-open with every probe slot taken): the call was refused without
@@ -10,8 +16,8 @@ import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
  */
 export class BrokenCircuitError extends PolicyRejectedError {
   static override readonly codes: readonly string[] = [
-    ErrorCode.CircuitOpen,
-    ErrorCode.CircuitIsolated,
+    circuitBreakerCodes.CircuitOpen,
+    circuitBreakerCodes.CircuitIsolated,
   ];
   /** @internal Clock reading at which the open period ends. */
   openUntil: number;
@@ -22,12 +28,12 @@ export class BrokenCircuitError extends PolicyRejectedError {
     policyName: string,
     clock: Clock,
     openUntil: number,
-    code: ErrorCode = ErrorCode.CircuitOpen,
+    code: ErrorCode = circuitBreakerCodes.CircuitOpen,
     halfOpen = false,
   ) {
     super(
       code,
-      code === ErrorCode.CircuitIsolated
+      code === circuitBreakerCodes.CircuitIsolated
         ? `Circuit breaker "${policyName}" is isolated (held open by hand)`
         : halfOpen
           ? `Circuit breaker "${policyName}" is half-open with every probe slot taken: retryAfter is the most its probes may take to decide`
@@ -52,10 +58,10 @@ Object.defineProperty(BrokenCircuitError.prototype, 'name', {
 
 /** The circuit is held open by hand ({@link CircuitBreaker.isolate} or `forceOpen()`). */
 export class IsolatedCircuitError extends BrokenCircuitError {
-  static override readonly codes: readonly string[] = [ErrorCode.CircuitIsolated];
+  static override readonly codes: readonly string[] = [circuitBreakerCodes.CircuitIsolated];
   /** Built by the library, which throws it; not meant to be called by users. */
   constructor(policyName: string, clock: Clock) {
-    super(policyName, clock, Number.POSITIVE_INFINITY, ErrorCode.CircuitIsolated);
+    super(policyName, clock, Number.POSITIVE_INFINITY, circuitBreakerCodes.CircuitIsolated);
   }
 }
 

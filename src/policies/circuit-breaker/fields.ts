@@ -1,13 +1,12 @@
 import type { Clock } from '../../clock/Clock.js';
 import { stackless } from '../../errors/BreakwaterError.js';
-import { ErrorCode } from '../../errors/codes.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { RunsAlone } from '../../pipeline/RunsAlone.js';
 import { StepKind } from '../../protocol/step.js';
 import { LatencyHistogram } from '../../telemetry/LatencyHistogram.js';
 import type { ResolvedMetrics } from '../../telemetry/metrics.js';
 import type { CircuitBreaker, TransitionSink } from './CircuitBreaker.js';
-import { BrokenCircuitError, IsolatedCircuitError } from './errors.js';
+import { BrokenCircuitError, circuitBreakerCodes, IsolatedCircuitError } from './errors.js';
 import type { CallOutcomeEvent, RejectedEvent, StateChangeEvent } from './events.js';
 import { makeWindow } from './makeWindow.js';
 import type { ResolvedBreakerOptions } from './options.js';
@@ -155,7 +154,7 @@ export abstract class BreakerFields extends RunsAlone {
   /** @internal Makes {@link halfOpenError}, on the first refusal that needs it. */
   makeHalfOpenError(): BrokenCircuitError {
     const error = stackless(
-      () => new BrokenCircuitError(this.name, this.clock, 0, ErrorCode.CircuitOpen, true),
+      () => new BrokenCircuitError(this.name, this.clock, 0, circuitBreakerCodes.CircuitOpen, true),
     );
     this.halfOpenError = error;
     return error;

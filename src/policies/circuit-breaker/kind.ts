@@ -1,10 +1,9 @@
-import type { PolicyKindDescriptor } from '../../protocol/kind.js';
-import { checkThenApply } from '../shared/reconfigureWith.js';
-import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
+import { defineKind } from '../../protocol/defineKind.js';
+import { rejectedKindChannel, rejectedSpanEvent } from '../shared/rejectedEvent.js';
 import { CircuitBreaker } from './CircuitBreaker.js';
 import { breakerDependsOn, breakerSchema } from './config.js';
 import type { BreakerCounts } from './counts.js';
-import { stateChangeSpanEvent } from './diagnostics.js';
+import { stateChangeKindChannel, stateChangeSpanEvent } from './diagnostics.js';
 import { BreakerGroup, breakerView } from './keyed.js';
 import { breakerMetrics } from './metrics.js';
 import {
@@ -15,46 +14,45 @@ import {
 import type { CircuitBreakerStats } from './stats.js';
 
 /** The circuit breaker kind: what the registry, config data and exporters know of it. */
-export const circuitBreakerKind: PolicyKindDescriptor<
-  CircuitBreaker,
-  ResolvedBreakerOptions,
-  BreakerCounts
-> = {
-  name: 'circuitBreaker',
-  label: 'circuit breaker',
-  section: 'circuitBreakers',
-  is: (value): value is CircuitBreaker => value instanceof CircuitBreaker,
-  create: (options) => new CircuitBreaker(options as CircuitBreakerOptions),
-  resolve: (data) => resolveBreakerOptions(data as CircuitBreakerOptions),
-  reconfigure: checkThenApply,
-  dispose: (breaker) => breaker.dispose(),
-  view: breakerView,
-  config: {
-    schema: breakerSchema,
-    codeOnly: ['handle', 'handleResult', 'initialState'],
-    dependsOn: breakerDependsOn,
+export const circuitBreakerKind = defineKind<CircuitBreaker, ResolvedBreakerOptions, BreakerCounts>(
+  {
+    name: 'circuitBreaker',
+    label: 'circuit breaker',
+    section: 'circuitBreakers',
+    policy: CircuitBreaker,
+    resolve: (data) => resolveBreakerOptions(data as CircuitBreakerOptions),
+    view: breakerView,
+    config: {
+      schema: breakerSchema,
+      codeOnly: ['handle', 'handleResult', 'initialState'],
+      dependsOn: breakerDependsOn,
+    },
+    keyed: (name, options, hooks) => new BreakerGroup(name, options, hooks),
+    attach(breaker, name, hooks) {
+      // A breaker registered in several registries reports its transitions to the last one.
+      breaker.transitionSink = (_b, event) => hooks.stateChange(name, undefined, event);
+    },
+    state: (breaker) => breaker.state,
+    restState: 'closed',
+    health: (state) =>
+      state === 'open' || state === 'forced-open'
+        ? 'down'
+        : state === 'half-open'
+          ? 'degraded'
+          : 'ok',
+    metrics: breakerMetrics,
+    channels: [stateChangeKindChannel, rejectedKindChannel],
+    spanEvents: [
+      stateChangeSpanEvent,
+      rejectedSpanEvent('circuitBreaker', ['open', 'half-open', 'forced-open']),
+    ],
+    dashboard({ stats }) {
+      const s = stats as CircuitBreakerStats;
+      return {
+        calls: s.successes + s.failures + s.ignored,
+        rejected: s.rejections,
+        detail: `${s.failuresInWindow} failed / ${s.callsInWindow} in window${s.slowCallsInWindow ? `, ${s.slowCallsInWindow} slow` : ''}`,
+      };
+    },
   },
-  keyed: (name, options, hooks) => new BreakerGroup(name, options, hooks),
-  attach(breaker, name, hooks) {
-    // A breaker registered in several registries reports its transitions to the last one.
-    breaker.transitionSink = (_b, event) => hooks.stateChange(name, undefined, event);
-  },
-  state: (breaker) => breaker.state,
-  restState: 'closed',
-  health: (state) =>
-    state === 'open' || state === 'forced-open'
-      ? 'down'
-      : state === 'half-open'
-        ? 'degraded'
-        : 'ok',
-  metrics: breakerMetrics,
-  spanEvents: [stateChangeSpanEvent, rejectedSpanEvent('circuitBreaker')],
-  dashboard({ stats }) {
-    const s = stats as CircuitBreakerStats;
-    return {
-      calls: s.successes + s.failures + s.ignored,
-      rejected: s.rejections,
-      detail: `${s.failuresInWindow} failed / ${s.callsInWindow} in window${s.slowCallsInWindow ? `, ${s.slowCallsInWindow} slow` : ''}`,
-    };
-  },
-};
+);

@@ -1,68 +1,50 @@
-import type { KindMetrics } from '../../protocol/kind.js';
-import { type MetricFamilyDescriptor, OTHER_KEYS } from '../../telemetry/metricFamily.js';
+import { counter, declareMetrics, gauge } from '../../telemetry/declareMetrics.js';
+import { OTHER_KEYS } from '../../telemetry/metricFamily.js';
 import type { CircuitBreaker } from './CircuitBreaker.js';
 import { BreakerCounts } from './counts.js';
 import { STATE_NAMES } from './state.js';
 
-/** The metric families of circuit breakers. */
-export const circuitBreakerFamilies = {
-  state: {
-    name: 'breakwater_circuit_breaker_state',
-    type: 'gauge',
-    help: `Circuit breaker state: 1 for the current state (for key="${OTHER_KEYS}": the number of keys in it).`,
-    labels: ['name', 'key', 'state'],
-    unit: '1',
-    otel: { name: 'breakwater.circuit_breaker.state', kind: 'upDownCounter' },
+const declared = declareMetrics<
+  CircuitBreaker,
+  BreakerCounts,
+  'state' | 'calls' | 'rejections' | 'transitions'
+>({
+  prefix: 'circuit_breaker',
+  readings: {
+    state: gauge(
+      '1',
+      `Circuit breaker state: 1 for the current state (for key="${OTHER_KEYS}": the number of keys in it).`,
+      { label: 'state', values: STATE_NAMES, array: 'inState' },
+    ),
+    calls: counter('{call}', 'Calls a circuit breaker admitted, by outcome.', {
+      label: 'outcome',
+      fields: { success: 'successes', failure: 'failures', ignored: 'ignored' },
+    }),
+    rejections: counter(
+      '{call}',
+      'Calls a circuit breaker refused, by the state that refused them.',
+      {
+        label: 'reason',
+        fields: {
+          open: 'rejectedOpen',
+          'half-open': 'rejectedHalfOpen',
+          'forced-open': 'rejectedForced',
+        },
+      },
+    ),
+    transitions: counter('{transition}', 'Circuit breaker state changes, by the state entered.', {
+      label: 'to',
+      values: STATE_NAMES,
+      array: 'transitionsTo',
+    }),
   },
-  calls: {
-    name: 'breakwater_circuit_breaker_calls_total',
-    type: 'counter',
-    help: 'Calls a circuit breaker admitted, by outcome.',
-    labels: ['name', 'key', 'outcome'],
-    unit: '{call}',
-    otel: { name: 'breakwater.circuit_breaker.calls', kind: 'counter' },
-  },
-  rejections: {
-    name: 'breakwater_circuit_breaker_rejections_total',
-    type: 'counter',
-    help: 'Calls a circuit breaker refused, by the state that refused them.',
-    labels: ['name', 'key', 'reason'],
-    unit: '{call}',
-    otel: { name: 'breakwater.circuit_breaker.rejections', kind: 'counter' },
-  },
-  transitions: {
-    name: 'breakwater_circuit_breaker_transitions_total',
-    type: 'counter',
-    help: 'Circuit breaker state changes, by the state entered.',
-    labels: ['name', 'key', 'to'],
-    unit: '{transition}',
-    otel: { name: 'breakwater.circuit_breaker.transitions', kind: 'counter' },
-  },
-} as const satisfies Record<string, MetricFamilyDescriptor>;
-
-const f = circuitBreakerFamilies;
-
-/** @internal How breakers report into their families. */
-export const breakerMetrics: KindMetrics<CircuitBreaker, BreakerCounts> = {
-  families: Object.values(f),
+  counts: () => new BreakerCounts(),
+  read: (c, b) => c.addBreaker(b),
   enabled: (b) => b.metrics.enabled,
   latency: (b) => b.latency,
-  counts: () => new BreakerCounts(),
-  add: (c, b) => c.addBreaker(b),
-  addCounts: (c, other) => c.addTotals(other),
-  isEmpty: (c) => c.isEmpty(),
-  series(sink, name, key, c) {
-    STATE_NAMES.forEach((state, i) => {
-      sink.add(f.state, { name, key, state }, c.inState[i]!);
-    });
-    sink.add(f.calls, { name, key, outcome: 'success' }, c.successes);
-    sink.add(f.calls, { name, key, outcome: 'failure' }, c.failures);
-    sink.add(f.calls, { name, key, outcome: 'ignored' }, c.ignored);
-    sink.add(f.rejections, { name, key, reason: 'open' }, c.rejectedOpen);
-    sink.add(f.rejections, { name, key, reason: 'half-open' }, c.rejectedHalfOpen);
-    sink.add(f.rejections, { name, key, reason: 'forced-open' }, c.rejectedForced);
-    STATE_NAMES.forEach((to, i) => {
-      sink.add(f.transitions, { name, key, to }, c.transitionsTo[i]!);
-    });
-  },
-};
+});
+
+/** The metric families of circuit breakers. */
+export const circuitBreakerFamilies = declared.families;
+/** @internal How breakers report into their families. */
+export const breakerMetrics = declared.metrics;

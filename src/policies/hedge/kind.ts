@@ -1,21 +1,18 @@
-import type { PolicyKindDescriptor } from '../../protocol/kind.js';
-import { checkThenApply } from '../shared/reconfigureWith.js';
+import { defineKind } from '../../protocol/defineKind.js';
 import { hedgeSchema } from './config.js';
+import { hedgeKindChannel } from './diagnostics.js';
 import { Hedge, type HedgeStats } from './Hedge.js';
 import { type HedgeCounts, hedgeMetrics } from './metrics.js';
 import { type HedgeOptions, type ResolvedHedgeOptions, resolveHedgeOptions } from './options.js';
 
 /** The hedge kind: what the registry, config data and exporters know of it. */
-export const hedgeKind: PolicyKindDescriptor<Hedge, ResolvedHedgeOptions, HedgeCounts> = {
+export const hedgeKind = defineKind<Hedge, ResolvedHedgeOptions, HedgeCounts>({
   name: 'hedge',
   label: 'hedge policy',
   section: 'hedges',
-  is: (value): value is Hedge => value instanceof Hedge,
-  create: (options) => new Hedge(options as HedgeOptions),
+  policy: Hedge,
   resolve: (data) => resolveHedgeOptions(data as HedgeOptions),
-  reconfigure: checkThenApply,
-  dispose: (hedge) => hedge.dispose(),
-  view: (hedge) => ({ stats: hedge.stats() }),
+  channels: [hedgeKindChannel],
   config: {
     schema: hedgeSchema,
     codeOnly: ['handle', 'handleResult', 'budget', 'retryAfter'],
@@ -30,4 +27,4 @@ export const hedgeKind: PolicyKindDescriptor<Hedge, ResolvedHedgeOptions, HedgeC
       detail: `${s.hedges} hedges (${s.won} won), ${s.refused} refused by the budget, ${s.calls} calls`,
     };
   },
-};
+});

@@ -1,6 +1,10 @@
-import { ErrorCode } from '../../errors/codes.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
 import type { Criticality } from '../../protocol/criticality.js';
+
+/** The stable codes of this kind's errors (also in `ErrorCode`). */
+export const loadShedderCodes = {
+  LoadShed: 'ERR_BREAKWATER_LOAD_SHED',
+} as const;
 
 /**
  * Why a load shedder refused a call: the dependency accepted too few of the recent requests
@@ -19,7 +23,7 @@ export type LoadShedReason = 'accepts' | 'signal';
  * event. With `debug: true`, each refusal gets a fresh error that carries them.
  */
 export class LoadShedError extends PolicyRejectedError {
-  static override readonly codes: readonly string[] = [ErrorCode.LoadShed];
+  static override readonly codes: readonly string[] = [loadShedderCodes.LoadShed];
   /** The criticality of the refused call. */
   readonly criticality: Criticality;
   /** Why it was refused. */
@@ -39,7 +43,7 @@ export class LoadShedError extends PolicyRejectedError {
     reading?: string,
   ) {
     super(
-      ErrorCode.LoadShed,
+      loadShedderCodes.LoadShed,
       `Load shedder "${policyName}" refused the call: ${
         reason === 'accepts'
           ? 'too few recent requests were accepted'

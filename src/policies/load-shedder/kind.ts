@@ -1,6 +1,5 @@
-import type { PolicyKindDescriptor } from '../../protocol/kind.js';
-import { checkThenApply } from '../shared/reconfigureWith.js';
-import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
+import { defineKind } from '../../protocol/defineKind.js';
+import { rejectedKindChannel, rejectedSpanEvent } from '../shared/rejectedEvent.js';
 import { loadShedderSchema } from './config.js';
 import { LoadShedder, type LoadShedderStats } from './LoadShedder.js';
 import { type LoadShedderCounts, loadShedderMetrics } from './metrics.js';
@@ -11,23 +10,20 @@ import {
 } from './options.js';
 
 /** The load shedder kind: what the registry, config data and exporters know of it. */
-export const loadShedderKind: PolicyKindDescriptor<
+export const loadShedderKind = defineKind<
   LoadShedder,
   ResolvedLoadShedderOptions,
   LoadShedderCounts
-> = {
+>({
   name: 'loadShedder',
   label: 'load shedder',
   section: 'loadShedders',
-  is: (value): value is LoadShedder => value instanceof LoadShedder,
-  create: (options) => new LoadShedder(options as LoadShedderOptions),
+  policy: LoadShedder,
   resolve: (data) => resolveLoadShedderOptions(data as LoadShedderOptions),
-  reconfigure: checkThenApply,
-  dispose: (shedder) => shedder.dispose(),
-  view: (shedder) => ({ stats: shedder.stats() }),
   config: { schema: loadShedderSchema, codeOnly: ['handle', 'handleResult', 'signal', 'random'] },
   metrics: loadShedderMetrics,
-  spanEvents: [rejectedSpanEvent('loadShedder')],
+  channels: [rejectedKindChannel],
+  spanEvents: [rejectedSpanEvent('loadShedder', ['load-shed'])],
   dashboard({ stats }) {
     const s = stats as LoadShedderStats;
     const r = s.refused;
@@ -37,4 +33,4 @@ export const loadShedderKind: PolicyKindDescriptor<
       detail: `refusing ${(s.refusalRate * 100).toFixed(1)} %: ${s.accepts} of ${s.requests} recent requests accepted`,
     };
   },
-};
+});

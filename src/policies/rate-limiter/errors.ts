@@ -1,7 +1,11 @@
 import type { Clock } from '../../clock/Clock.js';
 import { stackless } from '../../errors/BreakwaterError.js';
-import { ErrorCode } from '../../errors/codes.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
+
+/** The stable codes of this kind's errors (also in `ErrorCode`). */
+export const rateLimiterCodes = {
+  RateLimited: 'ERR_BREAKWATER_RATE_LIMITED',
+} as const;
 
 /**
  * The rate limiter had no permit for the call (or not within its `maxWait`). `retryAfter`
@@ -12,7 +16,7 @@ import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
  * changes.
  */
 export class RateLimitedError extends PolicyRejectedError {
-  static override readonly codes: readonly string[] = [ErrorCode.RateLimited];
+  static override readonly codes: readonly string[] = [rateLimiterCodes.RateLimited];
   /** @internal Clock reading at which the permits asked for are free. */
   readonly freeAt: number;
   readonly #clock: Clock;
@@ -20,7 +24,7 @@ export class RateLimitedError extends PolicyRejectedError {
   /** Built by the limiter; not meant to be constructed by users. */
   constructor(policyName: string, clock: Clock, freeAt: number) {
     super(
-      ErrorCode.RateLimited,
+      rateLimiterCodes.RateLimited,
       `Rate limiter "${policyName}" has no permit free`,
       'rateLimiter',
       policyName,

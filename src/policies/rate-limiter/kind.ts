@@ -1,6 +1,5 @@
-import type { PolicyKindDescriptor } from '../../protocol/kind.js';
-import { checkThenApply } from '../shared/reconfigureWith.js';
-import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
+import { defineKind } from '../../protocol/defineKind.js';
+import { rejectedKindChannel, rejectedSpanEvent } from '../shared/rejectedEvent.js';
 import {
   checkRateData,
   mergeRate,
@@ -19,20 +18,17 @@ import { RateLimiter } from './RateLimiter.js';
 import type { RateLimiterStats } from './stats.js';
 
 /** The rate limiter kind: what the registry, config data and exporters know of it. */
-export const rateLimiterKind: PolicyKindDescriptor<
+export const rateLimiterKind = defineKind<
   RateLimiter,
   ResolvedRateLimiterOptions,
   RateLimiterCounts
-> = {
+>({
   name: 'rateLimiter',
   label: 'rate limiter',
   section: 'rateLimiters',
   decoratorName: 'rateLimit',
-  is: (value): value is RateLimiter => value instanceof RateLimiter,
-  create: (options) => new RateLimiter(options as RateLimiterOptions),
+  policy: RateLimiter,
   resolve: (data) => resolveRateLimiterOptions(data as RateLimiterOptions),
-  reconfigure: checkThenApply,
-  dispose: (limiter) => limiter.dispose(),
   view: rateLimiterView,
   config: {
     schema: rateLimiterSchema,
@@ -43,7 +39,8 @@ export const rateLimiterKind: PolicyKindDescriptor<
   },
   keyed: (name, options) => new RateLimiterGroup(name, options),
   metrics: rateLimiterMetrics,
-  spanEvents: [rejectedSpanEvent('rateLimiter')],
+  channels: [rejectedKindChannel],
+  spanEvents: [rejectedSpanEvent('rateLimiter', ['rate-limited'])],
   dashboard({ stats }) {
     const s = stats as RateLimiterStats;
     return {
@@ -52,4 +49,4 @@ export const rateLimiterKind: PolicyKindDescriptor<
       detail: `${s.available} / ${s.burst} available${s.waiting ? `, ${s.waiting} waiting` : ''}`,
     };
   },
-};
+});

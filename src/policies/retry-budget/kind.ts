@@ -1,5 +1,4 @@
-import type { PolicyKindDescriptor } from '../../protocol/kind.js';
-import { checkThenApply } from '../shared/reconfigureWith.js';
+import { defineKind } from '../../protocol/defineKind.js';
 import { mergeRetryBudget, retryBudgetSchema } from './config.js';
 import { type RetryBudgetCounts, retryBudgetMetrics } from './metrics.js';
 import {
@@ -10,20 +9,16 @@ import {
 import { RetryBudget, type RetryBudgetStats } from './RetryBudget.js';
 
 /** The retry budget kind: what the registry, config data and exporters know of it. */
-export const retryBudgetKind: PolicyKindDescriptor<
+export const retryBudgetKind = defineKind<
   RetryBudget,
   ResolvedRetryBudgetOptions,
   RetryBudgetCounts
-> = {
+>({
   name: 'retryBudget',
   label: 'retry budget',
   section: 'retryBudgets',
-  is: (value): value is RetryBudget => value instanceof RetryBudget,
-  create: (options) => new RetryBudget(options as RetryBudgetOptions),
+  policy: RetryBudget,
   resolve: (data) => resolveRetryBudgetOptions(data as RetryBudgetOptions),
-  reconfigure: checkThenApply,
-  dispose: (budget) => budget.dispose(),
-  view: (budget) => ({ stats: budget.stats() }),
   config: { schema: retryBudgetSchema, merge: mergeRetryBudget },
   metrics: retryBudgetMetrics,
   dashboard({ stats }) {
@@ -36,4 +31,4 @@ export const retryBudgetKind: PolicyKindDescriptor<
       detail: `${s.model}: balance ${s.balance}, ${s.inFlight} extra in flight, ${s.allowed} allowed, ${s.refused} refused`,
     };
   },
-};
+});

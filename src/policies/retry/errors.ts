@@ -1,5 +1,9 @@
-import { ErrorCode } from '../../errors/codes.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
+
+/** The stable codes of this kind's errors (also in `ErrorCode`). */
+export const retryCodes = {
+  RetryExhausted: 'ERR_BREAKWATER_RETRY_EXHAUSTED',
+} as const;
 
 /** Why retrying stopped on a result: see `GiveUpEvent.reason`. */
 export type ExhaustedReason =
@@ -16,7 +20,7 @@ export type ExhaustedReason =
  * an outer breaker counts it as a failure and an outer retry may retry it.
  */
 export class RetryExhaustedError<T = unknown> extends PolicyRejectedError {
-  static override readonly codes: readonly string[] = [ErrorCode.RetryExhausted];
+  static override readonly codes: readonly string[] = [retryCodes.RetryExhausted];
   /** The result of the last attempt. */
   readonly result: T;
   /** Attempts made, the first included. */
@@ -30,7 +34,7 @@ export class RetryExhaustedError<T = unknown> extends PolicyRejectedError {
   /** Built by the library, which throws it; not meant to be called by users. */
   constructor(policyName: string, result: T, attempts: number, reason: ExhaustedReason) {
     super(
-      ErrorCode.RetryExhausted,
+      retryCodes.RetryExhausted,
       `Retry "${policyName}" gave up (${reason}) after ${attempts} attempt${attempts === 1 ? '' : 's'} on a result it retries`,
       'retry',
       policyName,

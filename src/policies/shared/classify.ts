@@ -1,5 +1,5 @@
 import { BRAND } from '../../errors/BreakwaterError.js';
-import { ErrorCode } from '../../errors/codes.js';
+import { coreCodes } from '../../errors/codes.js';
 import { rejectionReached } from '../../errors/PolicyRejectedError.js';
 
 type Branded = { [BRAND]?: unknown; code?: unknown };
@@ -17,5 +17,5 @@ export function isCountedError(error: unknown): boolean {
   if (reached !== undefined) return reached;
   // A disposed policy says nothing about the dependency either, and retrying it would re-arm
   // timers after dispose().
-  return (error as Branded).code !== ErrorCode.Usage;
+  return (error as Branded).code !== coreCodes.Usage;
 }

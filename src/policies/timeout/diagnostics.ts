@@ -1,3 +1,4 @@
+import type { KindChannel } from '../../protocol/kind.js';
 import { type Channel, diagnosticsChannel } from '../../telemetry/channels.js';
 
 /**
@@ -5,6 +6,13 @@ import { type Channel, diagnosticsChannel } from '../../telemetry/channels.js';
  * calls of a timeout, so it fires outside the async context of the call it ends.
  */
 export const TIMEOUT_CHANNEL = 'breakwater:timeout';
+
+/** @internal The channel of passed deadlines, as `diagnosticsChannels` and the docs list it. */
+export const timeoutKindChannel: KindChannel = {
+  key: 'timeout',
+  channel: TIMEOUT_CHANNEL,
+  message: '`{ name, timeout }`',
+};
 
 /** @internal */
 export const timeoutChannel: Channel = /* @__PURE__ */ diagnosticsChannel(TIMEOUT_CHANNEL);

@@ -1,4 +1,5 @@
-import { POLICY_KIND, type PolicyKindDescriptor } from '../../protocol/kind.js';
+import { defineKind } from '../../protocol/defineKind.js';
+import { POLICY_KIND } from '../../protocol/kind.js';
 import { AVAILABLE, codeOnlyRedisKind } from '../codeOnlyKind.js';
 import { type RedisBulkheadCounts, redisBulkheadMetrics } from './metrics.js';
 import type { RedisBulkheadOptions } from './options.js';
@@ -14,16 +15,15 @@ const IN_CODE =
  * only: config data cannot give a client. A bulkhead carries its kind, so a registry learns
  * it from the first one it is handed.
  */
-export const redisBulkheadKind: PolicyKindDescriptor<
+export const redisBulkheadKind = defineKind<
   RedisBulkhead,
   RedisBulkheadOptions,
   RedisBulkheadCounts
-> = {
+>({
   name: 'redisBulkhead',
   label: 'Redis bulkhead',
   section: 'redisBulkheads',
-  is: (value): value is RedisBulkhead => value instanceof RedisBulkhead,
-  create: (options) => new RedisBulkhead(options as RedisBulkheadOptions),
+  policy: RedisBulkhead,
   ...codeOnlyRedisKind<RedisBulkhead>(IN_CODE),
   metrics: redisBulkheadMetrics,
   dashboard({ state, stats }) {
@@ -37,7 +37,7 @@ export const redisBulkheadKind: PolicyKindDescriptor<
         `${s.liveInstances} live instances, ${s.permitsLost} permits lost`,
     };
   },
-};
+});
 
 // A registry learns the kind from a bulkhead it is handed, so `kinds` need not name it.
 Object.defineProperty(RedisBulkhead.prototype, POLICY_KIND, { value: redisBulkheadKind });
