@@ -2,12 +2,8 @@ import { Pipeline, type Policy } from '../pipeline/Pipeline.js';
 import type { FallbackValueOf } from '../protocol/result.js';
 import { Fallback } from './fallback/Fallback.js';
 import type { FallbackOptions } from './fallback/options.js';
-import {
-  type LibraryKindTypes,
-  type OptionsArgs,
-  STEP_KINDS,
-  type StepKindName,
-} from './kindTable.js';
+import type { LibraryKindTypes, OptionsArgs, StepKindName } from './kindTable.js';
+import { STEP_CLASSES } from './stepClasses.js';
 
 /**
  * Builds a {@link Pipeline} step by step; each call adds a policy inside the ones before it
@@ -56,12 +52,12 @@ type BuilderSteps<F> = {
   ) => PipelineBuilder<F>;
 };
 
-for (const [name, kind] of STEP_KINDS) {
+for (const [name, Step] of Object.entries(STEP_CLASSES) as [string, new (o: unknown) => Policy][]) {
   Object.defineProperty(PipelineBuilder.prototype, name, {
     configurable: true,
     writable: true,
     value(this: PipelineBuilder<unknown>, options?: unknown) {
-      return this.add((kind.is(options) ? options : kind.create(options)) as Policy);
+      return this.add(options instanceof Step ? options : new Step(options));
     },
   });
 }

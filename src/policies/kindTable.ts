@@ -160,11 +160,3 @@ export const LIBRARY_KINDS: {
   adaptiveLimit: { kind: adaptiveLimitKind, step: true },
   hedge: { kind: hedgeKind, step: true },
 };
-
-/** The descriptors of the library kinds that are pipeline steps, by name. */
-export const STEP_KINDS = Object.entries(LIBRARY_KINDS)
-  .filter(([, { step }]) => step)
-  .map(([name, { kind }]) => [name, kind]) as [
-  StepKindName,
-  PolicyKindOf<LibraryKindTypes[StepKindName]['policy']>,
-][];
