@@ -16,7 +16,7 @@ import { createObservabilityHandler } from 'breakwater/observability';
 /**
  * Serves `/dashboard`, `/health` and `/metrics` of the given policies on 127.0.0.1.
  * @param {object} options
- * @param {Record<'retry' | 'breaker' | 'timeout' | 'bulkhead', import('breakwater').RegistryPolicy>} options.policies
+ * @param {Record<'retry' | 'breaker' | 'timeout' | 'bulkhead', object>} options.policies
  * @param {number} options.port 0: a free port.
  * @returns {Promise<Dashboard>}
  */

@@ -35,11 +35,7 @@ export type { ExecuteOptions, ExecutionContext } from './pipeline/context.js';
 export { type KeyedExecuteOptions, KeyedPipeline } from './pipeline/KeyedPipeline.js';
 export { KeyedStep } from './pipeline/KeyedStep.js';
 export { Pipeline, type Policy, pipeline } from './pipeline/Pipeline.js';
-export type {
-  ExecutionResult,
-  Failure as ExecutionFailure,
-  Success as ExecutionSuccess,
-} from './pipeline/result.js';
+export type { ExecutionResult } from './pipeline/result.js';
 export {
   AdaptiveLimit,
   type AdaptiveLimitStats,
@@ -278,7 +274,6 @@ export {
   type KeyedStepOptions,
   Registry,
   type RegistryOptions,
-  type RegistryPolicy,
 } from './registry/Registry.js';
 export type { RegistrySnapshot } from './registry/snapshot.js';
 export {

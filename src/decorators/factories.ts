@@ -1,22 +1,8 @@
 import { OptionsError } from '../errors/OptionsError.js';
 import { Pipeline } from '../pipeline/Pipeline.js';
-import type { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
-import { bulkheadKind } from '../policies/bulkhead/kind.js';
-import type { BulkheadOptions } from '../policies/bulkhead/options.js';
-import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
-import { circuitBreakerKind } from '../policies/circuit-breaker/kind.js';
-import type { CircuitBreakerOptions } from '../policies/circuit-breaker/options.js';
 import { Fallback } from '../policies/fallback/Fallback.js';
 import type { FallbackOptions } from '../policies/fallback/options.js';
-import { rateLimiterKind } from '../policies/rate-limiter/kind.js';
-import type { RateLimiterOptions } from '../policies/rate-limiter/options.js';
-import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
-import { retryKind } from '../policies/retry/kind.js';
-import type { RetryOptions } from '../policies/retry/options.js';
-import type { Retry } from '../policies/retry/Retry.js';
-import { timeoutKind } from '../policies/timeout/kind.js';
-import type { TimeoutOptions } from '../policies/timeout/options.js';
-import type { Timeout } from '../policies/timeout/Timeout.js';
+import { LIBRARY_KINDS, type StepKindName } from '../policies/kindTable.js';
 import { otherCopyNote } from '../protocol/brand.js';
 import { checkOptionsObject } from '../validation/validate.js';
 import { makeDecorator } from './decorate.js';
@@ -24,12 +10,18 @@ import { policyDecorator, signalOption, type UnregisteredKind } from './kindDeco
 import type { Spec } from './plan.js';
 import type {
   FallbackDecorator,
-  KeyedDecoratorOptions,
-  NamedDecoratorOptions,
+  LibraryDecorator,
   PolicyDecorator,
   PolicyDecoratorOptions,
   SharedDecoratorOptions,
 } from './types.js';
+
+/** The decorator of the library kind named `name`, typed by the kind table. */
+const decoratorOf = <K extends StepKindName>(name: K): LibraryDecorator<K> => {
+  const { kind } = LIBRARY_KINDS[name];
+  return ((arg?: unknown, options?: unknown) =>
+    policyDecorator(kind, arg, options)) as LibraryDecorator<K>;
+};
 
 /**
  * A circuit breaker on a method. The argument is one of:
@@ -50,81 +42,29 @@ import type {
  * }
  * ```
  */
-export function circuitBreaker<A extends unknown[] = never[]>(
-  name: string,
-  options?: KeyedDecoratorOptions<A>,
-): PolicyDecorator<unknown, A>;
-export function circuitBreaker<T>(
-  breaker: CircuitBreaker<T>,
-  options?: SharedDecoratorOptions,
-): PolicyDecorator;
-export function circuitBreaker<T = unknown>(
-  options?: CircuitBreakerOptions<T>,
-  decoratorOptions?: PolicyDecoratorOptions,
-): PolicyDecorator;
-export function circuitBreaker(arg?: unknown, options?: unknown): PolicyDecorator {
-  return policyDecorator(circuitBreakerKind, arg, options);
-}
+export const circuitBreaker: LibraryDecorator<'circuitBreaker'> = decoratorOf('circuitBreaker');
 
 /**
  * Retries a method (which must return a promise). The argument is retry options (a new policy
  * per method, or per object with `{ perInstance: true }`), a registry name, or a `Retry`.
  */
-export function retry(
-  name: string,
-  options?: NamedDecoratorOptions,
-): PolicyDecorator<PromiseLike<unknown>>;
-export function retry<T>(
-  policy: Retry<T>,
-  options?: SharedDecoratorOptions,
-): PolicyDecorator<PromiseLike<unknown>>;
-export function retry<T = unknown>(
-  options?: RetryOptions<T>,
-  decoratorOptions?: PolicyDecoratorOptions,
-): PolicyDecorator<PromiseLike<unknown>>;
-export function retry(arg?: unknown, options?: unknown): PolicyDecorator<PromiseLike<unknown>> {
-  return policyDecorator(retryKind, arg, options);
-}
+export const retry: LibraryDecorator<'retry'> = decoratorOf('retry');
 
 /**
- * A time limit on a method (which must return a promise). The argument is a number of ms or
- * timeout options (a new policy), a registry name, or a `Timeout`. In place of the
- * `AbortSignal` argument a call passes, the method receives the execution's signal, which also
- * aborts at the deadline (with `{ signal: index }` it gets one there even if the call passed none).
+ * A time limit on a method (which must return a promise). The argument is a number of ms, a
+ * duration string or timeout options (a new policy), a registry name, or a `Timeout`. In place
+ * of the `AbortSignal` argument a call passes, the method receives the execution's signal,
+ * which also aborts at the deadline (with `{ signal: index }` it gets one there even if the
+ * call passed none).
  */
-export function timeout(
-  name: string,
-  options?: NamedDecoratorOptions,
-): PolicyDecorator<PromiseLike<unknown>>;
-export function timeout(
-  policy: Timeout,
-  options?: SharedDecoratorOptions,
-): PolicyDecorator<PromiseLike<unknown>>;
-export function timeout(
-  options: number | TimeoutOptions,
-  decoratorOptions?: PolicyDecoratorOptions,
-): PolicyDecorator<PromiseLike<unknown>>;
-export function timeout(arg: unknown, options?: unknown): PolicyDecorator<PromiseLike<unknown>> {
-  return policyDecorator(timeoutKind, arg, options);
-}
+export const timeout: LibraryDecorator<'timeout'> = decoratorOf('timeout');
 
 /**
  * A bulkhead on a method. The argument is `maxConcurrent` or bulkhead options (a new policy),
  * a registry name (per key with `{ key }`), or a `Bulkhead`. A bulkhead with a queue makes
  * calls wait, so the method then returns a promise.
  */
-export function bulkhead<A extends unknown[] = never[]>(
-  name: string,
-  options?: KeyedDecoratorOptions<A>,
-): PolicyDecorator<unknown, A>;
-export function bulkhead(policy: Bulkhead, options?: SharedDecoratorOptions): PolicyDecorator;
-export function bulkhead(
-  options?: number | BulkheadOptions,
-  decoratorOptions?: PolicyDecoratorOptions,
-): PolicyDecorator;
-export function bulkhead(arg?: unknown, options?: unknown): PolicyDecorator {
-  return policyDecorator(bulkheadKind, arg, options);
-}
+export const bulkhead: LibraryDecorator<'bulkhead'> = decoratorOf('bulkhead');
 
 /**
  * A rate limit on a method. The argument is rate limiter options (a new limiter for this
@@ -144,18 +84,25 @@ export function bulkhead(arg?: unknown, options?: unknown): PolicyDecorator {
  * }
  * ```
  */
-export function rateLimit<A extends unknown[] = never[]>(
-  name: string,
-  options?: KeyedDecoratorOptions<A>,
-): PolicyDecorator<unknown, A>;
-export function rateLimit(limiter: RateLimiter, options?: SharedDecoratorOptions): PolicyDecorator;
-export function rateLimit(
-  options: RateLimiterOptions,
-  decoratorOptions?: PolicyDecoratorOptions,
-): PolicyDecorator;
-export function rateLimit(arg: unknown, options?: unknown): PolicyDecorator {
-  return policyDecorator(rateLimiterKind, arg, options);
-}
+export const rateLimit: LibraryDecorator<'rateLimiter'> = decoratorOf('rateLimiter');
+
+/**
+ * Client-side adaptive throttling on a method: load shedder options (a new policy), a registry
+ * name, or a `LoadShedder`. A shed call fails with `LoadShedError`.
+ */
+export const loadShedder: LibraryDecorator<'loadShedder'> = decoratorOf('loadShedder');
+
+/**
+ * An adaptive concurrency limit on a method: adaptive limit options (a new policy), a registry
+ * name, or an `AdaptiveLimit`. A refused call fails with `ConcurrencyLimitError`.
+ */
+export const adaptiveLimit: LibraryDecorator<'adaptiveLimit'> = decoratorOf('adaptiveLimit');
+
+/**
+ * Hedges a method (which must return a promise): more attempts start when the first is slow.
+ * The argument is hedge options (a new policy), a registry name, or a `Hedge`.
+ */
+export const hedge: LibraryDecorator<'hedge'> = decoratorOf('hedge');
 
 /** Fallbacks are kept by no registry, so `@fallback` takes no registry name. */
 const fallbackKind: UnregisteredKind = {

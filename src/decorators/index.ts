@@ -1,5 +1,6 @@
 /**
  * Method decorators: `@circuitBreaker`, `@retry`, `@timeout`, `@bulkhead`, `@rateLimit`,
+ * `@loadShedder`, `@adaptiveLimit`, `@hedge` (one per library kind that is a step),
  * `@fallback` and `@usePipeline`; `kindDecorator(kind)` makes the decorator of a policy kind
  * defined outside the library. They work as TC39 decorators and as legacy
  * `experimentalDecorators` ones; stacked on one method they make one pipeline, outermost (top)
@@ -19,9 +20,12 @@
  * @packageDocumentation
  */
 export {
+  adaptiveLimit,
   bulkhead,
   circuitBreaker,
   fallback,
+  hedge,
+  loadShedder,
   rateLimit,
   retry,
   timeout,
@@ -33,6 +37,7 @@ export type {
   FallbackDecorator,
   KeyedDecoratorOptions,
   KindDecorator,
+  LibraryDecorator,
   NamedDecoratorOptions,
   PolicyDecorator,
   PolicyDecoratorOptions,

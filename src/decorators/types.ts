@@ -1,3 +1,4 @@
+import type { LibraryKindTypes, OptionsArgs, StepKindName } from '../policies/kindTable.js';
 import type { Registry } from '../registry/Registry.js';
 
 /**
@@ -106,4 +107,33 @@ export interface FallbackDecorator<T, A extends unknown[] = never[]> {
     propertyKey: string | symbol,
     descriptor: TypedPropertyDescriptor<F> & AdmitsFallback<F, T>,
   ): void;
+}
+
+/** What a method under the decorator of kind `K` must return: a promise for kinds that settle later. */
+type DecoratedResult<K extends StepKindName> = LibraryKindTypes[K]['settlesLater'] extends true
+  ? PromiseLike<unknown>
+  : unknown;
+
+/**
+ * The decorator of a library kind `K` (`@circuitBreaker`, `@retry`, ...). Its argument is one of:
+ * - options, as the kind's factory takes them: a new instance for this method, shared by every
+ *   object of the class (one per object with `{ perInstance: true }`);
+ * - a registry name: the kind's named instance (the default registry unless `{ registry }`),
+ *   or, for a kind kept per key, one instance per key with `{ key: (...args) => string }`;
+ * - an instance of the kind, used as it is.
+ */
+export interface LibraryDecorator<K extends StepKindName> {
+  <A extends unknown[] = never[]>(
+    name: string,
+    options?: LibraryKindTypes[K]['keyed'] extends true
+      ? KeyedDecoratorOptions<A>
+      : NamedDecoratorOptions,
+  ): PolicyDecorator<DecoratedResult<K>, A>;
+  <T>(
+    policy: LibraryKindTypes<T>[K]['policy'],
+    options?: SharedDecoratorOptions,
+  ): PolicyDecorator<DecoratedResult<K>>;
+  <T = unknown>(
+    ...args: OptionsArgs<K, T, never, [decoratorOptions?: PolicyDecoratorOptions]>
+  ): PolicyDecorator<DecoratedResult<K>>;
 }

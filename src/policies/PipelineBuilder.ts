@@ -1,25 +1,17 @@
 import { Pipeline, type Policy } from '../pipeline/Pipeline.js';
-import type { DurationString } from '../protocol/kind.js';
 import type { FallbackValueOf } from '../protocol/result.js';
-import { Bulkhead } from './bulkhead/Bulkhead.js';
-import type { BulkheadOptions } from './bulkhead/options.js';
-import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
-import type { CircuitBreakerOptions } from './circuit-breaker/options.js';
 import { Fallback } from './fallback/Fallback.js';
 import type { FallbackOptions } from './fallback/options.js';
-import type { RateLimiterOptions } from './rate-limiter/options.js';
-import { RateLimiter } from './rate-limiter/RateLimiter.js';
-import type { RetryOptions } from './retry/options.js';
-import { Retry } from './retry/Retry.js';
-import type { TimeoutOptions } from './timeout/options.js';
-import { Timeout } from './timeout/Timeout.js';
+import type { LibraryKindTypes, OptionsArgs, StepKindName } from './kindTable.js';
+import { STEP_CLASSES } from './stepClasses.js';
 
 /**
  * Builds a {@link Pipeline} step by step; each call adds a policy inside the ones before it
- * (outer-to-inner in the order written). Each method takes options (a new policy) or an
- * existing policy object (shared with other pipelines). `F` is what its fallbacks may give
- * instead of a function's value (`never` without one), which the built pipeline's calls resolve
- * with besides.
+ * (outer-to-inner in the order written). Each kind's method (`retry`, `circuitBreaker`,
+ * `timeout`, `bulkhead`, `rateLimiter`, `loadShedder`, `adaptiveLimit`, `hedge`, `fallback`)
+ * takes options (a new policy, as its factory builds it) or an existing policy object (shared
+ * with other pipelines). `F` is what its fallbacks may give instead of a function's value
+ * (`never` without one), which the built pipeline's calls resolve with besides.
  *
  * @example
  * ```ts
@@ -31,37 +23,14 @@ import { Timeout } from './timeout/Timeout.js';
  *   .build();
  * ```
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the methods are installed on the prototype, typed by the interface of the same name.
 export class PipelineBuilder<F = never> {
   private readonly list: Policy[] = [];
 
   /** Adds any policy object. */
   add<P extends Policy>(policy: P): PipelineBuilder<F | FallbackValueOf<P>> {
-    return this.push(policy);
-  }
-
-  private push(policy: Policy): this {
     this.list.push(policy);
     return this;
-  }
-
-  retry<T>(options?: RetryOptions<T> | Retry<T>): this {
-    return this.push(options instanceof Retry ? options : new Retry(options));
-  }
-
-  circuitBreaker<T>(options?: CircuitBreakerOptions<T> | CircuitBreaker<T>): this {
-    return this.push(options instanceof CircuitBreaker ? options : new CircuitBreaker(options));
-  }
-
-  timeout(options: number | DurationString | TimeoutOptions | Timeout): this {
-    return this.push(options instanceof Timeout ? options : new Timeout(options));
-  }
-
-  bulkhead(options?: number | BulkheadOptions | Bulkhead): this {
-    return this.push(options instanceof Bulkhead ? options : new Bulkhead(options));
-  }
-
-  rateLimiter(options: RateLimiterOptions | RateLimiter): this {
-    return this.push(options instanceof RateLimiter ? options : new RateLimiter(options));
   }
 
   fallback<T, R>(options: FallbackOptions<T, R> | Fallback<T, R>): PipelineBuilder<F | T> {
@@ -72,4 +41,23 @@ export class PipelineBuilder<F = never> {
   build(): Pipeline<unknown, F> {
     return new Pipeline(this.list);
   }
+}
+
+// The step kinds' methods, one per entry of the kind table: typed by the interface below.
+export interface PipelineBuilder<F = never> extends BuilderSteps<F> {}
+
+type BuilderSteps<F> = {
+  [K in StepKindName]: <T = unknown>(
+    ...args: OptionsArgs<K, T, LibraryKindTypes<T>[K]['policy']>
+  ) => PipelineBuilder<F>;
+};
+
+for (const [name, Step] of Object.entries(STEP_CLASSES) as [string, new (o: unknown) => Policy][]) {
+  Object.defineProperty(PipelineBuilder.prototype, name, {
+    configurable: true,
+    writable: true,
+    value(this: PipelineBuilder<unknown>, options?: unknown) {
+      return this.add(options instanceof Step ? options : new Step(options));
+    },
+  });
 }

@@ -3,23 +3,13 @@ import { systemClock } from '../clock/systemClock.js';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
 import { KeyedStep } from '../pipeline/KeyedStep.js';
-import type { AdaptiveLimit } from '../policies/adaptive-limit/AdaptiveLimit.js';
-import { adaptiveLimitKind } from '../policies/adaptive-limit/kind.js';
-import type { Bulkhead } from '../policies/bulkhead/Bulkhead.js';
-import { bulkheadKind } from '../policies/bulkhead/kind.js';
-import type { CircuitBreaker } from '../policies/circuit-breaker/CircuitBreaker.js';
-import { circuitBreakerKind } from '../policies/circuit-breaker/kind.js';
-import type { Hedge } from '../policies/hedge/Hedge.js';
-import { hedgeKind } from '../policies/hedge/kind.js';
 import { POLICY_KINDS, type RegistryTransition } from '../policies/kinds.js';
-import { rateLimiterKind } from '../policies/rate-limiter/kind.js';
-import type { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
-import { retryKind } from '../policies/retry/kind.js';
-import type { Retry } from '../policies/retry/Retry.js';
-import { retryBudgetKind } from '../policies/retry-budget/kind.js';
-import type { RetryBudget } from '../policies/retry-budget/RetryBudget.js';
-import { timeoutKind } from '../policies/timeout/kind.js';
-import type { Timeout } from '../policies/timeout/Timeout.js';
+import {
+  type KeyedKindName,
+  LIBRARY_KINDS,
+  type LibraryKindName,
+  type LibraryKindTypes,
+} from '../policies/kindTable.js';
 import { brand, otherCopyNote } from '../protocol/brand.js';
 import {
   type AnyPolicyKind,
@@ -81,22 +71,14 @@ export interface KeyedStepOptions {
   readonly key?: (key: string | undefined) => string;
 }
 
-/** A policy a registry can hold. */
-export type RegistryPolicy =
-  | CircuitBreaker
-  | Retry
-  | RetryBudget
-  | Timeout
-  | Bulkhead
-  | RateLimiter;
-
 /**
  * Named and keyed policy instances built from config data, shared across a codebase.
  *
  * - `registry.circuitBreaker('payments')` returns the same breaker every time, built from
  *   `defaults.circuitBreaker` with `circuitBreakers.payments` on top (or the defaults alone for
- *   a name without an entry). Likewise `retry`, `retryBudget`, `timeout`, `bulkhead` and
- *   `rateLimiter`; each kind has its own names.
+ *   a name without an entry). Every library kind has its accessor (`retry`, `retryBudget`,
+ *   `timeout`, `bulkhead`, `rateLimiter`, `loadShedder`, `adaptiveLimit`, `hedge`), and
+ *   `get(kind, name)` serves any kind; each kind has its own names.
  * - `registry.keyedCircuitBreaker('api', host)` gives each key its own breaker, built from the
  *   config of name `api` on first use. Each keyed name keeps at most `keys.maxKeys` keys: the
  *   least recently used is evicted to make room, a key unused for `keys.idleTimeout` is dropped,
@@ -127,6 +109,7 @@ export type RegistryPolicy =
  * const perHost = pipeline(registry.keyed('circuitBreaker', 'api')); // execute(fn, { key: host })
  * ```
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the accessors are installed on the prototype, typed by the interface of the same name.
 export class Registry {
   private config: ValidConfig;
   private readonly clock: Clock;
@@ -140,13 +123,6 @@ export class Registry {
    * here, held weakly by the view of them).
    */
   private readonly codeBuiltHome: CodeBuiltHome | undefined;
-  // The library's kinds, for the typed shorthands (`circuitBreaker(name)`, ...).
-  private readonly breakers: KindInstances;
-  private readonly retries: KindInstances;
-  private readonly timeouts: KindInstances;
-  private readonly bulkheads: KindInstances;
-  private readonly rateLimiters: KindInstances;
-  private readonly hedges: KindInstances;
 
   /**
    * @param config settings as plain data (see {@link RegistryConfig}); throws
@@ -166,12 +142,6 @@ export class Registry {
       stateChange: (name, key, event) => transitions.record(name, key, event as never),
     };
     this.config = validateConfig(config, kinds);
-    this.breakers = this.kindInstances(circuitBreakerKind);
-    this.retries = this.kindInstances(retryKind);
-    this.timeouts = this.kindInstances(timeoutKind);
-    this.bulkheads = this.kindInstances(bulkheadKind);
-    this.rateLimiters = this.kindInstances(rateLimiterKind);
-    this.hedges = this.kindInstances(hedgeKind);
     if (o.codeBuilt === true) {
       const home: CodeBuiltHome = {
         adopt: (kind, name, policy) => {
@@ -211,11 +181,7 @@ export class Registry {
    * given or that is not kept per key.
    */
   getKeyed<P extends object>(kind: PolicyKindOf<P> | string, name: string, key: string): P {
-    const k = this.kindInstances(kind);
-    const invalid = keyError(key);
-    if (invalid !== undefined) throw invalid;
-    const keyed = k.keyed.get(name) ?? this.keyedGroup(k, name);
-    return keyed.instances.get(key) as P;
+    return this.keyedInstance(this.kindInstances(kind), name, key) as P;
   }
 
   /**
@@ -265,65 +231,12 @@ export class Registry {
     );
   }
 
-  /** The circuit breaker named `name`: the same instance on every call. */
-  circuitBreaker(name: string): CircuitBreaker {
-    return this.named(this.breakers, name) as CircuitBreaker;
-  }
-
-  /** The retry policy named `name`: the same instance on every call. */
-  retry(name: string): Retry {
-    return this.named(this.retries, name) as Retry;
-  }
-
-  /**
-   * The retry budget named `name`: the same instance on every call, shared by the retry
-   * policies whose config names it (`retries.<name>.budget`).
-   */
-  retryBudget(name: string): RetryBudget {
-    return this.get(retryBudgetKind, name);
-  }
-
-  /**
-   * The timeout policy named `name`: the same instance on every call. Throws
-   * {@link ConfigError} when neither `timeouts[name]` nor `defaults.timeout` gives a timeout.
-   */
-  timeout(name: string): Timeout {
-    return this.named(this.timeouts, name) as Timeout;
-  }
-
-  /** The bulkhead named `name`: the same instance on every call. */
-  bulkhead(name: string): Bulkhead {
-    return this.named(this.bulkheads, name) as Bulkhead;
-  }
-
-  /**
-   * The rate limiter named `name`: the same instance on every call. Throws
-   * {@link ConfigError} when neither `rateLimiters[name]` nor `defaults.rateLimiter` gives a
-   * rate (`limit`, or `capacity` and `refillRate`).
-   */
-  rateLimiter(name: string): RateLimiter {
-    return this.named(this.rateLimiters, name) as RateLimiter;
-  }
-
-  /**
-   * The adaptive limit named `name`: the same instance on every call, built from
-   * `defaults.adaptiveLimit` with `adaptiveLimits.<name>` on top.
-   */
-  adaptiveLimit(name: string): AdaptiveLimit {
-    return this.get(adaptiveLimitKind, name);
-  }
-
-  /** The hedge policy named `name`: the same instance on every call. */
-  hedge(name: string): Hedge {
-    return this.named(this.hedges, name) as Hedge;
-  }
-
   /**
    * Adds an instance built in code (with predicates, say) under `name`; the named accessor of
    * its kind returns it from then on. The config never changes it, but `dispose` disposes it.
    * Throws {@link UsageError} when its kind already has an instance of that name.
    */
-  register(name: string, policy: RegistryPolicy | object): void {
+  register(name: string, policy: object): void {
     checkName(name);
     const k = this.kindFor(policy);
     if (k === undefined) {
@@ -394,32 +307,6 @@ export class Registry {
    */
   onStateChange(listener: (transition: RegistryTransition) => void): Disposer {
     return this.transitions.listen(listener);
-  }
-
-  /**
-   * The breaker of `key` under name `name` (one per downstream host, tenant, ...), built from
-   * the config of `name` on first use. Ask for it on each use rather than keeping it: an idle
-   * one may be evicted, or rebuilt from its numbers (see the class description). Throws
-   * {@link OptionsError} when `key` is not a string of at most 1,024 characters: keys
-   * usually come from traffic, and one huge key would make every listing of the registry
-   * (health, metrics, dashboard) as large.
-   */
-  keyedCircuitBreaker(name: string, key: string): CircuitBreaker {
-    return this.keyedInstance(this.breakers, name, key) as CircuitBreaker;
-  }
-
-  /** The bulkhead of `key` under name `name`, like {@link keyedCircuitBreaker}. */
-  keyedBulkhead(name: string, key: string): Bulkhead {
-    return this.keyedInstance(this.bulkheads, name, key) as Bulkhead;
-  }
-
-  /**
-   * The rate limiter of `key` under name `name` (one per client, tenant, ...), like
-   * {@link keyedCircuitBreaker}. Throws {@link ConfigError} when the config gives `name` no
-   * rate.
-   */
-  keyedRateLimiter(name: string, key: string): RateLimiter {
-    return this.keyedInstance(this.rateLimiters, name, key) as RateLimiter;
   }
 
   /**
@@ -586,3 +473,36 @@ export const defaultRegistry: Registry = /* @__PURE__ */ new Registry(undefined,
 });
 
 brand(Registry, 'Registry');
+
+/**
+ * The typed accessors of the library's kinds: `registry.circuitBreaker(name)` for each kind
+ * (`registry.get(kind, name)`), and `registry.keyedCircuitBreaker(name, key)` for each kind kept
+ * per key (`registry.getKeyed(kind, name, key)`). Timeouts and rate limiters throw
+ * {@link ConfigError} when the config gives `name` no timeout or no rate.
+ */
+type RegistryAccessors = {
+  readonly [K in LibraryKindName]: (name: string) => LibraryKindTypes[K]['policy'];
+} & {
+  readonly [K in KeyedKindName as `keyed${Capitalize<K>}`]: (
+    name: string,
+    key: string,
+  ) => LibraryKindTypes[K]['policy'];
+};
+
+export interface Registry extends RegistryAccessors {}
+
+for (const [name, { kind }] of Object.entries(LIBRARY_KINDS) as [
+  string,
+  { kind: AnyPolicyKind },
+][]) {
+  const accessor = (key: string, value: (this: Registry, ...args: string[]) => object) =>
+    Object.defineProperty(Registry.prototype, key, { configurable: true, writable: true, value });
+  accessor(name, function (n) {
+    return this.get(kind, n!);
+  });
+  if (kind.keyed !== undefined) {
+    accessor(`keyed${name[0]!.toUpperCase()}${name.slice(1)}`, function (n, key) {
+      return this.getKeyed(kind, n!, key!);
+    });
+  }
+}

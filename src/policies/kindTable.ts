@@ -1,0 +1,162 @@
+import type { DurationString, PolicyKindOf } from '../protocol/kind.js';
+import type { AdaptiveLimit } from './adaptive-limit/AdaptiveLimit.js';
+import { adaptiveLimitKind } from './adaptive-limit/kind.js';
+import type { AdaptiveLimitOptions } from './adaptive-limit/options.js';
+import type { Bulkhead } from './bulkhead/Bulkhead.js';
+import { bulkheadKind } from './bulkhead/kind.js';
+import type { BulkheadOptions } from './bulkhead/options.js';
+import type { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
+import { circuitBreakerKind } from './circuit-breaker/kind.js';
+import type { CircuitBreakerOptions } from './circuit-breaker/options.js';
+import type { Hedge } from './hedge/Hedge.js';
+import { hedgeKind } from './hedge/kind.js';
+import type { HedgeOptions } from './hedge/options.js';
+import { loadShedderKind } from './load-shedder/kind.js';
+import type { LoadShedder } from './load-shedder/LoadShedder.js';
+import type { LoadShedderOptions } from './load-shedder/options.js';
+import { rateLimiterKind } from './rate-limiter/kind.js';
+import type { RateLimiterOptions } from './rate-limiter/options.js';
+import type { RateLimiter } from './rate-limiter/RateLimiter.js';
+import { retryKind } from './retry/kind.js';
+import type { RetryOptions } from './retry/options.js';
+import type { Retry } from './retry/Retry.js';
+import { retryBudgetKind } from './retry-budget/kind.js';
+import type { RetryBudgetOptions } from './retry-budget/options.js';
+import type { RetryBudget } from './retry-budget/RetryBudget.js';
+import { timeoutKind } from './timeout/kind.js';
+import type { TimeoutOptions } from './timeout/options.js';
+import type { Timeout } from './timeout/Timeout.js';
+
+/**
+ * What the typed surfaces of one library kind take and give: its instances (`policy`), the
+ * options a new one is built from (`undefined` among them when they may be left out), whether
+ * a registry keeps it per key, whether it is a pipeline step (a retry budget is not), and
+ * whether calls through it always settle later (a method under its decorator returns a promise).
+ */
+export interface KindTypes {
+  readonly policy: object;
+  readonly options: unknown;
+  readonly keyed: boolean;
+  readonly step: boolean;
+  readonly settlesLater: boolean;
+}
+
+/**
+ * The library's policy kinds by name, with the types of their typed surfaces: the registry's
+ * named (and keyed) accessors, the pipeline builder's methods and the typed decorators are
+ * mapped from it, so a kind added here has all of them. `T` is the result type of the calls
+ * an instance guards, for the kinds typed by it (given, or inferred from an annotated
+ * `handleResult`, as the factories infer it).
+ */
+export interface LibraryKindTypes<T = unknown> {
+  readonly circuitBreaker: {
+    policy: CircuitBreaker<T>;
+    options: CircuitBreakerOptions<T> | undefined;
+    keyed: true;
+    step: true;
+    settlesLater: false;
+  };
+  readonly retry: {
+    policy: Retry<T>;
+    options: RetryOptions<T> | undefined;
+    keyed: false;
+    step: true;
+    settlesLater: true;
+  };
+  readonly retryBudget: {
+    policy: RetryBudget;
+    options: RetryBudgetOptions | undefined;
+    keyed: false;
+    step: false;
+    settlesLater: false;
+  };
+  readonly timeout: {
+    policy: Timeout;
+    options: number | DurationString | TimeoutOptions;
+    keyed: false;
+    step: true;
+    settlesLater: true;
+  };
+  readonly bulkhead: {
+    policy: Bulkhead;
+    options: number | BulkheadOptions | undefined;
+    keyed: true;
+    step: true;
+    settlesLater: false;
+  };
+  readonly rateLimiter: {
+    policy: RateLimiter;
+    options: RateLimiterOptions;
+    keyed: true;
+    step: true;
+    settlesLater: false;
+  };
+  readonly loadShedder: {
+    policy: LoadShedder<T>;
+    options: LoadShedderOptions<T> | undefined;
+    keyed: false;
+    step: true;
+    settlesLater: false;
+  };
+  readonly adaptiveLimit: {
+    policy: AdaptiveLimit<T>;
+    options: AdaptiveLimitOptions<T> | undefined;
+    keyed: false;
+    step: true;
+    settlesLater: false;
+  };
+  readonly hedge: {
+    policy: Hedge<T>;
+    options: HedgeOptions<T> | undefined;
+    keyed: false;
+    step: true;
+    settlesLater: true;
+  };
+}
+
+/** The name of a library kind. */
+export type LibraryKindName = keyof LibraryKindTypes;
+
+/** The name of a library kind that is a pipeline step. */
+export type StepKindName = {
+  [K in LibraryKindName]: LibraryKindTypes[K]['step'] extends true ? K : never;
+}[LibraryKindName];
+
+/** The name of a library kind a registry keeps per key. */
+export type KeyedKindName = {
+  [K in LibraryKindName]: LibraryKindTypes[K]['keyed'] extends true ? K : never;
+}[LibraryKindName];
+
+/**
+ * The parameters that build an instance of kind `K` for results `T`: its options (left out
+ * when they may be) or else an `Or` (an instance, where one is taken too), then `Rest`.
+ */
+export type OptionsArgs<
+  K extends LibraryKindName,
+  T = unknown,
+  Or = never,
+  Rest extends unknown[] = [],
+> = undefined extends LibraryKindTypes<T>[K]['options']
+  ? [options?: LibraryKindTypes<T>[K]['options'] | Or, ...Rest]
+  : [options: LibraryKindTypes<T>[K]['options'] | Or, ...Rest];
+
+/**
+ * The runtime side of {@link LibraryKindTypes}: each library kind's descriptor, and whether it
+ * is a pipeline step (checked against the table by the compiler).
+ */
+export const LIBRARY_KINDS: {
+  readonly [K in LibraryKindName]: {
+    readonly kind: PolicyKindOf<LibraryKindTypes[K]['policy']>;
+    readonly step: LibraryKindTypes[K]['step'];
+  };
+} = {
+  circuitBreaker: { kind: circuitBreakerKind, step: true },
+  retry: { kind: retryKind, step: true },
+  retryBudget: { kind: retryBudgetKind, step: false },
+  timeout: { kind: timeoutKind, step: true },
+  bulkhead: { kind: bulkheadKind, step: true },
+  rateLimiter: { kind: rateLimiterKind, step: true },
+  loadShedder: { kind: loadShedderKind, step: true },
+  adaptiveLimit: { kind: adaptiveLimitKind, step: true },
+  hedge: { kind: hedgeKind, step: true },
+};
