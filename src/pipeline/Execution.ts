@@ -112,8 +112,11 @@ export type Next = typeof SYNC | Promise<unknown>;
 
 /** A timeout slot holding this has seen its deadline pass. */
 const PASSED = -2;
-/** `cutAt` when nothing was cut: a small integer, so the field never holds a boxed double. */
-const UNCUT = 0x3fffffff;
+/**
+ * @internal `cutAt` when nothing was cut: a small integer, so the field never holds a boxed
+ * double.
+ */
+export const UNCUT = 0x3fffffff;
 
 /** @internal */
 export const F_OK = 1;
@@ -227,7 +230,7 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
   /** @internal */ fn: ((context: AttemptContext) => unknown) | undefined = undefined;
   private callerSignal: AbortSignal | undefined = undefined;
   /** The context of the attempt in flight, until it ends or is abandoned. */
-  private context: AttemptContext | undefined = undefined;
+  /** @internal */ context: AttemptContext | undefined = undefined;
   /** @internal */ detour: Detour | undefined = undefined;
   /** @internal The race of the hedge this call waits on, while it runs. */
   race: HedgeRace | undefined = undefined;
@@ -369,7 +372,8 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
 
   // ---- slots ---------------------------------------------------------------------------------
 
-  private get(k: number): number {
+  /** @internal */
+  get(k: number): number {
     switch (k) {
       case 0:
         return this.s0;
@@ -642,7 +646,7 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
           }
           this.set(slot, attempt + 1);
           d.lastDelay = delay;
-          return this.sleep(i, delay);
+          return retry.sleep(this, i, delay);
         }
         case StepKind.Fallback: {
           const fallback = step as FallbackStep;
@@ -675,42 +679,7 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
     return SYNC;
   }
 
-  // ---- waiting: retry delays and bulkhead queues ---------------------------------------------
-
-  private sleep(step: number, delay: number): Next {
-    const d = this.d;
-    if (!d.callerAborted) {
-      // The next attempt gets a fresh signal if an inner timeout aborted the last one.
-      d.abortReason = undefined;
-      this.context = undefined;
-    }
-    const wait = this.startWait(step);
-    const retry = this.core.steps[step] as RetryingStep;
-    retry.sleeping.add(this);
-    d.waitTimer = this.core.clock.setTimer(() => {
-      d.waitTimer = undefined;
-      retry.sleeping.delete(this);
-      this.endWait()();
-    }, delay);
-    return wait.then(
-      () => {
-        // A deadline or cancellation may have come between the timer and this continuation.
-        if (d.cutAt <= step) {
-          retry.abortedWhileWaiting(this.get(this.core.slotOf[step]!) - 1, d.abortReason);
-          return this.finishOrChain(this.unwind(step - 1, false, d.abortReason, this.endTime()));
-        }
-        // Deadlines inside the retry belonged to the last attempt; the next one gets fresh ones.
-        d.cutAt = UNCUT;
-        this.bound = Math.min(this.deadline, this.retryBound);
-        this.attempt = this.get(this.core.slotOf[step]!);
-        return this.finishOrChain(this.enter(step + 1, this.time()));
-      },
-      (reason) => {
-        retry.abortedWhileWaiting(this.get(this.core.slotOf[step]!) - 1, reason);
-        return this.finishOrChain(this.unwind(step - 1, false, reason, this.endTime()));
-      },
-    );
-  }
+  // ---- waiting: retry delays (`retrySleep.ts`) and queues ------------------------------------
 
   private waitInQueue(gate: WaitingGate, step: number, now: number): Next {
     const slot = this.core.slotOf[step]!;
@@ -728,7 +697,8 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
     );
   }
 
-  private startWait(step: number): Promise<void> {
+  /** @internal */
+  startWait(step: number): Promise<void> {
     const d = this.d;
     d.waitStep = step;
     capturing = d;
@@ -737,8 +707,8 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
     return wait;
   }
 
-  /** Ends the current wait; returns its resolve function. */
-  private endWait(): () => void {
+  /** @internal Ends the current wait; returns its resolve function. */
+  endWait(): () => void {
     const d = this.d;
     d.waitStep = -1;
     return d.waitResolve!;
@@ -986,7 +956,8 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
     if (signal !== undefined && this.listens()) signal.removeEventListener('abort', this);
   }
 
-  private time(): number {
+  /** @internal */
+  time(): number {
     return this.core.needsStartTime ? this.core.clock.now() : NO_TIME;
   }
 

@@ -24,6 +24,12 @@ export interface RetryingStep {
   /** @internal Executions waiting out a delay now. */
   readonly sleeping: Set<SleepingExecution>;
   /**
+   * @internal Waits `delay` ms, then runs the next attempt of `exec`, whose step `step` this
+   * is: the executor's retry wait, which comes with the retry so that only programs with one
+   * carry it.
+   */
+  sleep(exec: SleepingExecution, step: number, delay: number): Promise<unknown>;
+  /**
    * @internal
    * The budget its retries spend from, or undefined. With one, the executor reports a call's
    * start, its success (`succeeded`), and a call cut while an attempt is in flight (`callCut`,
