@@ -110,8 +110,8 @@ export const SYNC: unique symbol = Symbol('sync') as never;
 /** @internal */
 export type Next = typeof SYNC | Promise<unknown>;
 
-/** A timeout slot holding this has seen its deadline pass. */
-const PASSED = -2;
+/** @internal A timeout slot holding this has seen its deadline pass. */
+export const PASSED = -2;
 /**
  * @internal `cutAt` when nothing was cut: a small integer, so the field never holds a boxed
  * double.
@@ -759,29 +759,6 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
 
   // ---- deadlines and cancellation ------------------------------------------------------------
 
-  /** @internal */
-  deadlineLive(step: number, stamp: number): boolean {
-    // After the caller cancelled, the call's deadline no longer matters: its outcome is the
-    // caller's reason, not a timeout.
-    return (
-      (this.flags & F_DONE) === 0 &&
-      this.detour?.callerAborted !== true &&
-      this.get(this.core.slotOf[step]!) === stamp
-    );
-  }
-
-  /** @internal */
-  deadlinePassed(step: number, policy: DeadlineStep): void {
-    this.set(this.core.slotOf[step]!, PASSED);
-    const d = this.d;
-    if (step < d.cutAt) d.cutAt = step;
-    const error = policy.rejection();
-    this.abortAttempt(error);
-    if (d.waitStep > step) this.cancelWait(error);
-    else if (this.race !== undefined) this.race.cancel(error);
-    else if (this.abandons(policy.aggressive)) this.abandon(step, error);
-  }
-
   /**
    * The call's own deadline passed: everything is cut as by the caller's abort, except that the
    * call fails with a `TimeoutError`, a failure the gates count, and gives up on the attempt in
@@ -813,11 +790,11 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
   }
 
   /**
-   * True when a deadline or the caller's abort gives up on the attempt in flight rather than
+   * @internal True when a deadline or the caller's abort gives up on the attempt in flight rather than
    * waiting for it: always when `aggressive`, else when its function never read the signal that
    * asks it to stop (reading it does not create it after an abort: `abort` only notes the reason).
    */
-  private abandons(aggressive: boolean): boolean {
+  abandons(aggressive: boolean): boolean {
     if ((this.flags & (F_IN_FLIGHT | F_DEFERRED)) !== (F_IN_FLIGHT | F_DEFERRED)) return false;
     return aggressive || this.context?.heard === false;
   }
@@ -838,11 +815,11 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
   }
 
   /**
-   * An aggressive timeout (or the caller) gives up on the attempt in flight. Its inner steps
+   * @internal An aggressive timeout (or the caller) gives up on the attempt in flight. Its inner steps
    * keep their permits until the work really ends (`finishAbandoned`); the steps from `step`
    * outward go on now, possibly with a new attempt.
    */
-  private abandon(step: number, error: unknown): void {
+  abandon(step: number, error: unknown): void {
     const d = this.d;
     (d.abandoned ??= []).push({ seq: d.seq, step, slots: this.copySlots() });
     // Invalidate the inner deadlines; they belong to the abandoned attempt.

@@ -74,12 +74,13 @@ export interface RetryingStep {
   dispose(): void;
 }
 
-/** @internal What a deadline step needs from the execution it guards. */
+/**
+ * @internal The execution a deadline step guards, which the step hands back to the executor's
+ * deadline functions (`pipeline/timeoutDeadline.ts`) when the deadline is checked or passes.
+ */
 export interface TimedExecution {
-  /** True while the execution still waits on the deadline registered at `step` with `stamp`. */
-  deadlineLive(step: number, stamp: number): boolean;
-  /** The deadline registered at `step` has passed. */
-  deadlinePassed(step: number, policy: DeadlineStep): void;
+  /** When the call must be over, on the clock (Infinity for never). */
+  readonly deadline: number;
 }
 
 /** A step that gives the inner steps a deadline. */
