@@ -661,13 +661,7 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
             value = error;
             break;
           }
-          if (thenable) {
-            const at = i - 1;
-            return Promise.resolve(replacement).then(
-              (v) => this.finishOrChain(this.unwind(at, true, v, this.endTime())),
-              (e) => this.finishOrChain(this.unwind(at, false, e, this.endTime())),
-            );
-          }
+          if (thenable) return fallback.adopt(this, i - 1, replacement);
           ok = true;
           value = replacement;
           break;

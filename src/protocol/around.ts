@@ -117,6 +117,12 @@ export interface FallbackStep {
   applies(isError: boolean, detail: unknown): boolean;
   /** @internal The replacement (may throw or return a promise). */
   produce(isError: boolean, detail: unknown): unknown;
+  /**
+   * @internal Awaits a replacement that is a promise (or another thenable), then unwinds the
+   * execution `exec` from step `from` with its outcome: the executor's side of an asynchronous
+   * fallback, which comes with the fallback so that only programs with one carry it.
+   */
+  adopt(exec: object, from: number, replacement: unknown): Promise<unknown>;
   /** @internal */
   needs(): StepNeeds;
   /** @internal */
