@@ -110,10 +110,13 @@ export const SYNC: unique symbol = Symbol('sync') as never;
 /** @internal */
 export type Next = typeof SYNC | Promise<unknown>;
 
-/** A timeout slot holding this has seen its deadline pass. */
-const PASSED = -2;
-/** `cutAt` when nothing was cut: a small integer, so the field never holds a boxed double. */
-const UNCUT = 0x3fffffff;
+/** @internal A timeout slot holding this has seen its deadline pass. */
+export const PASSED = -2;
+/**
+ * @internal `cutAt` when nothing was cut: a small integer, so the field never holds a boxed
+ * double.
+ */
+export const UNCUT = 0x3fffffff;
 
 /** @internal */
 export const F_OK = 1;
@@ -227,7 +230,7 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
   /** @internal */ fn: ((context: AttemptContext) => unknown) | undefined = undefined;
   private callerSignal: AbortSignal | undefined = undefined;
   /** The context of the attempt in flight, until it ends or is abandoned. */
-  private context: AttemptContext | undefined = undefined;
+  /** @internal */ context: AttemptContext | undefined = undefined;
   /** @internal */ detour: Detour | undefined = undefined;
   /** @internal The race of the hedge this call waits on, while it runs. */
   race: HedgeRace | undefined = undefined;
@@ -369,7 +372,8 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
 
   // ---- slots ---------------------------------------------------------------------------------
 
-  private get(k: number): number {
+  /** @internal */
+  get(k: number): number {
     switch (k) {
       case 0:
         return this.s0;
@@ -642,7 +646,7 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
           }
           this.set(slot, attempt + 1);
           d.lastDelay = delay;
-          return this.sleep(i, delay);
+          return retry.sleep(this, i, delay);
         }
         case StepKind.Fallback: {
           const fallback = step as FallbackStep;
@@ -657,13 +661,7 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
             value = error;
             break;
           }
-          if (thenable) {
-            const at = i - 1;
-            return Promise.resolve(replacement).then(
-              (v) => this.finishOrChain(this.unwind(at, true, v, this.endTime())),
-              (e) => this.finishOrChain(this.unwind(at, false, e, this.endTime())),
-            );
-          }
+          if (thenable) return fallback.adopt(this, i - 1, replacement);
           ok = true;
           value = replacement;
           break;
@@ -675,42 +673,7 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
     return SYNC;
   }
 
-  // ---- waiting: retry delays and bulkhead queues ---------------------------------------------
-
-  private sleep(step: number, delay: number): Next {
-    const d = this.d;
-    if (!d.callerAborted) {
-      // The next attempt gets a fresh signal if an inner timeout aborted the last one.
-      d.abortReason = undefined;
-      this.context = undefined;
-    }
-    const wait = this.startWait(step);
-    const retry = this.core.steps[step] as RetryingStep;
-    retry.sleeping.add(this);
-    d.waitTimer = this.core.clock.setTimer(() => {
-      d.waitTimer = undefined;
-      retry.sleeping.delete(this);
-      this.endWait()();
-    }, delay);
-    return wait.then(
-      () => {
-        // A deadline or cancellation may have come between the timer and this continuation.
-        if (d.cutAt <= step) {
-          retry.abortedWhileWaiting(this.get(this.core.slotOf[step]!) - 1, d.abortReason);
-          return this.finishOrChain(this.unwind(step - 1, false, d.abortReason, this.endTime()));
-        }
-        // Deadlines inside the retry belonged to the last attempt; the next one gets fresh ones.
-        d.cutAt = UNCUT;
-        this.bound = Math.min(this.deadline, this.retryBound);
-        this.attempt = this.get(this.core.slotOf[step]!);
-        return this.finishOrChain(this.enter(step + 1, this.time()));
-      },
-      (reason) => {
-        retry.abortedWhileWaiting(this.get(this.core.slotOf[step]!) - 1, reason);
-        return this.finishOrChain(this.unwind(step - 1, false, reason, this.endTime()));
-      },
-    );
-  }
+  // ---- waiting: retry delays (`retrySleep.ts`) and queues ------------------------------------
 
   private waitInQueue(gate: WaitingGate, step: number, now: number): Next {
     const slot = this.core.slotOf[step]!;
@@ -728,7 +691,8 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
     );
   }
 
-  private startWait(step: number): Promise<void> {
+  /** @internal */
+  startWait(step: number): Promise<void> {
     const d = this.d;
     d.waitStep = step;
     capturing = d;
@@ -737,8 +701,8 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
     return wait;
   }
 
-  /** Ends the current wait; returns its resolve function. */
-  private endWait(): () => void {
+  /** @internal Ends the current wait; returns its resolve function. */
+  endWait(): () => void {
     const d = this.d;
     d.waitStep = -1;
     return d.waitResolve!;
@@ -789,29 +753,6 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
 
   // ---- deadlines and cancellation ------------------------------------------------------------
 
-  /** @internal */
-  deadlineLive(step: number, stamp: number): boolean {
-    // After the caller cancelled, the call's deadline no longer matters: its outcome is the
-    // caller's reason, not a timeout.
-    return (
-      (this.flags & F_DONE) === 0 &&
-      this.detour?.callerAborted !== true &&
-      this.get(this.core.slotOf[step]!) === stamp
-    );
-  }
-
-  /** @internal */
-  deadlinePassed(step: number, policy: DeadlineStep): void {
-    this.set(this.core.slotOf[step]!, PASSED);
-    const d = this.d;
-    if (step < d.cutAt) d.cutAt = step;
-    const error = policy.rejection();
-    this.abortAttempt(error);
-    if (d.waitStep > step) this.cancelWait(error);
-    else if (this.race !== undefined) this.race.cancel(error);
-    else if (this.abandons(policy.aggressive)) this.abandon(step, error);
-  }
-
   /**
    * The call's own deadline passed: everything is cut as by the caller's abort, except that the
    * call fails with a `TimeoutError`, a failure the gates count, and gives up on the attempt in
@@ -843,11 +784,11 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
   }
 
   /**
-   * True when a deadline or the caller's abort gives up on the attempt in flight rather than
+   * @internal True when a deadline or the caller's abort gives up on the attempt in flight rather than
    * waiting for it: always when `aggressive`, else when its function never read the signal that
    * asks it to stop (reading it does not create it after an abort: `abort` only notes the reason).
    */
-  private abandons(aggressive: boolean): boolean {
+  abandons(aggressive: boolean): boolean {
     if ((this.flags & (F_IN_FLIGHT | F_DEFERRED)) !== (F_IN_FLIGHT | F_DEFERRED)) return false;
     return aggressive || this.context?.heard === false;
   }
@@ -868,11 +809,11 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
   }
 
   /**
-   * An aggressive timeout (or the caller) gives up on the attempt in flight. Its inner steps
+   * @internal An aggressive timeout (or the caller) gives up on the attempt in flight. Its inner steps
    * keep their permits until the work really ends (`finishAbandoned`); the steps from `step`
    * outward go on now, possibly with a new attempt.
    */
-  private abandon(step: number, error: unknown): void {
+  abandon(step: number, error: unknown): void {
     const d = this.d;
     (d.abandoned ??= []).push({ seq: d.seq, step, slots: this.copySlots() });
     // Invalidate the inner deadlines; they belong to the abandoned attempt.
@@ -986,7 +927,8 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
     if (signal !== undefined && this.listens()) signal.removeEventListener('abort', this);
   }
 
-  private time(): number {
+  /** @internal */
+  time(): number {
     return this.core.needsStartTime ? this.core.clock.now() : NO_TIME;
   }
 

@@ -24,6 +24,12 @@ export interface RetryingStep {
   /** @internal Executions waiting out a delay now. */
   readonly sleeping: Set<SleepingExecution>;
   /**
+   * @internal Waits `delay` ms, then runs the next attempt of `exec`, whose step `step` this
+   * is: the executor's retry wait, which comes with the retry so that only programs with one
+   * carry it.
+   */
+  sleep(exec: SleepingExecution, step: number, delay: number): Promise<unknown>;
+  /**
    * @internal
    * The budget its retries spend from, or undefined. With one, the executor reports a call's
    * start, its success (`succeeded`), and a call cut while an attempt is in flight (`callCut`,
@@ -68,12 +74,13 @@ export interface RetryingStep {
   dispose(): void;
 }
 
-/** @internal What a deadline step needs from the execution it guards. */
+/**
+ * @internal The execution a deadline step guards, which the step hands back to the executor's
+ * deadline functions (`pipeline/timeoutDeadline.ts`) when the deadline is checked or passes.
+ */
 export interface TimedExecution {
-  /** True while the execution still waits on the deadline registered at `step` with `stamp`. */
-  deadlineLive(step: number, stamp: number): boolean;
-  /** The deadline registered at `step` has passed. */
-  deadlinePassed(step: number, policy: DeadlineStep): void;
+  /** When the call must be over, on the clock (Infinity for never). */
+  readonly deadline: number;
 }
 
 /** A step that gives the inner steps a deadline. */
@@ -110,6 +117,12 @@ export interface FallbackStep {
   applies(isError: boolean, detail: unknown): boolean;
   /** @internal The replacement (may throw or return a promise). */
   produce(isError: boolean, detail: unknown): unknown;
+  /**
+   * @internal Awaits a replacement that is a promise (or another thenable), then unwinds the
+   * execution `exec` from step `from` with its outcome: the executor's side of an asynchronous
+   * fallback, which comes with the fallback so that only programs with one carry it.
+   */
+  adopt(exec: object, from: number, replacement: unknown): Promise<unknown>;
   /** @internal */
   needs(): StepNeeds;
   /** @internal */

@@ -1,4 +1,6 @@
 import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
+import type { Execution } from '../../pipeline/Execution.js';
+import { adoptReplacement } from '../../pipeline/fallbackValue.js';
 import { RunsAlone } from '../../pipeline/RunsAlone.js';
 import type { FallbackStep } from '../../protocol/around.js';
 import { brand } from '../../protocol/brand.js';
@@ -74,6 +76,11 @@ export class Fallback<T = unknown, R = unknown> extends RunsAlone implements Fal
     const failure = isError ? { error: detail } : { result: detail };
     if (this.used.size !== 0) this.used.emit(failure);
     return this.o.action(failure);
+  }
+
+  /** @internal See `FallbackStep.adopt`. */
+  adopt(exec: object, from: number, replacement: unknown): Promise<unknown> {
+    return adoptReplacement(exec as Execution, from, replacement);
   }
 }
 

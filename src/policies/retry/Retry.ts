@@ -1,7 +1,9 @@
 import type { Clock } from '../../clock/Clock.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
+import type { Execution } from '../../pipeline/Execution.js';
 import { RunsAlone } from '../../pipeline/RunsAlone.js';
+import { sleepBeforeRetry } from '../../pipeline/retrySleep.js';
 import { NO_RETRY, type RetryingStep, type SleepingExecution } from '../../protocol/around.js';
 import { brand } from '../../protocol/brand.js';
 import type { AttemptBudget } from '../../protocol/budget.js';
@@ -273,6 +275,11 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
           ? 'max-attempts'
           : 'max-duration';
     return new RetryExhaustedError(this.name, result, attempts, reason);
+  }
+
+  /** @internal Waits out `delay` before the next attempt of `exec` (see `RetryingStep.sleep`). */
+  sleep(exec: SleepingExecution, step: number, delay: number): Promise<unknown> {
+    return sleepBeforeRetry(exec as Execution, step, delay);
   }
 
   /** @internal A wait for the next attempt ended by a deadline or the caller. */

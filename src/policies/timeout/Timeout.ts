@@ -3,6 +3,7 @@ import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { RunsAlone } from '../../pipeline/RunsAlone.js';
+import { deadlineLive, deadlinePassed } from '../../pipeline/timeoutDeadline.js';
 import type { DeadlineStep, TimedExecution } from '../../protocol/around.js';
 import { brand } from '../../protocol/brand.js';
 import type { DurationString } from '../../protocol/kind.js';
@@ -89,7 +90,7 @@ export class Timeout extends RunsAlone implements DeadlineStep {
     return new DeadlineQueue<TimedExecution>(
       this.clock,
       ms,
-      (exec, stamp, step) => exec.deadlineLive(step, stamp),
+      (exec, stamp, step) => deadlineLive(exec, step, stamp),
       (exec, _stamp, step) => {
         this.nTimeouts++;
         if (this.timedOut.size !== 0) {
@@ -98,7 +99,7 @@ export class Timeout extends RunsAlone implements DeadlineStep {
         if (timeoutChannel.hasSubscribers) {
           timeoutChannel.publish({ name: this.name, timeout: this.timeout });
         }
-        exec.deadlinePassed(step, this);
+        deadlinePassed(exec, step, this);
       },
       !this.needsStartTime,
     );
