@@ -1,7 +1,6 @@
 import type { PolicyKindDescriptor } from '../../protocol/kind.js';
-import { checkThenApply } from '../shared/reconfigureWith.js';
 import { rejectedSpanEvent } from '../shared/rejectedEvent.js';
-import { CircuitBreaker } from './CircuitBreaker.js';
+import { CircuitBreaker, controllerOf } from './CircuitBreaker.js';
 import { breakerDependsOn, breakerSchema } from './config.js';
 import type { BreakerCounts } from './counts.js';
 import { stateChangeSpanEvent } from './diagnostics.js';
@@ -12,6 +11,7 @@ import {
   type ResolvedBreakerOptions,
   resolveBreakerOptions,
 } from './options.js';
+import { checkBreakerOptions } from './reconfigure.js';
 import type { CircuitBreakerStats } from './stats.js';
 
 /** The circuit breaker kind: what the registry, config data and exporters know of it. */
@@ -26,7 +26,11 @@ export const circuitBreakerKind: PolicyKindDescriptor<
   is: (value): value is CircuitBreaker => value instanceof CircuitBreaker,
   create: (options) => new CircuitBreaker(options as CircuitBreakerOptions),
   resolve: (data) => resolveBreakerOptions(data as CircuitBreakerOptions),
-  reconfigure: checkThenApply,
+  reconfigure(breaker, options) {
+    const c = controllerOf(breaker);
+    checkBreakerOptions(breaker, c, options, options.name);
+    return () => c.applyOptions(options);
+  },
   dispose: (breaker) => breaker.dispose(),
   view: breakerView,
   config: {
@@ -37,7 +41,9 @@ export const circuitBreakerKind: PolicyKindDescriptor<
   keyed: (name, options, hooks) => new BreakerGroup(name, options, hooks),
   attach(breaker, name, hooks) {
     // A breaker registered in several registries reports its transitions to the last one.
-    breaker.transitionSink = (_b, event) => hooks.stateChange(name, undefined, event);
+    controllerOf(breaker).events.setSink((_name, event) =>
+      hooks.stateChange(name, undefined, event),
+    );
   },
   state: (breaker) => breaker.state,
   restState: 'closed',

@@ -1,6 +1,6 @@
 import type { KindMetrics } from '../../protocol/kind.js';
 import { type MetricFamilyDescriptor, OTHER_KEYS } from '../../telemetry/metricFamily.js';
-import type { CircuitBreaker } from './CircuitBreaker.js';
+import { type CircuitBreaker, controllerOf } from './CircuitBreaker.js';
 import { BreakerCounts } from './counts.js';
 import { STATE_NAMES } from './state.js';
 
@@ -45,8 +45,8 @@ const f = circuitBreakerFamilies;
 /** @internal How breakers report into their families. */
 export const breakerMetrics: KindMetrics<CircuitBreaker, BreakerCounts> = {
   families: Object.values(f),
-  enabled: (b) => b.metrics.enabled,
-  latency: (b) => b.latency,
+  enabled: (b) => controllerOf(b).options.metrics.enabled,
+  latency: (b) => controllerOf(b).latency,
   counts: () => new BreakerCounts(),
   add: (c, b) => c.addBreaker(b),
   addCounts: (c, other) => c.addTotals(other),
