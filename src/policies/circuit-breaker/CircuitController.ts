@@ -1,3 +1,4 @@
+import type { Clock } from '../../clock/Clock.js';
 import { Wakeups } from '../../clock/Wakeups.js';
 import { ask } from '../../events/Listeners.js';
 import { NO_TIME, Outcome, REJECTED } from '../../protocol/step.js';
@@ -27,9 +28,10 @@ import type { HealthWindow } from './windows/HealthWindow.js';
  * and its backoff, the half-open probes, and the window it judges; it admits calls and records
  * their outcomes (the gate protocol's hot path, which `CircuitBreaker` hands straight to it).
  * Every field is its own: the breaker's other parts read it through getters and change it
- * through the transitions below.
+ * through the transitions below. Its counters are those of {@link BreakerTally}, inherited
+ * rather than held, so that counting a call writes a field of this object, as before.
  */
-export class CircuitController {
+export class CircuitController extends BreakerTally {
   /** The state code (see `state.ts`). */
   private s = S_CLOSED;
   private gen = 0;
@@ -73,17 +75,21 @@ export class CircuitController {
   readonly latency: LatencyHistogram | undefined;
   /** The histogram is its registry name's, not its own: `stats()` leaves it out. */
   readonly latencyShared: boolean;
-  readonly tally = new BreakerTally();
   readonly events: Announcer;
+
+  /** The clock of its options, one load away on the calls that read it. */
+  private readonly clock: Clock;
 
   constructor(
     o: ResolvedBreakerOptions,
     readonly name: string,
     sharedLatency: LatencyHistogram | undefined,
   ) {
+    super();
     this.o = o;
+    this.clock = o.clock;
     this.events = new Announcer(name);
-    this.tally.enteredAt = o.clock.now();
+    this.enteredAt = o.clock.now();
     this.latency =
       o.metrics.latencyEvery === 0 ? undefined : (sharedLatency ?? new LatencyHistogram());
     this.latencyShared = sharedLatency !== undefined;
@@ -144,10 +150,10 @@ export class CircuitController {
     if (s === S_DISABLED || s === S_METRICS_ONLY) return this.gen;
     // Held open by hand: no clock to read, nothing to decide.
     if (s === S_FORCED_OPEN) return this.refuse();
-    if (s === S_OPEN && !this.breakMayBeOver && (this.tally.rejections & 63) !== 63) {
+    if (s === S_OPEN && !this.breakMayBeOver && (this.rejections & 63) !== 63) {
       return this.refuse();
     }
-    return this.acquireSlow(now === NO_TIME ? this.o.clock.now() : now);
+    return this.acquireSlow(now === NO_TIME ? this.clock.now() : now);
   }
 
   private acquireSlow(now: number): number {
@@ -169,7 +175,7 @@ export class CircuitController {
 
   private refuse(): number {
     const s = this.s;
-    this.tally.refused(s);
+    this.refused(s);
     if (this.events.rejectionWatched) {
       const error = this.rejection();
       if (this.o.debug) this.refusals!.keep(error);
@@ -180,7 +186,7 @@ export class CircuitController {
 
   /** The error a refused call rejects with. */
   rejection(): BrokenCircuitError {
-    const refusals = (this.refusals ??= new Refusals(this.name, this.o.clock));
+    const refusals = (this.refusals ??= new Refusals(this.name, this.clock));
     const pending = refusals.takePending();
     if (pending !== undefined) return pending;
     if (this.s === S_FORCED_OPEN) return refusals.whileIsolated(this.o.debug);
@@ -188,8 +194,7 @@ export class CircuitController {
       // It changes state at the latest when its probes must have decided (or, before any
       // probe of its own started, a max wait from now).
       const d = this.halfOpenDeadline;
-      const until =
-        d === Number.POSITIVE_INFINITY ? this.o.clock.now() + this.o.halfOpenMaxWait : d;
+      const until = d === Number.POSITIVE_INFINITY ? this.clock.now() + this.o.halfOpenMaxWait : d;
       return refusals.whileHalfOpen(until, this.o.debug);
     }
     return refusals.whileOpen(this.openUntil, this.o.debug);
@@ -200,15 +205,15 @@ export class CircuitController {
   release(token: number, outcome: Outcome, elapsed: number, detail?: unknown): void {
     // Kept small enough for V8 to inline into the pipeline's handlers: rare paths are methods.
     // A transition already due (a half-open max wait that passed) comes before this outcome.
-    if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(this.o.clock.now());
+    if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(this.clock.now());
     if (outcome === Outcome.Ignored) {
       this.releaseIgnored(token);
       return;
     }
     const failure = outcome === Outcome.Failure;
     const slow = elapsed >= this.o.slowCallDuration;
-    if (failure) this.tally.failures++;
-    else this.tally.successes++;
+    if (failure) this.failures++;
+    else this.successes++;
     // NaN (the call was not timed) fails the comparison.
     if (this.latency !== undefined && elapsed >= 0) this.latency.record(elapsed);
     const list = failure ? this.events.failed : this.events.succeeded;
@@ -216,7 +221,7 @@ export class CircuitController {
     if (token !== this.gen) return;
     const s = this.s;
     if (s === S_CLOSED || s === S_METRICS_ONLY) {
-      const now = this.needsNow ? this.o.clock.now() : 0;
+      const now = this.needsNow ? this.clock.now() : 0;
       if (this.window.record(failure, slow, now) && s === S_CLOSED) this.judgeWindow(now);
     } else if (s === S_HALF_OPEN) {
       this.probes!.end(failure || slow);
@@ -233,27 +238,27 @@ export class CircuitController {
       this.release(token, this.classifyResult(value), Number.NaN, value);
       return;
     }
-    this.tally.successes++;
-    const now = this.needsNow ? this.o.clock.now() : 0;
+    this.successes++;
+    const now = this.needsNow ? this.clock.now() : 0;
     if (this.window.record(false, false, now)) this.judgeWindow(now);
   }
 
   private releaseIgnored(token: number): void {
-    this.tally.ignored++;
+    this.ignored++;
     // The probe told us nothing: give its slot back.
     if (token === this.gen && this.s === S_HALF_OPEN) this.probes!.giveBack();
   }
 
   private judgeWindow(now: number): void {
     const reason = this.window.judge(now);
-    if (reason !== undefined) this.open(this.needsNow ? now : this.o.clock.now(), reason, true);
+    if (reason !== undefined) this.open(this.needsNow ? now : this.clock.now(), reason, true);
   }
 
   /** Closes or re-opens the half-open breaker once its probes have decided. */
   private judgeProbes(): void {
     const verdict = this.probes!.verdict(this.o.probes, this.o.successRatio);
     if (verdict === 'close') this.close('probes-succeeded');
-    else if (verdict === 'reopen') this.open(this.o.clock.now(), 'probes-failed', false);
+    else if (verdict === 'reopen') this.open(this.clock.now(), 'probes-failed', false);
   }
 
   classifyError(error: unknown): Outcome {
@@ -271,7 +276,7 @@ export class CircuitController {
 
   /** Applies the transitions due by now (see {@link settleTime}). */
   settleNow(): void {
-    if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(this.o.clock.now());
+    if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(this.clock.now());
   }
 
   /**
@@ -298,7 +303,7 @@ export class CircuitController {
   wake(): void {
     this.wakeAt = Number.POSITIVE_INFINITY;
     if (this.s !== S_OPEN) return;
-    const now = this.o.clock.now();
+    const now = this.clock.now();
     // Woken for an earlier break (closed and re-opened since), or a timer that ran early.
     if (now < this.openUntil) this.awaitBreakEnd(now);
     else this.breakMayBeOver = true;
@@ -309,7 +314,7 @@ export class CircuitController {
    * clock's shared heap, so refusals need not read the clock.
    */
   private awaitBreakEnd(now: number): void {
-    const clock = this.o.clock;
+    const clock = this.clock;
     if (clock.cheapNow === true) {
       this.breakMayBeOver = true;
       return;
@@ -352,7 +357,7 @@ export class CircuitController {
         ? w.slowCalls
         : w.failures
       : w.calls;
-    this.tally.entered(S_OPEN, now);
+    this.entered(S_OPEN, now);
     this.events.transition(
       from,
       S_OPEN,
@@ -372,7 +377,7 @@ export class CircuitController {
    * metrics-only and forced-open breakers are left alone. True when the breaker opened.
    */
   holdOpen(until: number): boolean {
-    const now = this.o.clock.now();
+    const now = this.clock.now();
     this.settleTime(now);
     const from = this.s;
     if (!(until > now)) return false;
@@ -404,7 +409,7 @@ export class CircuitController {
   /** Closes the breaker. A manual close clears the backoff; probes that pass start its decay. */
   close(reason: TransitionReason): void {
     if (reason === 'probes-succeeded' && this.o.backoffMultiplier !== 1) {
-      this.closedAt = this.o.clock.now();
+      this.closedAt = this.clock.now();
     } else {
       this.consecutiveOpens = 0;
     }
@@ -445,7 +450,7 @@ export class CircuitController {
     now?: number,
     breakDuration = 0,
   ): void {
-    this.tally.entered(to, now ?? this.o.clock.now());
+    this.entered(to, now ?? this.clock.now());
     this.events.transition(from, to, reason, this.gen, Number.NaN, Number.NaN, 0, breakDuration);
   }
 

@@ -21,7 +21,7 @@ export class BreakerCounts implements BreakerCounters {
 
   /** Adds a breaker's counters and its state, without building its stats. */
   addBreaker(breaker: CircuitBreaker): void {
-    addCountsOf(controllerOf(breaker).tally, this);
+    addCountsOf(controllerOf(breaker), this);
     this.inState[STATE_NAMES.indexOf(breaker.state)]!++;
   }
 
@@ -66,7 +66,7 @@ export class BreakerCounts implements BreakerCounters {
    */
   addShelved(breaker: CircuitBreaker): number {
     // Read without `stats()`: shelving happens on every eviction from the live set.
-    const t = controllerOf(breaker).tally;
+    const t = controllerOf(breaker);
     const halfOpen = t.rejectedHalfOpen;
     const forcedOpen = t.rejectedForced;
     this.rejectedHalfOpen += halfOpen;

@@ -20,7 +20,7 @@ export function writeIdle(b: CircuitBreaker, out: Float64Array, at: number): boo
   } else if (w.failures !== 0 || w.slowCalls !== 0) {
     return false;
   }
-  const t = c.tally;
+  const t = c;
   out[at] = w.calls;
   out[at + 1] = c.generation;
   out[at + 2] = t.successes;
@@ -35,7 +35,7 @@ export function readIdle(b: CircuitBreaker, from: Float64Array, at: number): voi
   const c = controllerOf(b);
   c.health.restoreCalls(from[at]!);
   c.restoreGeneration(from[at + 1]!);
-  const t = c.tally;
+  const t = c;
   t.successes = from[at + 2]!;
   t.failures = from[at + 3]!;
   t.rejections = from[at + 4]!;

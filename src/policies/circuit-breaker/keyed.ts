@@ -92,7 +92,7 @@ export class BreakerGroup
 
   retire(breaker: CircuitBreaker | undefined, store: Float64Array, at: number): void {
     if (breaker === undefined) this.retired.addNumbers(store, at, false);
-    else addCountsOf(controllerOf(breaker).tally, this.retired);
+    else addCountsOf(controllerOf(breaker), this.retired);
   }
 
   dispose(breaker: CircuitBreaker): void {

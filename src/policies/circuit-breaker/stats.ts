@@ -39,7 +39,7 @@ export interface CircuitBreakerStats {
   readonly latency?: LatencySnapshot;
 }
 
-/** @internal Sums of breaker counters, which {@link addCountsOf} adds to. */
+/** Sums of breaker counters, which a breaker's counts are added to. */
 export interface BreakerCounters {
   successes: number;
   failures: number;
@@ -59,7 +59,7 @@ export function statsOf(breaker: CircuitBreaker, c: CircuitController): CircuitB
   const state = breaker.state;
   const now = c.options.clock.now();
   if (c.code === S_CLOSED || c.code === S_METRICS_ONLY) c.health.judge(now);
-  const t = c.tally;
+  const t = c;
   const entered = t.enteredBy;
   const transitionsTo = {} as Record<CircuitState, number>;
   let transitions = 0;
