@@ -17,13 +17,23 @@ const NO_LISTENERS: Listeners<any> = new Listeners();
  * breakers have any): the emitters read `size` as before, from an object of the same class.
  */
 export class Announcer {
-  stateChanged: Listeners<StateChangeEvent> = NO_LISTENERS;
-  succeeded: Listeners<CallOutcomeEvent> = NO_LISTENERS;
-  failed: Listeners<CallOutcomeEvent> = NO_LISTENERS;
-  rejected: Listeners<RejectedEvent> = NO_LISTENERS;
+  private stateChanged: Listeners<StateChangeEvent> = NO_LISTENERS;
+  private onSucceeded: Listeners<CallOutcomeEvent> = NO_LISTENERS;
+  private onFailed: Listeners<CallOutcomeEvent> = NO_LISTENERS;
+  private rejected: Listeners<RejectedEvent> = NO_LISTENERS;
   private sink: TransitionSink | undefined = undefined;
 
   constructor(private readonly name: string) {}
+
+  /** The listeners of successes, read by the controller on every call it records. */
+  get succeeded(): Listeners<CallOutcomeEvent> {
+    return this.onSucceeded;
+  }
+
+  /** The listeners of failures. */
+  get failed(): Listeners<CallOutcomeEvent> {
+    return this.onFailed;
+  }
 
   /** Sends every transition to `sink` too (a registry's); replaces the one set before. */
   setSink(sink: TransitionSink | undefined): void {
@@ -35,12 +45,12 @@ export class Announcer {
     return this.stateChanged.add(listener);
   }
   onSuccess(listener: (event: CallOutcomeEvent) => void): Disposer {
-    if (this.succeeded === NO_LISTENERS) this.succeeded = new Listeners();
-    return this.succeeded.add(listener);
+    if (this.onSucceeded === NO_LISTENERS) this.onSucceeded = new Listeners();
+    return this.onSucceeded.add(listener);
   }
   onFailure(listener: (event: CallOutcomeEvent) => void): Disposer {
-    if (this.failed === NO_LISTENERS) this.failed = new Listeners();
-    return this.failed.add(listener);
+    if (this.onFailed === NO_LISTENERS) this.onFailed = new Listeners();
+    return this.onFailed.add(listener);
   }
   onRejected(listener: (event: RejectedEvent) => void): Disposer {
     if (this.rejected === NO_LISTENERS) this.rejected = new Listeners();
@@ -51,8 +61,8 @@ export class Announcer {
   get listened(): boolean {
     return (
       this.stateChanged.size !== 0 ||
-      this.succeeded.size !== 0 ||
-      this.failed.size !== 0 ||
+      this.onSucceeded.size !== 0 ||
+      this.onFailed.size !== 0 ||
       this.rejected.size !== 0
     );
   }
@@ -60,8 +70,8 @@ export class Announcer {
   /** Drops every listener; disposers handed out before still remove from the lists they were made for. */
   clear(): void {
     this.stateChanged = NO_LISTENERS;
-    this.succeeded = NO_LISTENERS;
-    this.failed = NO_LISTENERS;
+    this.onSucceeded = NO_LISTENERS;
+    this.onFailed = NO_LISTENERS;
     this.rejected = NO_LISTENERS;
   }
 

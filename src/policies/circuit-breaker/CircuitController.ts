@@ -8,9 +8,9 @@ import { Announcer } from './Announcer.js';
 import { BreakerTally } from './BreakerTally.js';
 import type { BrokenCircuitError } from './errors.js';
 import type { TransitionReason } from './events.js';
+import { HalfOpenProbes, type ProbeGate } from './HalfOpenProbes.js';
 import { makeWindow, retuneWindow, sameWindowShape } from './makeWindow.js';
 import type { ResolvedBreakerOptions } from './options.js';
-import { HalfOpenProbes, type ProbeGate } from './probes.js';
 import { Refusals } from './Refusals.js';
 import {
   NOT_QUIET,

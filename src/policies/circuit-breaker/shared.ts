@@ -1,11 +1,11 @@
 import { type CircuitBreaker, controllerOf } from './CircuitBreaker.js';
-import type { ProbeGate } from './probes.js';
+import type { ProbeGate } from './HalfOpenProbes.js';
 import { S_HALF_OPEN } from './state.js';
 
 // What shared signals (`breakwater/redis`) do to a local breaker. Functions, not methods, so
 // that programs without shared signals do not carry them.
 
-export type { ProbeGate } from './probes.js';
+export type { ProbeGate } from './HalfOpenProbes.js';
 
 /**
  * @internal Holds breaker `b` open until `until` (a time of its clock), as shared signals ask:
