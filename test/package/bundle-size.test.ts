@@ -38,11 +38,13 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * the breaker's half-open refusal error, its backoff decay and a consecutive window's run in
  * its transitions: +1.06 kB; refusing arguments a factory or constructor does not take:
  * +0.3 kB; counting listener errors: +0.2 kB; a coarse deadline queue whose timer keeps its
- * hold until it fires when it ticks often: +0.1 kB; 80.32 kB in all). What the bytes are spent
+ * hold until it fires when it ticks often: +0.1 kB; the breaker's state kept in objects of its
+ * own behind its public class, none of it a member of the breaker: +2.97 kB; 83.36 kB in all).
+ * What the bytes are spent
  * on is logged by area on every run.
  */
 const TARGET_BYTES = 25_000;
-const CEILING_BYTES = 80_400;
+const CEILING_BYTES = 83_400;
 
 /** Folders of src/ that a program using only policies and pipelines must not pay for. */
 const UNUSED_FOLDERS = [
