@@ -73,10 +73,13 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * - names: 20.7 kB of the bundle are property names after a dot (`finishOrChain`, `slotOf`,
  *   `keepingAlive`...), which minifiers keep; a browser build that shortened the internal ones
  *   (not the public API or the gate protocol) would save an estimated 5 kB.
+ * - the circuit breaker's state kept in objects of its own behind its public class (a
+ *   controller, its tally, manual control, refusals, the announcer), so that no state is a
+ *   member a user can write: +2.97 kB, the forwarding methods and getters between the parts.
  * What the bytes are spent on is logged by area on every run.
  */
 const TARGET_BYTES = 60_000;
-const CEILING_BYTES = 80_500;
+const CEILING_BYTES = 83_500;
 
 /** Folders of src/ that a program using only policies and pipelines must not pay for. */
 const UNUSED_FOLDERS = [

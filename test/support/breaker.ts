@@ -11,6 +11,7 @@ import {
   pipeline,
   type StateChangeEvent,
 } from '../../src/index.js';
+import { controllerOf } from '../../src/policies/circuit-breaker/CircuitBreaker.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { deferred, track } from './async.js';
 
@@ -109,4 +110,15 @@ export function pending(p: Pipeline) {
       return settled();
     },
   };
+}
+
+/** The reused refusal errors `breaker` has made so far (undefined until a refusal needed one). */
+export function madeErrors(breaker: CircuitBreaker) {
+  const made = controllerOf(breaker).refusalErrors;
+  return { open: made?.openError, isolated: made?.isolatedError };
+}
+
+/** The resolved options `breaker` runs with. */
+export function resolvedOptionsOf(breaker: CircuitBreaker) {
+  return controllerOf(breaker).options;
 }

@@ -1,5 +1,6 @@
 /** Helpers of the registry's config tests: the issues a config is rejected with, resolved options. */
-import { ConfigError, Registry, type RegistryConfig } from '../../src/index.js';
+import { CircuitBreaker, ConfigError, Registry, type RegistryConfig } from '../../src/index.js';
+import { controllerOf } from '../../src/policies/circuit-breaker/CircuitBreaker.js';
 import { errorOf } from './errors.js';
 
 /** The issues of the ConfigError `fn` throws (fails the test when it throws none). */
@@ -25,5 +26,9 @@ export function issuesOrNone(config: unknown): ConfigError['issues'] {
 
 /** The resolved options a policy runs with (internal, read to check how config is merged). */
 export function resolved(policy: object): Record<string, unknown> {
+  // A breaker keeps its options in its controller, out of reach of its own members.
+  if (policy instanceof CircuitBreaker) {
+    return controllerOf(policy).options as unknown as Record<string, unknown>;
+  }
   return (policy as unknown as { o: Record<string, unknown> }).o;
 }

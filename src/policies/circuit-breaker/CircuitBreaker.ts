@@ -1,53 +1,51 @@
-import { ask, type Disposer } from '../../events/Listeners.js';
+import type { Clock } from '../../clock/Clock.js';
+import type { Disposer } from '../../events/Listeners.js';
+import { RunsAlone } from '../../pipeline/RunsAlone.js';
 import { brand } from '../../protocol/brand.js';
 import type { RESULT_TYPE } from '../../protocol/result.js';
 import {
   type Gate,
   NEEDS_NOTHING,
-  NO_TIME,
-  Outcome,
-  REJECTED,
+  type Outcome,
+  StepKind,
   type StepNeeds,
 } from '../../protocol/step.js';
-import { rejectedChannel } from '../../telemetry/channels.js';
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import type { LatencyHistogram } from '../../telemetry/LatencyHistogram.js';
 import { onlyArguments } from '../../validation/validate.js';
-import { isCountedError } from '../shared/classify.js';
 import { buildFromResolved, presetLatency, presetName, takePreset } from '../shared/preset.js';
 import { withIdentity } from '../shared/reconfigure.js';
-import { announce, announceChange, announceRejection } from './announce.js';
-import { awaitBreakEnd, wakeAtBreakEnd } from './breakEnd.js';
-import { BrokenCircuitError, circuitBreakerCodes, IsolatedCircuitError } from './errors.js';
-import type { StateChangeEvent, TransitionReason } from './events.js';
-import { BreakerFields } from './fields.js';
-import * as manual from './manual.js';
+import { CircuitController } from './CircuitController.js';
+import type { BrokenCircuitError } from './errors.js';
+import type { CallOutcomeEvent, RejectedEvent, StateChangeEvent } from './events.js';
+import { ManualControl } from './ManualControl.js';
 import {
   type CircuitBreakerOptions,
   type ResolvedBreakerOptions,
   resolveBreakerOptions,
 } from './options.js';
-import { enterHalfOpen, releaseProbe } from './probes.js';
-import { applyBreakerOptions, checkBreakerOptions } from './reconfigure.js';
+import { checkBreakerOptions } from './reconfigure.js';
 import { type CircuitBreakerSnapshot, restoreSnapshot, snapshotOf } from './snapshot.js';
-import {
-  type CircuitState,
-  NOT_QUIET,
-  S_CLOSED,
-  S_DISABLED,
-  S_FORCED_OPEN,
-  S_HALF_OPEN,
-  S_METRICS_ONLY,
-  S_OPEN,
-  STATE_NAMES,
-} from './state.js';
+import { type CircuitState, S_HALF_OPEN, S_OPEN, STATE_NAMES } from './state.js';
 import { type CircuitBreakerStats, statsOf } from './stats.js';
 
 const NEEDS_UNTIMED: StepNeeds = Object.freeze({ ...NEEDS_NOTHING, callSlot: true });
 const NEEDS_TIMED: StepNeeds = Object.freeze({ ...NEEDS_UNTIMED, startTime: true, endTime: true });
 
-/** @internal Receives every state change of a breaker, without counting as a listener. */
-export type TransitionSink = (breaker: CircuitBreaker, event: StateChangeEvent) => void;
+/**
+ * The key of the prototype method through which the breaker's own folder reaches its
+ * controller. `Symbol.for`, so that a copy of the library (the CommonJS build beside the ES
+ * module one) reaches the controller of a breaker the other copy made; neither the type nor
+ * `Object.keys` shows it.
+ */
+const CONTROLLER: unique symbol = Symbol.for('breakwater.circuitBreaker.controller') as never;
+
+type Controlled = { [CONTROLLER](): CircuitController };
+
+/** @internal The controller of `breaker` (of this copy of the library or another). */
+export function controllerOf(breaker: CircuitBreaker): CircuitController {
+  return (breaker as unknown as Controlled)[CONTROLLER]();
+}
 
 /**
  * A circuit breaker: stops calling a dependency that keeps failing, then lets a few probe calls
@@ -71,18 +69,49 @@ export type TransitionSink = (breaker: CircuitBreaker, event: StateChangeEvent) 
  * const user = await pipeline(breaker).execute(({ signal }) => fetch(url, { signal }));
  * ```
  */
-export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate {
+export class CircuitBreaker<T = unknown> extends RunsAlone implements Gate {
   /** Type only: the result type `handleResult` judges, read by `pipeline(...)`. */
   declare readonly [RESULT_TYPE]?: T;
+  readonly stepKind = StepKind.Gate;
+  readonly mayWait = false;
+  /**
+   * True when calls must be timed (slow-call tracking is on). Pipelines read it when they are
+   * built, so it never changes: `reconfigure` cannot turn slow-call tracking on for a breaker
+   * built without it.
+   */
+  readonly needsDuration: boolean;
+  /** The instance name given in the options. */
+  readonly name: string;
+  /** Time one call in this many for the latency histogram (0: none). */
+  readonly latencyEvery: number;
+  /** The clock this policy reads. */
+  readonly clock: Clock;
+  /** The state machine: every call goes straight to it. */
+  readonly #c: CircuitController;
+  /** Made on the first manual transition. */
+  #manual: ManualControl | undefined = undefined;
+
+  static {
+    Object.defineProperty(CircuitBreaker.prototype, CONTROLLER, {
+      value(this: CircuitBreaker): CircuitController {
+        return this.#c;
+      },
+    });
+  }
 
   constructor(options?: CircuitBreakerOptions<T>) {
     onlyArguments(arguments, 1, 'new CircuitBreaker()');
+    super();
     const preset = takePreset<ResolvedBreakerOptions>();
     const sharedLatency = preset === undefined ? undefined : presetLatency();
     const o = preset ?? resolveBreakerOptions(options);
-    super(o, preset === undefined ? o.name : presetName(), sharedLatency);
-    if (o.initialState !== undefined) restoreSnapshot(this, o.initialState);
-    this.refreshQuiet();
+    this.name = preset === undefined ? o.name : presetName();
+    this.clock = o.clock;
+    this.needsDuration = o.slowCallDuration !== Number.POSITIVE_INFINITY;
+    this.latencyEvery = o.metrics.latencyEvery;
+    this.#c = new CircuitController(o, this.name, sharedLatency);
+    if (o.initialState !== undefined) restoreSnapshot(this.#c, o.initialState);
+    this.#c.refreshQuiet();
     if (options?.name !== undefined) noteCodeBuilt('circuitBreaker', this.name, this);
   }
 
@@ -103,32 +132,20 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate {
    */
   reconfigure(options?: CircuitBreakerOptions<T>): void {
     const o = resolveBreakerOptions(withIdentity(options, this.name, this.clock));
-    this.checkOptions(o);
-    this.applyOptions(o);
-  }
-
-  /**
-   * @internal Throws {@link OptionsError} when resolved options `o` cannot replace this
-   * breaker's (another name or clock, an initial state, slow-call tracking turned on).
-   */
-  checkOptions(o: ResolvedBreakerOptions, name: string = o.name): void {
-    checkBreakerOptions(this, o, name);
-  }
-
-  /** @internal Swaps in options that passed {@link checkOptions}. */
-  applyOptions(o: ResolvedBreakerOptions): void {
-    applyBreakerOptions(this, o);
+    checkBreakerOptions(this, this.#c, o, o.name);
+    this.#c.applyOptions(o);
   }
 
   /** The current state, with any transition due by now applied first. */
   get state(): CircuitState {
-    if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(this.clock.now());
-    return STATE_NAMES[this.s]!;
+    const c = this.#c;
+    if (c.code === S_OPEN || c.code === S_HALF_OPEN) c.settleTime(this.clock.now());
+    return STATE_NAMES[c.code]!;
   }
 
   /** The generation: it grows by one on every transition and on every `reset()`. */
   get generation(): number {
-    return this.gen;
+    return this.#c.generation;
   }
 
   /** What it needs of a pipeline's executor, asked when a pipeline is built. */
@@ -138,85 +155,19 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate {
 
   /** Counters since construction, plus what the window holds now. */
   stats(): CircuitBreakerStats {
-    return statsOf(this);
+    return statsOf(this, this.#c);
   }
 
   // ---- the gate protocol ----------------------------------------------------------------------
 
   /** Gate protocol ({@link Gate.admit}): called by a pipeline's executor, not by users. */
   admit(now: number): number {
-    // Small enough to inline into the executor; the other states are a call away.
-    return this.s === S_CLOSED ? this.gen : this.admitNotClosed(now);
-  }
-
-  private admitNotClosed(now: number): number {
-    const s = this.s;
-    if (s === S_DISABLED || s === S_METRICS_ONLY) return this.gen;
-    // Held open by hand: no clock to read, nothing to decide.
-    if (s === S_FORCED_OPEN) return this.refuse();
-    if (s === S_OPEN && !this.breakMayBeOver && (this.nRejections & 63) !== 63) {
-      return this.refuse();
-    }
-    return this.acquireSlow(now === NO_TIME ? this.clock.now() : now);
-  }
-
-  private acquireSlow(now: number): number {
-    if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(now);
-    if (this.s === S_HALF_OPEN) {
-      if (
-        this.probesStarted < this.o.probes &&
-        this.probesInFlight < this.o.maxConcurrentProbes &&
-        this.probeGate?.mayProbe(now) !== false
-      ) {
-        if (this.halfOpenDeadline === Number.POSITIVE_INFINITY) {
-          this.halfOpenDeadline = now + this.o.halfOpenMaxWait;
-        }
-        this.probesStarted++;
-        this.probesInFlight++;
-        return this.gen;
-      }
-    } else if (this.s !== S_OPEN && this.s !== S_FORCED_OPEN) {
-      return this.gen;
-    }
-    return this.refuse();
-  }
-
-  private refuse(): number {
-    const s = this.s;
-    this.nRejections++;
-    if (s !== S_OPEN) {
-      if (s === S_FORCED_OPEN) this.nRejectedForced++;
-      else this.nRejectedHalfOpen++;
-    }
-    if (this.rejected.size !== 0 || rejectedChannel.hasSubscribers) announceRejection(this, s);
-    return REJECTED;
+    return this.#c.admit(now);
   }
 
   /** Gate protocol ({@link Gate.release}): called by a pipeline's executor, not by users. */
   release(token: number, outcome: Outcome, elapsed: number, detail?: unknown): void {
-    // Kept small enough for V8 to inline into the pipeline's handlers: rare paths are methods.
-    // A transition already due (a half-open max wait that passed) comes before this outcome.
-    if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(this.clock.now());
-    if (outcome === Outcome.Ignored) {
-      this.releaseIgnored(token);
-      return;
-    }
-    const failure = outcome === Outcome.Failure;
-    const slow = elapsed >= this.o.slowCallDuration;
-    if (failure) this.nFailures++;
-    else this.nSuccesses++;
-    // NaN (the call was not timed) fails the comparison.
-    if (this.latency !== undefined && elapsed >= 0) this.latency.record(elapsed);
-    const list = failure ? this.failed : this.succeeded;
-    if (list.size !== 0) list.emit({ detail, elapsed, slow });
-    if (token !== this.gen) return;
-    const s = this.s;
-    if (s === S_CLOSED || s === S_METRICS_ONLY) {
-      const now = this.needsNow ? this.clock.now() : 0;
-      if (this.window.record(failure, slow, now) && s === S_CLOSED) this.judgeWindow(now);
-    } else if (s === S_HALF_OPEN) {
-      releaseProbe(this, failure || slow);
-    }
+    this.#c.release(token, outcome, elapsed, detail);
   }
 
   /**
@@ -224,92 +175,73 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate {
    * breaker's success only resets the window's run, so it skips the checks `release` makes.
    */
   releaseSuccess(token: number, value: unknown): void {
-    if (token !== this.quietGen) {
-      this.release(token, this.classifyResult(value), Number.NaN, value);
-      return;
-    }
-    this.nSuccesses++;
-    const now = this.needsNow ? this.clock.now() : 0;
-    if (this.window.record(false, false, now)) this.judgeWindow(now);
-  }
-
-  private releaseIgnored(token: number): void {
-    this.nIgnored++;
-    if (token === this.gen && this.s === S_HALF_OPEN) {
-      // The probe told us nothing: give its slot back.
-      this.probesInFlight--;
-      this.probesStarted--;
-    }
-  }
-
-  private judgeWindow(now: number): void {
-    const reason = this.window.judge(now);
-    if (reason !== undefined) this.open(this.needsNow ? now : this.clock.now(), reason, true);
+    this.#c.releaseSuccess(token, value);
   }
 
   /** Gate protocol ({@link Gate.classifyError}): called by a pipeline's executor, not by users. */
   classifyError(error: unknown): Outcome {
-    if (!isCountedError(error)) return Outcome.Ignored;
-    // A predicate that throws counts the call as failed: the safe side for a breaker.
-    return ask(this.o.handle, error, true) ? Outcome.Failure : Outcome.Success;
+    return this.#c.classifyError(error);
   }
 
   /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
   classifyResult(value: unknown): Outcome {
-    const h = this.o.handleResult;
-    return h !== undefined && ask(h, value, true) ? Outcome.Failure : Outcome.Success;
+    return this.#c.classifyResult(value);
   }
 
   /** The error a refused call rejects with. */
   rejection(): BrokenCircuitError {
-    const pending = this.pendingError;
-    if (pending !== undefined) {
-      this.pendingError = undefined;
-      return pending;
-    }
-    if (this.s === S_FORCED_OPEN) {
-      if (this.o.debug) return new IsolatedCircuitError(this.name, this.clock);
-      return this.isolatedError ?? this.makeIsolatedError();
-    }
-    if (this.s === S_HALF_OPEN) return this.halfOpenRejection();
-    if (this.o.debug) return new BrokenCircuitError(this.name, this.clock, this.openUntil);
-    return this.openError ?? this.makeOpenError();
+    return this.#c.rejection();
   }
 
-  /**
-   * The refusal of a half-open breaker: it changes state at the latest when its probes must
-   * have decided (or, before any probe of its own started, a max wait from now).
-   */
-  private halfOpenRejection(): BrokenCircuitError {
-    const d = this.halfOpenDeadline;
-    const until = d === Number.POSITIVE_INFINITY ? this.clock.now() + this.o.halfOpenMaxWait : d;
-    if (this.o.debug) {
-      return new BrokenCircuitError(
-        this.name,
-        this.clock,
-        until,
-        circuitBreakerCodes.CircuitOpen,
-        true,
-      );
-    }
-    const error = this.halfOpenError ?? this.makeHalfOpenError();
-    error.openUntil = until;
-    return error;
+  // ---- events ---------------------------------------------------------------------------------
+
+  /** Calls `listener` on every state change. Returns a function that unsubscribes it. */
+  onStateChange(listener: (event: StateChangeEvent) => void): Disposer {
+    return this.#c.events.onStateChange(listener);
+  }
+  /** Calls `listener` when an admitted call succeeds. */
+  onSuccess(listener: (event: CallOutcomeEvent) => void): Disposer {
+    const c = this.#c;
+    const off = c.events.onSuccess(listener);
+    c.refreshQuiet();
+    return () => {
+      off();
+      c.refreshQuiet();
+    };
+  }
+  /** Calls `listener` when an admitted call fails (as judged by `handle`/`handleResult`). */
+  onFailure(listener: (event: CallOutcomeEvent) => void): Disposer {
+    return this.#c.events.onFailure(listener);
+  }
+  /** Calls `listener` when the breaker refuses a call. */
+  onRejected(listener: (event: RejectedEvent) => void): Disposer {
+    return this.#c.events.onRejected(listener);
+  }
+
+  /** Removes all listeners. A breaker holds no timer, so nothing else needs releasing. */
+  dispose(): void {
+    this.#c.events.clear();
+    this.#c.refreshQuiet();
   }
 
   // ---- manual control ---------------------------------------------------------------------------
+
+  #control(): ManualControl {
+    this.#manual ??= new ManualControl(this.#c);
+    return this.#manual;
+  }
 
   /**
    * Holds the breaker open until every returned disposer has been called, then closes it.
    * Calls are refused with {@link IsolatedCircuitError} meanwhile.
    */
   isolate(): Disposer {
-    return manual.isolate(this);
+    return this.#control().isolate();
   }
 
   /** Refuses every call until `reset()` (or another manual transition). */
   forceOpen(): void {
-    manual.forceOpen(this);
+    this.#control().forceOpen();
   }
 
   /**
@@ -318,12 +250,12 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate {
    * closed, with no transition reported).
    */
   reset(): void {
-    manual.reset(this);
+    this.#control().reset();
   }
 
   /** Opens the breaker now, as if its thresholds had been crossed. */
   trip(): void {
-    manual.trip(this);
+    this.#control().trip();
   }
 
   /**
@@ -332,131 +264,19 @@ export class CircuitBreaker<T = unknown> extends BreakerFields implements Gate {
    * metrics still show the traffic.
    */
   disable(): void {
-    manual.disable(this);
+    this.#control().disable();
   }
 
   /** Records outcomes but never opens, until `reset()`: for trying out thresholds. */
   metricsOnly(): void {
-    manual.metricsOnly(this);
+    this.#control().metricsOnly();
   }
 
   // ---- export and restore -------------------------------------------------------------------------
 
   /** The breaker's state as plain data; pass it back as `initialState` to restore it. */
   toJSON(): CircuitBreakerSnapshot {
-    const now = this.clock.now();
-    this.settleTime(now);
-    return snapshotOf(this.s, this.openUntil, this.backoffLevel(now), this.window, now);
-  }
-
-  // ---- transitions -------------------------------------------------------------------------------
-
-  /** @internal */
-  settleNow(): void {
-    if (this.s === S_OPEN || this.s === S_HALF_OPEN) this.settleTime(this.clock.now());
-  }
-
-  /**
-   * Applies the time-driven transitions: half-open -> open when the probes missed the max wait,
-   * open -> half-open when the break is over. A half-open breaker waits for its first probe
-   * however long that takes (the max wait runs from that probe), so however long the breaker
-   * sat unused this is at most two transitions, in constant time.
-   * @internal
-   */
-  settleTime(now: number): void {
-    if (this.s === S_HALF_OPEN && now >= this.halfOpenDeadline) {
-      this.open(this.halfOpenDeadline, 'half-open-timeout', false, now);
-    }
-    if (this.s === S_OPEN && now >= this.openUntil) enterHalfOpen(this, now);
-  }
-
-  /** @internal The break this breaker waits on may be over (see {@link Wakeups}). */
-  wake(): void {
-    wakeAtBreakEnd(this);
-  }
-
-  /** @internal Opens the breaker for a break starting at `start`; `now` is the time now. */
-  open(start: number, reason: TransitionReason, fromWindow: boolean, now = start): void {
-    const from = this.s;
-    const o = this.o;
-    if (from === S_CLOSED) this.consecutiveOpens = this.backoffLevel(start);
-    const length = Math.min(
-      o.backoffMax,
-      o.breakDuration * o.backoffMultiplier ** this.consecutiveOpens,
-    );
-    this.consecutiveOpens++;
-    this.probesInFlight = 0;
-    this.openUntil = start + length;
-    if (this.openError !== undefined) this.openError.openUntil = this.openUntil;
-    this.enter(S_OPEN);
-    awaitBreakEnd(this, now);
-    const w = this.window;
-    // A consecutive window has no rate: it reports the run that opened it.
-    const run = o.windowKind === 'consecutive';
-    const judged = fromWindow && w.calls > 0 && !run;
-    const counted = run
-      ? reason === 'consecutive-slow-calls'
-        ? w.slowCalls
-        : w.failures
-      : w.calls;
-    announce(
-      this,
-      from,
-      S_OPEN,
-      reason,
-      now,
-      judged ? w.failures / w.calls : Number.NaN,
-      judged ? w.slowCalls / w.calls : Number.NaN,
-      fromWindow ? counted : 0,
-      length,
-    );
-    this.window.reset();
-  }
-
-  /**
-   * @internal The backoff's growth steps at `now`: while closed after probes passed, one step
-   * less per `breakBackoff.decay` closed, so only a dependency that stays healthy gets the
-   * short break back.
-   */
-  backoffLevel(now: number): number {
-    const n = this.consecutiveOpens;
-    if (n === 0 || this.s !== S_CLOSED) return n;
-    return Math.max(0, n - Math.floor((now - this.closedAt) / this.o.backoffDecay));
-  }
-
-  /** @internal A manual close clears the backoff; probes that pass start its decay. */
-  close(reason: TransitionReason): void {
-    if (reason === 'probes-succeeded' && this.o.backoffMultiplier !== 1) {
-      this.closedAt = this.clock.now();
-    } else {
-      this.consecutiveOpens = 0;
-    }
-    this.window.reset();
-    if (this.s === S_CLOSED) return;
-    this.moveTo(S_CLOSED, reason);
-  }
-
-  /** @internal */
-  moveTo(to: number, reason: TransitionReason): void {
-    const from = this.s;
-    this.enter(to);
-    this.probesInFlight = 0;
-    announceChange(this, from, to, reason);
-  }
-
-  /** @internal Moves to state `s` under a new generation: calls admitted before count no more. */
-  enter(s: number): void {
-    this.s = s;
-    this.gen++;
-    this.refreshQuiet();
-  }
-
-  /** @internal */
-  refreshQuiet(): void {
-    this.quietGen =
-      this.s === S_CLOSED && this.o.handleResult === undefined && this.succeeded.size === 0
-        ? this.gen
-        : NOT_QUIET;
+    return snapshotOf(this.#c, this.clock.now());
   }
 }
 

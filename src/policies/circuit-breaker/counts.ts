@@ -1,4 +1,4 @@
-import type { CircuitBreaker } from './CircuitBreaker.js';
+import { type CircuitBreaker, controllerOf } from './CircuitBreaker.js';
 import { S_CLOSED, STATE_NAMES } from './state.js';
 import { addCountsOf, type BreakerCounters } from './stats.js';
 
@@ -21,7 +21,7 @@ export class BreakerCounts implements BreakerCounters {
 
   /** Adds a breaker's counters and its state, without building its stats. */
   addBreaker(breaker: CircuitBreaker): void {
-    addCountsOf(breaker, this);
+    addCountsOf(controllerOf(breaker), this);
     this.inState[STATE_NAMES.indexOf(breaker.state)]!++;
   }
 
@@ -43,11 +43,12 @@ export class BreakerCounts implements BreakerCounters {
    */
   addShelved(breaker: CircuitBreaker): number {
     // Read without `stats()`: shelving happens on every eviction from the live set.
-    const halfOpen = breaker.nRejectedHalfOpen;
-    const forcedOpen = breaker.nRejectedForced;
+    const t = controllerOf(breaker);
+    const halfOpen = t.rejectedHalfOpen;
+    const forcedOpen = t.rejectedForced;
     this.rejectedHalfOpen += halfOpen;
     this.rejectedForced += forcedOpen;
-    const entered = breaker.entered;
+    const entered = t.enteredBy;
     if (entered !== undefined) for (let i = 0; i < 6; i++) this.transitionsTo[i]! += entered[i]!;
     return halfOpen + forcedOpen;
   }

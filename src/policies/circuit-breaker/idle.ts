@@ -1,4 +1,5 @@
 import type { CircuitBreaker } from './CircuitBreaker.js';
+import { controllerOf } from './CircuitBreaker.js';
 import { S_CLOSED, S_HALF_OPEN, S_OPEN } from './state.js';
 
 /**
@@ -8,42 +9,37 @@ import { S_CLOSED, S_HALF_OPEN, S_OPEN } from './state.js';
  * successes, failures, rejections, ignored] at `out[at..at+5]` and returns true.
  */
 export function writeIdle(b: CircuitBreaker, out: Float64Array, at: number): boolean {
-  if (
-    b.s !== S_CLOSED ||
-    b.backoffLevel(b.clock.now()) !== 0 ||
-    b.stateChanged.size !== 0 ||
-    b.succeeded.size !== 0 ||
-    b.failed.size !== 0 ||
-    b.rejected.size !== 0
-  ) {
-    return false;
-  }
-  const w = b.window;
-  if (b.needsNow) {
+  const c = controllerOf(b);
+  const now = c.options.clock.now();
+  if (c.code !== S_CLOSED || c.backoffLevel(now) !== 0 || c.events.listened) return false;
+  const w = c.health;
+  if (c.timed) {
     // Time-window outcomes need their times: only an empty one is exported.
-    w.judge(b.clock.now());
+    w.judge(now);
     if (w.calls !== 0) return false;
   } else if (w.failures !== 0 || w.slowCalls !== 0) {
     return false;
   }
+  const t = c;
   out[at] = w.calls;
-  out[at + 1] = b.gen;
-  out[at + 2] = b.nSuccesses;
-  out[at + 3] = b.nFailures;
-  out[at + 4] = b.nRejections;
-  out[at + 5] = b.nIgnored;
+  out[at + 1] = c.generation;
+  out[at + 2] = t.successes;
+  out[at + 3] = t.failures;
+  out[at + 4] = t.rejections;
+  out[at + 5] = t.ignored;
   return true;
 }
 
 /** @internal Restores what {@link writeIdle} wrote, into a breaker just built. */
 export function readIdle(b: CircuitBreaker, from: Float64Array, at: number): void {
-  b.window.restoreCalls(from[at]!);
-  b.gen = from[at + 1]!;
-  b.refreshQuiet();
-  b.nSuccesses = from[at + 2]!;
-  b.nFailures = from[at + 3]!;
-  b.nRejections = from[at + 4]!;
-  b.nIgnored = from[at + 5]!;
+  const c = controllerOf(b);
+  c.health.restoreCalls(from[at]!);
+  c.restoreGeneration(from[at + 1]!);
+  const t = c;
+  t.successes = from[at + 2]!;
+  t.failures = from[at + 3]!;
+  t.rejections = from[at + 4]!;
+  t.ignored = from[at + 5]!;
 }
 
 /**
@@ -51,8 +47,9 @@ export function readIdle(b: CircuitBreaker, from: Float64Array, at: number): voi
  * break ended when nobody called it since; 0 in every other case.
  */
 export function halfOpenIdleFor(b: CircuitBreaker, now: number): number {
-  if (b.s === S_OPEN || b.s === S_HALF_OPEN) b.settleTime(now);
-  return b.s === S_HALF_OPEN && b.halfOpenDeadline === Number.POSITIVE_INFINITY
-    ? now - b.openUntil
+  const c = controllerOf(b);
+  if (c.code === S_OPEN || c.code === S_HALF_OPEN) c.settleTime(now);
+  return c.code === S_HALF_OPEN && c.halfOpenDeadline === Number.POSITIVE_INFINITY
+    ? now - c.breakEnd
     : 0;
 }

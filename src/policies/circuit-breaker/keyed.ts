@@ -6,12 +6,14 @@ import type {
 } from '../../protocol/kind.js';
 import { Outcome } from '../../protocol/step.js';
 import { LatencyHistogram } from '../../telemetry/LatencyHistogram.js';
-import { breakerFromResolved, type CircuitBreaker, type TransitionSink } from './CircuitBreaker.js';
+import type { TransitionSink } from './Announcer.js';
+import { breakerFromResolved, type CircuitBreaker, controllerOf } from './CircuitBreaker.js';
 import { BreakerCounts } from './counts.js';
 import type { CallOutcomeEvent } from './events.js';
 import { halfOpenIdleFor, readIdle, writeIdle } from './idle.js';
 import { sameWindowShape } from './makeWindow.js';
 import type { ResolvedBreakerOptions } from './options.js';
+import { checkBreakerOptions } from './reconfigure.js';
 import { CircuitState } from './state.js';
 import { addCountsOf, type CircuitBreakerStats } from './stats.js';
 
@@ -36,8 +38,8 @@ export class BreakerGroup
     hooks: KindHooks,
   ) {
     this.latency = options.metrics.latencyEvery === 0 ? undefined : new LatencyHistogram();
-    this.sink = (breaker, event) =>
-      hooks.stateChange(name, breaker.name.slice(name.length + 1), event);
+    this.sink = (breakerName, event) =>
+      hooks.stateChange(name, breakerName.slice(name.length + 1), event);
   }
 
   get metricsEnabled(): boolean {
@@ -46,7 +48,7 @@ export class BreakerGroup
 
   create(key: string): CircuitBreaker {
     const breaker = breakerFromResolved(this.options, `${this.name}:${key}`, this.latency);
-    breaker.transitionSink = this.sink;
+    controllerOf(breaker).events.setSink(this.sink);
     return breaker;
   }
 
@@ -90,7 +92,7 @@ export class BreakerGroup
 
   retire(breaker: CircuitBreaker | undefined, store: Float64Array, at: number): void {
     if (breaker === undefined) this.retired.addNumbers(store, at, false);
-    else addCountsOf(breaker, this.retired);
+    else addCountsOf(controllerOf(breaker), this.retired);
   }
 
   dispose(breaker: CircuitBreaker): void {
@@ -98,13 +100,13 @@ export class BreakerGroup
   }
 
   check(breaker: CircuitBreaker, options: ResolvedBreakerOptions): void {
-    breaker.checkOptions(options, breaker.name);
+    checkBreakerOptions(breaker, controllerOf(breaker), options, breaker.name);
   }
 
   apply(options: ResolvedBreakerOptions, keep: readonly CircuitBreaker[]): void {
     const old = this.options;
     this.options = options;
-    for (const b of keep) b.applyOptions(options);
+    for (const b of keep) controllerOf(b).applyOptions(options);
     if (!sameWindowShape(options, old)) {
       // A window of another shape starts empty, shelved ones included.
       this.instances.forEach((_key, b, store, at) => {

@@ -1,6 +1,6 @@
 import { defineKind } from '../../protocol/defineKind.js';
 import { rejectedKindChannel, rejectedSpanEvent } from '../shared/rejectedEvent.js';
-import { CircuitBreaker } from './CircuitBreaker.js';
+import { CircuitBreaker, controllerOf } from './CircuitBreaker.js';
 import { breakerDependsOn, breakerSchema } from './config.js';
 import type { BreakerCounts } from './counts.js';
 import { stateChangeKindChannel, stateChangeSpanEvent } from './diagnostics.js';
@@ -11,6 +11,7 @@ import {
   type ResolvedBreakerOptions,
   resolveBreakerOptions,
 } from './options.js';
+import { checkBreakerOptions } from './reconfigure.js';
 import type { CircuitBreakerStats } from './stats.js';
 
 /** The circuit breaker kind: what the registry, config data and exporters know of it. */
@@ -27,10 +28,17 @@ export const circuitBreakerKind = defineKind<CircuitBreaker, ResolvedBreakerOpti
       codeOnly: ['handle', 'handleResult', 'initialState'],
       dependsOn: breakerDependsOn,
     },
+    reconfigure(breaker, options) {
+      const c = controllerOf(breaker);
+      checkBreakerOptions(breaker, c, options, options.name);
+      return () => c.applyOptions(options);
+    },
     keyed: (name, options, hooks) => new BreakerGroup(name, options, hooks),
     attach(breaker, name, hooks) {
       // A breaker registered in several registries reports its transitions to the last one.
-      breaker.transitionSink = (_b, event) => hooks.stateChange(name, undefined, event);
+      controllerOf(breaker).events.setSink((_name, event) =>
+        hooks.stateChange(name, undefined, event),
+      );
     },
     state: (breaker) => breaker.state,
     restState: 'closed',

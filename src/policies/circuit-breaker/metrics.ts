@@ -1,6 +1,6 @@
 import { counter, declareMetrics, gauge } from '../../telemetry/declareMetrics.js';
 import { OTHER_KEYS } from '../../telemetry/metricFamily.js';
-import type { CircuitBreaker } from './CircuitBreaker.js';
+import { type CircuitBreaker, controllerOf } from './CircuitBreaker.js';
 import { BreakerCounts } from './counts.js';
 import { STATE_NAMES } from './state.js';
 
@@ -40,8 +40,8 @@ const declared = declareMetrics<
   },
   counts: () => new BreakerCounts(),
   read: (c, b) => c.addBreaker(b),
-  enabled: (b) => b.metrics.enabled,
-  latency: (b) => b.latency,
+  enabled: (b) => controllerOf(b).options.metrics.enabled,
+  latency: (b) => controllerOf(b).latency,
 });
 
 /** The metric families of circuit breakers. */

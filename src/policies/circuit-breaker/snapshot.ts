@@ -1,9 +1,8 @@
 import { OptionsError } from '../../errors/OptionsError.js';
 import { MAX_DURATION_MS } from '../../validation/validate.js';
-import { awaitBreakEnd } from './breakEnd.js';
-import type { CircuitBreaker } from './CircuitBreaker.js';
-import { type CircuitState, S_CLOSED, S_HALF_OPEN, S_OPEN, STATE_NAMES } from './state.js';
-import type { HealthWindow, WindowSnapshot } from './windows/HealthWindow.js';
+import type { CircuitController } from './CircuitController.js';
+import { type CircuitState, S_OPEN, STATE_NAMES } from './state.js';
+import type { WindowSnapshot } from './windows/HealthWindow.js';
 
 /**
  * A breaker's state as plain JSON-compatible data, from `breaker.toJSON()`, to be passed back
@@ -22,23 +21,16 @@ export interface CircuitBreakerSnapshot {
   readonly window: WindowSnapshot;
 }
 
-/**
- * @internal The snapshot of a breaker in state `s` (a state code) at `now`, its time-driven
- * transitions already applied.
- */
-export function snapshotOf(
-  s: number,
-  openUntil: number,
-  consecutiveOpens: number,
-  window: HealthWindow,
-  now: number,
-): CircuitBreakerSnapshot {
+/** @internal The snapshot of the breaker `c` controls, at `now`, after the transitions due by then. */
+export function snapshotOf(c: CircuitController, now: number): CircuitBreakerSnapshot {
+  c.settleTime(now);
+  const s = c.code;
   return {
     version: 1,
     state: STATE_NAMES[s]!,
-    openRemaining: s === S_OPEN ? Math.max(0, openUntil - now) : 0,
-    consecutiveOpens,
-    window: window.toSnapshot(now),
+    openRemaining: s === S_OPEN ? Math.max(0, c.breakEnd - now) : 0,
+    consecutiveOpens: c.backoffLevel(now),
+    window: c.health.toSnapshot(now),
   };
 }
 
@@ -73,25 +65,15 @@ export function checkSnapshot(
 }
 
 /**
- * @internal Puts breaker `b`, just built, in the state `snapshot` describes (checked first).
- * Times are counted from now on `b`'s clock.
+ * @internal Puts the breaker `c` controls, just built, in the state `snapshot` describes
+ * (checked first). Times are counted from now on its clock.
  */
-export function restoreSnapshot(b: CircuitBreaker, snapshot: CircuitBreakerSnapshot): void {
-  checkSnapshot(snapshot, b.o.windowKind);
-  const now = b.clock.now();
-  b.consecutiveOpens = snapshot.consecutiveOpens;
-  b.closedAt = now;
-  b.window.restore(snapshot.window, now);
+export function restoreSnapshot(c: CircuitController, snapshot: CircuitBreakerSnapshot): void {
+  checkSnapshot(snapshot, c.options.windowKind);
+  const now = c.options.clock.now();
+  c.health.restore(snapshot.window, now);
   const target = STATE_NAMES.indexOf(snapshot.state);
-  if (target === S_OPEN || target === S_HALF_OPEN) {
-    // A half-open breaker's probes belonged to the old process: start a fresh open period.
-    b.enter(S_OPEN);
-    b.openUntil = now + (target === S_OPEN ? snapshot.openRemaining : 0);
-    if (b.openError !== undefined) b.openError.openUntil = b.openUntil;
-    awaitBreakEnd(b, now);
-  } else if (target !== S_CLOSED) {
-    b.enter(target);
-  }
+  c.restore(target, snapshot.consecutiveOpens, snapshot.openRemaining, now);
 }
 
 const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0;

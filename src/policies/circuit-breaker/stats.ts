@@ -1,5 +1,7 @@
 import type { LatencySnapshot } from '../../telemetry/LatencyHistogram.js';
+import type { BreakerTally } from './BreakerTally.js';
 import type { CircuitBreaker } from './CircuitBreaker.js';
+import type { CircuitController } from './CircuitController.js';
 import { type CircuitState, S_CLOSED, S_METRICS_ONLY, STATE_NAMES } from './state.js';
 
 /** Counters of a breaker since it was made, for health endpoints and tests. */
@@ -37,7 +39,7 @@ export interface CircuitBreakerStats {
   readonly latency?: LatencySnapshot;
 }
 
-/** Sums of breaker counters that {@link CircuitBreaker.addCounts} adds to. */
+/** Sums of breaker counters, which a breaker's counts are added to. */
 export interface BreakerCounters {
   successes: number;
   failures: number;
@@ -49,12 +51,16 @@ export interface BreakerCounters {
   readonly transitionsTo: number[];
 }
 
-/** @internal What {@link CircuitBreaker.stats} answers: counters, plus what the window holds now. */
-export function statsOf(b: CircuitBreaker): CircuitBreakerStats {
-  const state = b.state;
-  const now = b.clock.now();
-  if (b.s === S_CLOSED || b.s === S_METRICS_ONLY) b.window.judge(now);
-  const entered = b.entered;
+/**
+ * @internal What {@link CircuitBreaker.stats} answers for `breaker`, whose controller is `c`:
+ * counters, plus what the window holds now.
+ */
+export function statsOf(breaker: CircuitBreaker, c: CircuitController): CircuitBreakerStats {
+  const state = breaker.state;
+  const now = c.options.clock.now();
+  if (c.code === S_CLOSED || c.code === S_METRICS_ONLY) c.health.judge(now);
+  const t = c;
+  const entered = t.enteredBy;
   const transitionsTo = {} as Record<CircuitState, number>;
   let transitions = 0;
   STATE_NAMES.forEach((name, i) => {
@@ -62,39 +68,40 @@ export function statsOf(b: CircuitBreaker): CircuitBreakerStats {
     transitionsTo[name] = n;
     transitions += n;
   });
+  const w = c.health;
   const stats: CircuitBreakerStats = {
     state,
-    generation: b.gen,
-    successes: b.nSuccesses,
-    failures: b.nFailures,
-    rejections: b.nRejections,
-    ignored: b.nIgnored,
-    callsInWindow: b.window.calls,
-    failuresInWindow: b.window.failures,
-    slowCallsInWindow: b.window.slowCalls,
-    probesInFlight: b.probesInFlight,
+    generation: c.generation,
+    successes: t.successes,
+    failures: t.failures,
+    rejections: t.rejections,
+    ignored: t.ignored,
+    callsInWindow: w.calls,
+    failuresInWindow: w.failures,
+    slowCallsInWindow: w.slowCalls,
+    probesInFlight: c.probesInFlight,
     rejectionsByReason: {
-      open: b.nRejections - b.nRejectedHalfOpen - b.nRejectedForced,
-      halfOpen: b.nRejectedHalfOpen,
-      forcedOpen: b.nRejectedForced,
+      open: t.rejectedOpen,
+      halfOpen: t.rejectedHalfOpen,
+      forcedOpen: t.rejectedForced,
     },
     transitions,
     transitionsTo,
-    timeInState: Math.max(0, now - b.enteredAt),
+    timeInState: Math.max(0, now - t.enteredAt),
   };
-  return b.latency === undefined || b.latencyShared
+  return c.latency === undefined || c.latencyShared
     ? stats
-    : { ...stats, latency: b.latency.snapshot(now) };
+    : { ...stats, latency: c.latency.snapshot(now) };
 }
 
-/** @internal Adds the counters of breaker `b` to `sums` (see {@link CircuitBreaker.addCounts}). */
-export function addCountsOf(b: CircuitBreaker, sums: BreakerCounters): void {
-  sums.successes += b.nSuccesses;
-  sums.failures += b.nFailures;
-  sums.ignored += b.nIgnored;
-  sums.rejectedOpen += b.nRejections - b.nRejectedHalfOpen - b.nRejectedForced;
-  sums.rejectedHalfOpen += b.nRejectedHalfOpen;
-  sums.rejectedForced += b.nRejectedForced;
-  const entered = b.entered;
+/** @internal Adds what `tally` counted to `sums`. */
+export function addCountsOf(tally: BreakerTally, sums: BreakerCounters): void {
+  sums.successes += tally.successes;
+  sums.failures += tally.failures;
+  sums.ignored += tally.ignored;
+  sums.rejectedOpen += tally.rejectedOpen;
+  sums.rejectedHalfOpen += tally.rejectedHalfOpen;
+  sums.rejectedForced += tally.rejectedForced;
+  const entered = tally.enteredBy;
   if (entered !== undefined) for (let i = 0; i < 6; i++) sums.transitionsTo[i]! += entered[i]!;
 }

@@ -3,8 +3,13 @@ import { UsageError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import type { CircuitBreaker } from '../../policies/circuit-breaker/CircuitBreaker.js';
 import type { StateChangeEvent } from '../../policies/circuit-breaker/events.js';
-import { holdOpen } from '../../policies/circuit-breaker/shared.js';
-import { S_HALF_OPEN, S_OPEN } from '../../policies/circuit-breaker/state.js';
+import {
+  breakEndOf,
+  holdOpen,
+  isHalfOpen,
+  probeGateOf,
+  setProbeGate,
+} from '../../policies/circuit-breaker/shared.js';
 import { brand } from '../../protocol/brand.js';
 import type { StoreStateEvent } from '../RedisRateLimiter.js';
 import {
@@ -153,7 +158,7 @@ export class RedisBreakerSignals {
 
   constructor(breaker: CircuitBreaker, options: SharedSignalsOptions) {
     const o = resolveSignalsOptions(options, breaker.name, breaker.clock);
-    if (breaker.probeGate !== undefined) {
+    if (probeGateOf(breaker) !== undefined) {
       throw new UsageError(`Circuit breaker "${breaker.name}" already has shared signals`);
     }
     this.o = o;
@@ -193,7 +198,7 @@ export class RedisBreakerSignals {
     this.syncArgs = [o.instance, ...this.beatArgs];
     this.runner = new ScriptRunner(o.adapter, o.name, o.timeout, o.clock);
     for (const warning of o.adapter.warnings?.() ?? []) o.onWarning(warning);
-    breaker.probeGate = this;
+    setProbeGate(breaker, this);
     this.offTransitions = breaker.onStateChange(this.onTransition);
     if (o.subscriber !== false) this.subscribe();
     this.poll();
@@ -267,7 +272,7 @@ export class RedisBreakerSignals {
     if (this.disposed) return;
     if (this.leaseToken !== 0) this.sendOutcome('release', 0);
     this.disposed = true;
-    if (this.breaker.probeGate === this) this.breaker.probeGate = undefined;
+    if (probeGateOf(this.breaker) === this) setProbeGate(this.breaker, undefined);
     this.offTransitions();
     if (this.pollTimer !== undefined) this.timers.clearTimer(this.pollTimer);
     this.pollTimer = undefined;
@@ -321,7 +326,7 @@ export class RedisBreakerSignals {
         this.leaseGen = gen;
         // From the send: the lease began no earlier in Redis, so it ends here first.
         this.leaseUntil = sent + ms;
-        if (this.disposed || this.breaker.generation !== gen || this.breaker.s !== S_HALF_OPEN) {
+        if (this.disposed || this.breaker.generation !== gen || !isHalfOpen(this.breaker)) {
           this.sendOutcome('release', 0);
         }
       },
@@ -448,8 +453,9 @@ export class RedisBreakerSignals {
     const until = this.clock.now() + ms;
     if (!onlyIfBroken && until > this.sharedUntil) this.sharedUntil = until;
     if (onlyIfBroken) {
-      b.settleNow();
-      if (b.s !== S_OPEN && b.s !== S_HALF_OPEN) return;
+      // Reading the state applies the transitions due first.
+      const state = b.state;
+      if (state !== 'open' && state !== 'half-open') return;
     }
     if (holdOpen(b, until)) this.nHeldOpen++;
   }
@@ -492,9 +498,8 @@ export class RedisBreakerSignals {
   private resync(): void {
     if (this.subscription === undefined && this.o.subscriber !== false) this.subscribe();
     const b = this.breaker;
-    b.settleNow();
-    if (this.unreported && b.s === S_OPEN) {
-      this.report(b.openUntil - this.clock.now());
+    if (this.unreported && b.state === 'open') {
+      this.report(breakEndOf(b) - this.clock.now());
     }
     this.unreported = false;
   }

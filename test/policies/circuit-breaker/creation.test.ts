@@ -12,7 +12,14 @@ import {
   sameResolved,
 } from '../../../src/policies/circuit-breaker/options.js';
 import { ManualClock } from '../../../src/testing/index.js';
-import { breakerOnClock, pending, refusal, run } from '../../support/breaker.js';
+import {
+  breakerOnClock,
+  madeErrors,
+  pending,
+  refusal,
+  resolvedOptionsOf,
+  run,
+} from '../../support/breaker.js';
 
 // What a breaker makes when it is built and what it makes only when first needed: most
 // breakers never refuse a call nor get a listener, so those parts are made on first use.
@@ -29,29 +36,29 @@ describe('refusal errors, made on the first refusal', () => {
     const { breaker, p } = make();
     run(p, 'SFFSFF');
     expect(breaker.state).toBe('closed');
-    expect(breaker.openError).toBeUndefined();
-    expect(breaker.isolatedError).toBeUndefined();
+    expect(madeErrors(breaker).open).toBeUndefined();
+    expect(madeErrors(breaker).isolated).toBeUndefined();
   });
 
   it('the first refusal makes the error, and the second refusal rejects with that same object', () => {
     const { breaker, p } = make();
     breaker.trip();
-    expect(breaker.openError).toBeUndefined();
+    expect(madeErrors(breaker).open).toBeUndefined();
     const first = refusal(p);
-    expect(breaker.openError).toBe(first);
+    expect(madeErrors(breaker).open).toBe(first);
     expect(refusal(p)).toBe(first);
     // Refused while open, never while isolated: no isolated error either.
-    expect(breaker.isolatedError).toBeUndefined();
+    expect(madeErrors(breaker).isolated).toBeUndefined();
   });
 
   it('the isolated error is made on the first refusal while isolated, then reused', () => {
     const { breaker, p } = make();
     const release = breaker.isolate();
-    expect(breaker.isolatedError).toBeUndefined();
+    expect(madeErrors(breaker).isolated).toBeUndefined();
     const first = refusal(p);
     expect(first).toBeInstanceOf(IsolatedCircuitError);
     expect(refusal(p)).toBe(first);
-    expect(breaker.openError).toBeUndefined();
+    expect(madeErrors(breaker).open).toBeUndefined();
     release();
   });
 
@@ -82,7 +89,7 @@ describe('refusal errors, made on the first refusal', () => {
       breakDuration: 1000,
       initialState: breaker.toJSON(),
     });
-    expect(restored.openError).toBeUndefined();
+    expect(madeErrors(restored).open).toBeUndefined();
     const error = refusal(pipeline(restored)) as BrokenCircuitError;
     expect(error.retryAfter).toBe(600);
   });
@@ -159,10 +166,10 @@ describe('resolved options, shared by breakers built from equal options', () => 
     });
     const a = new CircuitBreaker(options());
     const b = new CircuitBreaker(options());
-    expect(b.o).toBe(a.o);
+    expect(resolvedOptionsOf(b)).toBe(resolvedOptionsOf(a));
     const c = new CircuitBreaker({ ...options(), breakDuration: 20_000 });
-    expect(c.o).not.toBe(a.o);
-    expect(c.o.breakDuration).toBe(20_000);
+    expect(resolvedOptionsOf(c)).not.toBe(resolvedOptionsOf(a));
+    expect(resolvedOptionsOf(c).breakDuration).toBe(20_000);
   });
 
   it('a breaker restored from a snapshot keeps options of its own', () => {
@@ -175,7 +182,7 @@ describe('resolved options, shared by breakers built from equal options', () => 
         breakDuration: 1000,
         initialState: snapshot,
       });
-    expect(build().o).not.toBe(build().o);
+    expect(resolvedOptionsOf(build())).not.toBe(resolvedOptionsOf(build()));
   });
 
   it('options that differ in any one resolved field are not the same', () => {

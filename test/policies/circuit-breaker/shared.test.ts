@@ -4,8 +4,11 @@
  * call the breaker alone would refuse.
  */
 import { describe, expect, it } from 'vitest';
-import type { ProbeGate } from '../../../src/policies/circuit-breaker/probes.js';
-import { holdOpen } from '../../../src/policies/circuit-breaker/shared.js';
+import {
+  holdOpen,
+  type ProbeGate,
+  setProbeGate,
+} from '../../../src/policies/circuit-breaker/shared.js';
 import { fail, refusal, succeed, watchedBreaker } from '../../support/breaker.js';
 
 const options = { window: { kind: 'consecutive', threshold: 1 }, breakDuration: 1_000 } as const;
@@ -82,7 +85,7 @@ describe('the probe gate', () => {
         return answer;
       },
     };
-    breaker.probeGate = gate;
+    setProbeGate(breaker, gate);
     succeed(p, 3);
     fail(p);
     refusal(p);

@@ -16,6 +16,7 @@ import {
   UsageError,
 } from '../../../src/index.js';
 import { createObservabilityHandler } from '../../../src/observability/index.js';
+import { probeGateOf } from '../../../src/policies/circuit-breaker/shared.js';
 import { sharedSignals, sharedSignalsKind } from '../../../src/redis/index.js';
 import { sleep } from '../../support/async.js';
 import { ioredisFactory } from '../../support/redis-clients.js';
@@ -154,7 +155,7 @@ describe('sharedSignals options', () => {
     expect(error).toBeInstanceOf(OptionsError);
     expect((error as OptionsError).message).toContain(field);
     // Nothing was attached.
-    expect(b.probeGate).toBeUndefined();
+    expect(probeGateOf(b)).toBeUndefined();
   });
 
   it('a breaker takes one set of signals; dispose() detaches them', () => {

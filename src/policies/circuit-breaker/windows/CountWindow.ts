@@ -4,6 +4,7 @@ import {
   judgeRates,
   type Thresholds,
   type WindowSnapshot,
+  WindowTotals,
 } from './HealthWindow.js';
 
 const FAILURE = 1;
@@ -27,11 +28,8 @@ function zeroRing(size: number): Uint8Array {
  * O(1): the outcome falling out of the ring is subtracted as the new one is added. The ring is
  * a shared one of zeros until the first failure or slow call (see {@link zeroRing}).
  */
-export class CountWindow implements HealthWindow {
-  calls = 0;
-  failures = 0;
-  slowCalls = 0;
-  run = 0;
+export class CountWindow extends WindowTotals implements HealthWindow {
+  private nRun = 0;
   private ring: Uint8Array;
   /** False while {@link ring} is the shared ring of zeros. */
   private owned = false;
@@ -41,6 +39,7 @@ export class CountWindow implements HealthWindow {
     size: number,
     private t: Thresholds,
   ) {
+    super();
     this.ring = zeroRing(size);
   }
 
@@ -52,24 +51,24 @@ export class CountWindow implements HealthWindow {
   record(failure: boolean, slow: boolean): boolean {
     let ring = this.ring;
     const code = (failure ? FAILURE : 0) | (slow ? SLOW : 0);
-    const full = this.calls === ring.length;
+    const full = this.nCalls === ring.length;
     if (full) {
       const old = ring[this.head]!;
-      if (old & FAILURE) this.failures--;
-      if (old & SLOW) this.slowCalls--;
+      if (old & FAILURE) this.nFailures--;
+      if (old & SLOW) this.nSlow--;
     } else {
-      this.calls++;
+      this.nCalls++;
     }
     if (code !== 0 && !this.owned) ring = this.own();
     ring[this.head] = code;
     if (++this.head === ring.length) this.head = 0;
     if (failure) {
-      this.failures++;
-      this.run++;
+      this.nFailures++;
+      this.nRun++;
     } else {
-      this.run = 0;
+      this.nRun = 0;
     }
-    if (slow) this.slowCalls++;
+    if (slow) this.nSlow++;
     // A success can only lower the rates, except while the window fills: the call that
     // reaches minimumCalls makes a rate judgeable for the first time.
     return failure || slow || !full;
@@ -84,22 +83,22 @@ export class CountWindow implements HealthWindow {
   }
 
   judge(): TransitionReason | undefined {
-    return judgeRates(this.calls, this.failures, this.slowCalls, this.run, this.t);
+    return judgeRates(this.nCalls, this.nFailures, this.nSlow, this.nRun, this.t);
   }
 
   reset(): void {
-    this.calls = 0;
-    this.failures = 0;
-    this.slowCalls = 0;
-    this.run = 0;
+    this.nCalls = 0;
+    this.nFailures = 0;
+    this.nSlow = 0;
+    this.nRun = 0;
     this.head = 0;
   }
 
   toSnapshot(): WindowSnapshot {
     const out: number[] = [];
     const size = this.ring.length;
-    const start = this.calls === size ? this.head : 0;
-    for (let i = 0; i < this.calls; i++) out.push(this.ring[(start + i) % size]!);
+    const start = this.nCalls === size ? this.head : 0;
+    for (let i = 0; i < this.nCalls; i++) out.push(this.ring[(start + i) % size]!);
     return { kind: 'count', data: out };
   }
 
@@ -107,8 +106,8 @@ export class CountWindow implements HealthWindow {
     // A ring of successes only: zeros, whatever their order.
     this.reset();
     if (this.owned) this.ring.fill(0);
-    this.calls = Math.min(calls, this.ring.length);
-    this.head = this.calls % this.ring.length;
+    this.nCalls = Math.min(calls, this.ring.length);
+    this.head = this.nCalls % this.ring.length;
   }
 
   restore(snapshot: WindowSnapshot): void {

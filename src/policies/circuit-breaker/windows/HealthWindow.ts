@@ -45,6 +45,29 @@ export interface HealthWindow {
   restore(snapshot: WindowSnapshot, now: number): void;
 }
 
+/**
+ * @internal The running totals every window keeps, written only by the window itself and read
+ * by its breaker through the getters.
+ */
+export abstract class WindowTotals {
+  protected nCalls = 0;
+  protected nFailures = 0;
+  protected nSlow = 0;
+
+  /** Calls held, as of the last `judge`. */
+  get calls(): number {
+    return this.nCalls;
+  }
+  /** Failures held, as of the last `judge`. */
+  get failures(): number {
+    return this.nFailures;
+  }
+  /** Slow calls held, as of the last `judge`. */
+  get slowCalls(): number {
+    return this.nSlow;
+  }
+}
+
 /** @internal Shared rate judgement of the count and time windows. */
 export function judgeRates(
   calls: number,

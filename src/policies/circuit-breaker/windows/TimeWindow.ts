@@ -4,6 +4,7 @@ import {
   judgeRates,
   type Thresholds,
   type WindowSnapshot,
+  WindowTotals,
 } from './HealthWindow.js';
 
 /** Tag of a slice that counts nothing. */
@@ -18,12 +19,9 @@ const EMPTY = Number.NEGATIVE_INFINITY;
  * Epochs of restored slices may be negative: a snapshot from a process whose clock read days
  * restored in one whose clock reads a few ms puts the older calls before the new clock's zero.
  */
-export class TimeWindow implements HealthWindow {
-  calls = 0;
-  failures = 0;
-  slowCalls = 0;
-  /** Not in snapshots: a restored window starts with no run. */
-  run = 0;
+export class TimeWindow extends WindowTotals implements HealthWindow {
+  /** Failures in a row; not in snapshots: a restored window starts with no run. */
+  private nRun = 0;
   private readonly width: number;
   private readonly epochs: Float64Array;
   private readonly bCalls: Uint32Array;
@@ -36,6 +34,7 @@ export class TimeWindow implements HealthWindow {
     private readonly buckets: number,
     private t: Thresholds,
   ) {
+    super();
     this.width = duration / buckets;
     this.epochs = new Float64Array(buckets).fill(EMPTY);
     this.bCalls = new Uint32Array(buckets);
@@ -63,24 +62,24 @@ export class TimeWindow implements HealthWindow {
     const i = epoch % this.buckets;
     if (this.epochs[i] !== epoch) this.clear(i, epoch);
     this.bCalls[i]!++;
-    this.calls++;
+    this.nCalls++;
     if (failure) {
       this.bFailures[i]!++;
-      this.failures++;
-      this.run++;
+      this.nFailures++;
+      this.nRun++;
     } else {
-      this.run = 0;
+      this.nRun = 0;
     }
     if (slow) {
       this.bSlow[i]!++;
-      this.slowCalls++;
+      this.nSlow++;
     }
-    return failure || slow || this.calls <= this.t.minimumCalls;
+    return failure || slow || this.nCalls <= this.t.minimumCalls;
   }
 
   judge(now: number): TransitionReason | undefined {
     this.expire(now);
-    return judgeRates(this.calls, this.failures, this.slowCalls, this.run, this.t);
+    return judgeRates(this.nCalls, this.nFailures, this.nSlow, this.nRun, this.t);
   }
 
   reset(): void {
@@ -88,10 +87,10 @@ export class TimeWindow implements HealthWindow {
     this.bCalls.fill(0);
     this.bFailures.fill(0);
     this.bSlow.fill(0);
-    this.calls = 0;
-    this.failures = 0;
-    this.slowCalls = 0;
-    this.run = 0;
+    this.nCalls = 0;
+    this.nFailures = 0;
+    this.nSlow = 0;
+    this.nRun = 0;
   }
 
   toSnapshot(now: number): WindowSnapshot {
@@ -120,9 +119,9 @@ export class TimeWindow implements HealthWindow {
       this.bCalls[i]! += calls;
       this.bFailures[i]! += failures;
       this.bSlow[i]! += slow;
-      this.calls += calls;
-      this.failures += failures;
-      this.slowCalls += slow;
+      this.nCalls += calls;
+      this.nFailures += failures;
+      this.nSlow += slow;
     }
   }
 
@@ -136,9 +135,9 @@ export class TimeWindow implements HealthWindow {
   }
 
   private clear(i: number, epoch: number): void {
-    this.calls -= this.bCalls[i]!;
-    this.failures -= this.bFailures[i]!;
-    this.slowCalls -= this.bSlow[i]!;
+    this.nCalls -= this.bCalls[i]!;
+    this.nFailures -= this.bFailures[i]!;
+    this.nSlow -= this.bSlow[i]!;
     this.bCalls[i] = 0;
     this.bFailures[i] = 0;
     this.bSlow[i] = 0;
