@@ -565,9 +565,14 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
       return error;
     }
     const k = reason === 'limit' ? 0 : reason === 'queue-timeout' ? 1 : reason === 'codel' ? 2 : 3;
-    return (this.errors[k] ??= stackless(
-      () => new ConcurrencyLimitError(this.name, reason, Number.NaN),
-    ));
+    return this.errors[k] ?? this.makeError(k, reason);
+  }
+
+  /** Apart from the refusal: a method holding the arrow function allocates on every call. */
+  private makeError(k: number, reason: ConcurrencyLimitError['reason']): ConcurrencyLimitError {
+    const error = stackless(() => new ConcurrencyLimitError(this.name, reason, Number.NaN));
+    this.errors[k] = error;
+    return error;
   }
 }
 

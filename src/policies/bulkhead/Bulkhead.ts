@@ -372,9 +372,15 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
       ? this.fullError
       : reason === 'queue-timeout'
         ? this.timeoutError
-        : (this.codelError ??= stackless(
-            () => new BulkheadRejectedError(this.name, 'codel', this.o.maxConcurrent),
-          ));
+        : (this.codelError ?? this.makeCodelError());
+  }
+
+  /** Apart from {@link error}: a method holding the arrow function allocates on every call. */
+  private makeCodelError(): BulkheadRejectedError {
+    this.codelError = stackless(
+      () => new BulkheadRejectedError(this.name, 'codel', this.o.maxConcurrent),
+    );
+    return this.codelError;
   }
 
   private emitRejected(reason: BulkheadRejection): void {

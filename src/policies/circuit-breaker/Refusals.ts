@@ -52,8 +52,7 @@ export class Refusals {
   /** The error of a refusal while open, until `openUntil`. */
   whileOpen(openUntil: number, debug: boolean): BrokenCircuitError {
     if (debug) return new BrokenCircuitError(this.name, this.clock, openUntil);
-    this.open ??= stackless(() => new BrokenCircuitError(this.name, this.clock, openUntil));
-    return this.open;
+    return this.open ?? this.makeOpen(openUntil);
   }
 
   /** The error of a refusal while half-open: the state changes at the latest at `until`. */
@@ -67,9 +66,7 @@ export class Refusals {
         true,
       );
     }
-    const error = (this.halfOpen ??= stackless(
-      () => new BrokenCircuitError(this.name, this.clock, 0, circuitBreakerCodes.CircuitOpen, true),
-    ));
+    const error = this.halfOpen ?? this.makeHalfOpen();
     error.openUntil = until;
     return error;
   }
@@ -77,7 +74,25 @@ export class Refusals {
   /** The error of a refusal while held open by hand. */
   whileIsolated(debug: boolean): IsolatedCircuitError {
     if (debug) return new IsolatedCircuitError(this.name, this.clock);
-    this.isolated ??= stackless(() => new IsolatedCircuitError(this.name, this.clock));
+    return this.isolated ?? this.makeIsolated();
+  }
+
+  // The errors are made in methods of their own: a method holding the arrow function would
+  // allocate its context (for `this`) on every call, even when the error is already made.
+  private makeOpen(openUntil: number): BrokenCircuitError {
+    this.open = stackless(() => new BrokenCircuitError(this.name, this.clock, openUntil));
+    return this.open;
+  }
+
+  private makeHalfOpen(): BrokenCircuitError {
+    this.halfOpen = stackless(
+      () => new BrokenCircuitError(this.name, this.clock, 0, circuitBreakerCodes.CircuitOpen, true),
+    );
+    return this.halfOpen;
+  }
+
+  private makeIsolated(): IsolatedCircuitError {
+    this.isolated = stackless(() => new IsolatedCircuitError(this.name, this.clock));
     return this.isolated;
   }
 }

@@ -338,7 +338,18 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
       return new LoadShedError(this.name, criticality, reason, probability, reading);
     }
     const k = level + (bySignal ? 4 : 0);
-    return (this.errors[k] ??= stackless(() => new LoadShedError(this.name, criticality, reason)));
+    return this.errors[k] ?? this.makeError(k, criticality, reason);
+  }
+
+  /** Apart from the refusal: a method holding the arrow function allocates on every call. */
+  private makeError(
+    k: number,
+    criticality: LoadShedError['criticality'],
+    reason: LoadShedError['reason'],
+  ): LoadShedError {
+    const error = stackless(() => new LoadShedError(this.name, criticality, reason));
+    this.errors[k] = error;
+    return error;
   }
 }
 
