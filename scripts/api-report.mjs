@@ -83,12 +83,38 @@ export function apiReports(ext = '.d.ts') {
   const ownDeclaration = (node) => node.getSourceFile().fileName.startsWith(dist);
   // Whitespace collapsed, and the `$1` the bundler appends to a name that two chunks declare
   // dropped, so a digest changes with the declaration, not with how dist/ is split.
+  // The members of a type literal and of a union in one order: the compiler prints an inferred
+  // type's keys and union members in the order it met them, which can change between builds.
   /** @param {ts.Node} node */
-  const print = (node) =>
-    printer
-      .printNode(ts.EmitHint.Unspecified, node, node.getSourceFile())
-      .replace(/\s+/g, ' ')
-      .replace(/\b([A-Za-z_]\w*)\$\d+\b/g, '$1');
+  const print = (node) => {
+    const file = node.getSourceFile();
+    const text = (n) => printer.printNode(ts.EmitHint.Unspecified, n, file);
+    const byText = (a, b) => (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0);
+    /** @type {ts.TransformerFactory<ts.Node>} */
+    const ordered = (context) => {
+      const visit = (n) => {
+        const v = ts.visitEachChild(n, visit, context);
+        if (ts.isTypeLiteralNode(v)) {
+          return ts.factory.updateTypeLiteralNode(
+            v,
+            ts.factory.createNodeArray([...v.members].sort(byText)),
+          );
+        }
+        if (ts.isUnionTypeNode(v)) {
+          return ts.factory.updateUnionTypeNode(
+            v,
+            ts.factory.createNodeArray([...v.types].sort(byText)),
+          );
+        }
+        return v;
+      };
+      return visit;
+    };
+    const result = ts.transform(node, [ordered]);
+    const printed = text(result.transformed[0]);
+    result.dispose();
+    return printed.replace(/\s+/g, ' ').replace(/\b([A-Za-z_]\w*)\$\d+\b/g, '$1');
+  };
 
   return subpaths.map((subpath, i) => {
     const source = program.getSourceFile(files[i]);

@@ -49,7 +49,7 @@ export interface MetricReading<C> {
   /** The instrument kind. @default `counter` for counters, `upDownCounter` for gauges */
   readonly otelKind?: InstrumentKind;
   /** The family itself, when it is another kind's (a Redis rate limiter reports the permits). */
-  readonly family?: MetricFamilyDescriptor<'counter' | 'gauge'>;
+  readonly family?: DeclaredFamily;
 }
 
 /** A counter reading: its unit, help and anything more (a label, a field not named as its key). */
@@ -101,9 +101,15 @@ export interface MetricsDeclaration<P, C extends MetricCounts, K extends string>
   latency?(policy: P): LatencyHistogram | undefined;
 }
 
+/**
+ * A family a kind declares: a counter or a gauge. Named, so that declarations print this name
+ * rather than a union whose order the compiler may change from one build to the next.
+ */
+export interface DeclaredFamily extends MetricFamilyDescriptor<'counter' | 'gauge'> {}
+
 /** A kind's declared metrics: its families by reading, and how collection reads them. */
 export interface DeclaredMetrics<P, C, K extends string> {
-  readonly families: { readonly [key in K]: MetricFamilyDescriptor<'counter' | 'gauge'> };
+  readonly families: { readonly [key in K]: DeclaredFamily };
   readonly metrics: KindMetrics<P, C>;
 }
 
@@ -115,7 +121,7 @@ function familyOf<C>(
   prefix: string,
   key: string,
   r: MetricReading<C>,
-): MetricFamilyDescriptor<'counter' | 'gauge'> {
+): DeclaredFamily {
   if (r.family !== undefined) return r.family;
   const quantity = r.quantity ?? snake(key);
   const suffix = (r.unit === 's' ? '_seconds' : '') + (r.type === 'counter' ? '_total' : '');
@@ -168,7 +174,7 @@ export function declareMetrics<P, C extends MetricCounts, K extends string>(
         ? [key, { ...r, field: key as unknown as NumberField<C> }]
         : [key, r],
   );
-  const families = {} as Record<K, MetricFamilyDescriptor<'counter' | 'gauge'>>;
+  const families = {} as Record<K, DeclaredFamily>;
   for (const [key, r] of entries)
     families[key] = familyOf(d.namespace ?? 'breakwater', d.prefix, key, r);
   const combine = (d.combine ?? {}) as Record<string, CountsCombine | undefined>;
@@ -243,7 +249,7 @@ export function declareMetrics<P, C extends MetricCounts, K extends string>(
 /** Writes the series of one reading. */
 function write<C>(
   sink: SeriesSink,
-  family: MetricFamilyDescriptor<'counter' | 'gauge'>,
+  family: DeclaredFamily,
   r: MetricReading<C>,
   name: string,
   key: string,
