@@ -3,7 +3,8 @@ import { brand, otherCopyNote } from '../protocol/brand.js';
 import type { Criticality } from '../protocol/criticality.js';
 import type { ExecuteOptions, ExecutionContext } from './context.js';
 import { isPolicy } from './core.js';
-import { KeyedStep } from './KeyedStep.js';
+import type { KeyedStep } from './KeyedStep.js';
+import { isKeyedStep } from './keyedMark.js';
 import { Pipeline, type Policy } from './Pipeline.js';
 import { type ExecutionResult, failure } from './result.js';
 
@@ -64,7 +65,7 @@ export class KeyedPipeline<R = unknown, F = never> {
 
   constructor(policies: readonly (Policy | KeyedStep)[]) {
     policies.forEach((p, i) => {
-      if (!(p instanceof KeyedStep) && !isPolicy(p)) {
+      if (!isKeyedStep(p) && !isPolicy(p)) {
         throw new OptionsError(
           `policies[${i}]`,
           p,
@@ -73,7 +74,7 @@ export class KeyedPipeline<R = unknown, F = never> {
       }
     });
     this.policies = Object.freeze([...policies]);
-    this.keyed = policies.filter((p): p is KeyedStep => p instanceof KeyedStep);
+    this.keyed = policies.filter((p): p is KeyedStep => isKeyedStep(p));
     this.sole = this.keyed.length === 1 ? this.keyed[0] : undefined;
   }
 
@@ -125,7 +126,7 @@ export class KeyedPipeline<R = unknown, F = never> {
    * registry, which disposes them (`registry.dispose()`, or when it drops a key).
    */
   dispose(): void {
-    for (const p of this.policies) if (!(p instanceof KeyedStep)) p.dispose();
+    for (const p of this.policies) if (!isKeyedStep(p)) p.dispose();
   }
 
   /** The pipeline of the instances of the call's `key`, built on the first call that uses them. */
@@ -159,7 +160,7 @@ export class KeyedPipeline<R = unknown, F = never> {
   private build(instances: readonly object[]): Pipeline {
     let k = 0;
     const pipeline = new Pipeline(
-      this.policies.map((p) => (p instanceof KeyedStep ? (instances[k++] as Policy) : p)),
+      this.policies.map((p) => (isKeyedStep(p) ? (instances[k++] as Policy) : p)),
     );
     if (this.sole !== undefined) return pipeline;
     let node = this.cache;

@@ -171,7 +171,7 @@ export class RedisGcraStore {
       target,
     );
     this.deadlines.add(decision);
-    this.sendSha(decision);
+    this.sendScript(decision, false);
   }
 
   /**
@@ -213,25 +213,14 @@ export class RedisGcraStore {
     for (const decision of this.deadlines.drain()) decision.target.failed(error);
   }
 
-  private sendSha(decision: PendingDecision): void {
-    decision.epoch = this.loads;
+  /** Sends the call by its script's SHA1, or by the script's text (`bySource`) after NOSCRIPT. */
+  private sendScript(decision: PendingDecision, bySource: boolean): void {
+    if (!bySource) decision.epoch = this.loads;
     let reply: PromiseLike<unknown>;
     try {
-      reply = this.adapter.evalsha(this.sha, decision.keys, decision.request.args);
-    } catch (error) {
-      this.fail(decision, error);
-      return;
-    }
-    reply.then(
-      (value) => this.onReply(decision, value),
-      (error: unknown) => this.onError(decision, error),
-    );
-  }
-
-  private sendEval(decision: PendingDecision): void {
-    let reply: PromiseLike<unknown>;
-    try {
-      reply = this.adapter.eval(GCRA_SCRIPT, decision.keys, decision.request.args);
+      reply = bySource
+        ? this.adapter.eval(GCRA_SCRIPT, decision.keys, decision.request.args)
+        : this.adapter.evalsha(this.sha, decision.keys, decision.request.args);
     } catch (error) {
       this.fail(decision, error);
       return;
@@ -259,17 +248,17 @@ export class RedisGcraStore {
       this.fail(decision, error);
     } else if (decision.attempt === 1) {
       decision.attempt = 2;
-      this.sendEval(decision);
+      this.sendScript(decision, true);
     } else {
       decision.attempt = 1;
       // Loaded since this EVALSHA went out (by another decision's NOSCRIPT): send again.
       if (decision.epoch !== this.loads) {
-        this.sendSha(decision);
+        this.sendScript(decision, false);
         return;
       }
       this.load().then(
         () => {
-          if (!decision.done) this.sendSha(decision);
+          if (!decision.done) this.sendScript(decision, false);
         },
         (loadError: StoreUnavailableError) => {
           if (decision.done) return;

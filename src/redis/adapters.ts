@@ -1,3 +1,5 @@
+import { OptionsError } from '../errors/OptionsError.js';
+
 /**
  * What the store needs from a Redis client, and adapters for the two common Node.js clients,
  * recognised by shape: no client library is imported, so `breakwater/redis` works with
@@ -105,6 +107,20 @@ function offlineQueueDisabled(client: NodeRedisLikeClient): boolean {
   const cluster = (client as { _options?: { defaults?: { disableOfflineQueue?: unknown } } })
     ._options;
   return cluster?.defaults?.disableOfflineQueue === true;
+}
+
+/** @internal The adapter of the `client` option; {@link OptionsError} when its shape is not recognised. */
+export function clientOption(client: unknown): RedisClientAdapter {
+  const adapter = adaptClient(client);
+  if (adapter === undefined) {
+    throw new OptionsError(
+      'client',
+      client,
+      'an ioredis client, a node-redis client or a RedisClientAdapter ' +
+        '(an object with evalsha, eval and scriptLoad)',
+    );
+  }
+  return adapter;
 }
 
 /** The adapter for `client`, or undefined when its shape is not recognised. */

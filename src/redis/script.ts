@@ -1,3 +1,5 @@
+import { integerOf } from './integerReply.js';
+
 /**
  * The GCRA decision as one Lua script on one key, so a decision is atomic and costs one round
  * trip. All quantities are integer microseconds (Lua 5.1 numbers are doubles: exact up to
@@ -96,17 +98,4 @@ export function decisionOf(
     granted,
     aheadUs,
   };
-}
-
-/**
- * An integer reply as a number: clients give numbers, but a client told to map integers to
- * strings or bigints (node-redis `typeMapping`) is served too. NaN for anything else.
- */
-function integerOf(value: unknown): number {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : Number.NaN;
-  if (typeof value === 'bigint' || (typeof value === 'string' && /^-?\d+$/.test(value))) {
-    const n = Number(value);
-    return Number.isSafeInteger(n) ? n : Number.NaN;
-  }
-  return Number.NaN;
 }

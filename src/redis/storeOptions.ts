@@ -3,7 +3,7 @@ import { systemClock } from '../clock/systemClock.js';
 import { OptionsError } from '../errors/OptionsError.js';
 import type { DurationString } from '../protocol/kind.js';
 import { checkOptionsObject, clockOption, duration, fn, keyError } from '../validation/validate.js';
-import { adaptClient, type RedisClientAdapter, type RedisClientLike } from './adapters.js';
+import { clientOption, type RedisClientAdapter, type RedisClientLike } from './adapters.js';
 
 /** Options of {@link RedisGcraStore}. */
 export interface RedisGcraStoreOptions {
@@ -73,15 +73,7 @@ export function resolveStoreOptions(options: RedisGcraStoreOptions): ResolvedSto
     ['client', 'name', 'prefix', 'timeout', 'onWarning', 'clock'],
     '',
   );
-  const adapter = adaptClient(o.client);
-  if (adapter === undefined) {
-    throw new OptionsError(
-      'client',
-      o.client,
-      'an ioredis client, a node-redis client or a RedisClientAdapter ' +
-        '(an object with evalsha, eval and scriptLoad)',
-    );
-  }
+  const adapter = clientOption(o.client);
   const name = o.name === undefined ? redisGcraStoreDefaults.name : o.name;
   if (typeof name !== 'string' || name.length === 0 || hasBrace(name)) {
     throw new OptionsError('name', name, 'a non-empty string without `{` or `}`');

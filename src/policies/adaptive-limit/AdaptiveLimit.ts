@@ -27,7 +27,7 @@ import { checkMetricsKept, type ResolvedMetrics } from '../../telemetry/metrics.
 import { onlyArguments } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
 import { LatencyWindow } from '../shared/LatencyWindow.js';
-import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
+import { checkIdentity, reconfigureWith } from '../shared/reconfigure.js';
 import { type QueueDiscipline, type QueueRefusal, WaitQueue } from '../shared/WaitQueue.js';
 import type { LimitChangeReason, LimitDecision } from './algorithms.js';
 import { limitChangeChannel } from './diagnostics.js';
@@ -294,9 +294,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
    * Throws {@link OptionsError} and changes nothing when an option is invalid.
    */
   reconfigure(options?: AdaptiveLimitOptions<T>): void {
-    const o = resolveAdaptiveLimitOptions(withIdentity(options, this.name, this.clock));
-    this.checkOptions(o);
-    this.applyOptions(o);
+    reconfigureWith(this, resolveAdaptiveLimitOptions, options);
   }
 
   /** @internal Throws {@link OptionsError} when resolved options `o` cannot replace these. */

@@ -1,6 +1,7 @@
 import type { Criticality } from '../../protocol/criticality.js';
 import { type ConfigSchema, configSchema, type Duration } from '../../protocol/kind.js';
 import type { MetricsOptions } from '../../telemetry/metrics.js';
+import { QUEUE_CONFIG_FIELDS, type QueueConfig } from '../shared/queueConfig.js';
 
 /**
  * An adaptive limit's algorithm in config data: `kind` picks the fields that apply (see
@@ -25,7 +26,7 @@ export interface AdaptiveAlgorithmConfig {
  * `algorithm` are code only). Durations take `"30s"` or ms; `queueTimeout` and the AIMD
  * `maxLatency` accept `"Infinity"`.
  */
-export interface AdaptiveLimitConfig {
+export interface AdaptiveLimitConfig extends QueueConfig {
   /** An algorithm by name (`"vegas"`), or with its settings. */
   readonly algorithm?: 'gradient' | 'vegas' | 'aimd' | AdaptiveAlgorithmConfig;
   readonly initialLimit?: number;
@@ -36,11 +37,6 @@ export interface AdaptiveLimitConfig {
   readonly minSamples?: number;
   readonly partitions?: { readonly [C in Criticality]?: number };
   readonly deadlineRefusal?: boolean;
-  readonly maxQueue?: number;
-  readonly queueTimeout?: Duration;
-  readonly queue?: 'fifo' | 'lifo' | 'codel';
-  readonly codelTarget?: Duration;
-  readonly codelInterval?: Duration;
   readonly debug?: boolean;
   /** See {@link MetricsOptions}. */
   readonly metrics?: boolean | MetricsOptions;
@@ -85,11 +81,7 @@ export const adaptiveLimitSchema: ConfigSchema = configSchema([
     ]),
   ],
   ['deadlineRefusal', 'value'],
-  ['maxQueue', 'value'],
-  ['queueTimeout', 'durationOrInfinity'],
-  ['queue', 'value'],
-  ['codelTarget', 'duration'],
-  ['codelInterval', 'duration'],
+  ...QUEUE_CONFIG_FIELDS,
   ['debug', 'value'],
   ['metrics', 'metrics'],
 ]);

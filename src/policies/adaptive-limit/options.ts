@@ -22,7 +22,7 @@ import {
 } from '../../validation/validate.js';
 import {
   QUEUE_OPTION_KEYS,
-  type QueueDiscipline,
+  type QueueOptions,
   queueDefaults,
   type ResolvedQueueOptions,
   resolveQueueOptions,
@@ -84,7 +84,7 @@ export interface AimdOptions {
 export type AdaptiveAlgorithmName = 'gradient' | 'vegas' | 'aimd';
 
 /** Options of {@link AdaptiveLimit}. `T` is the result type `handleResult` sees. */
-export interface AdaptiveLimitOptions<T = unknown> {
+export interface AdaptiveLimitOptions<T = unknown> extends QueueOptions {
   /**
    * How the limit moves with each window's figures: `'gradient'`, `'vegas'` or `'aimd'` (or an
    * object naming one with its settings: {@link GradientOptions}, {@link VegasOptions},
@@ -148,20 +148,6 @@ export interface AdaptiveLimitOptions<T = unknown> {
    * @default true
    */
   readonly deadlineRefusal?: boolean;
-  /** Calls allowed to wait for a permit, in [0, 2^31-1]; 0 refuses at once when full. @default 0 */
-  readonly maxQueue?: number;
-  /** Longest wait in the queue in ms, or Infinity. @default Infinity */
-  readonly queueTimeout?: number | DurationString | 'Infinity';
-  /**
-   * Which waiting call a freed permit goes to, as for the bulkhead: `'fifo'` the oldest,
-   * `'lifo'` the newest, `'codel'` CoDel with adaptive LIFO (needs `maxQueue` >= 1 unless `'fifo'`).
-   * @default 'fifo'
-   */
-  readonly queue?: QueueDiscipline;
-  /** With `queue: 'codel'`: the queue time a call is given while the queue stands, in ms. @default 5 */
-  readonly codelTarget?: number | DurationString;
-  /** With `queue: 'codel'`: how long the queue may stay non-empty before it stands, in ms. @default 100 */
-  readonly codelInterval?: number | DurationString;
   /** Name used in errors, events and metrics. @default "adaptiveLimit" */
   readonly name?: string;
   /** @default the system clock */

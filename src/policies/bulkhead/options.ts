@@ -1,6 +1,5 @@
 import type { Clock } from '../../clock/Clock.js';
 import { systemClock } from '../../clock/systemClock.js';
-import type { DurationString } from '../../protocol/kind.js';
 import {
   type MetricsOptions,
   type ResolvedMetrics,
@@ -16,6 +15,7 @@ import {
 import {
   QUEUE_OPTION_KEYS,
   type QueueDiscipline,
+  type QueueOptions,
   queueDefaults,
   type ResolvedQueueOptions,
   resolveQueueOptions,
@@ -28,36 +28,9 @@ import {
 export type BulkheadQueue = QueueDiscipline;
 
 /** Options of {@link Bulkhead}. */
-export interface BulkheadOptions {
+export interface BulkheadOptions extends QueueOptions {
   /** Calls allowed in flight at once, in [1, 2^31-1]. @default 10 */
   readonly maxConcurrent?: number;
-  /** Calls allowed to wait for a slot, in [0, 2^31-1]; 0 refuses at once when full. @default 0 */
-  readonly maxQueue?: number;
-  /** Longest wait in the queue in ms, or Infinity. @default Infinity */
-  readonly queueTimeout?: number | DurationString | 'Infinity';
-  /**
-   * Which waiting call a freed slot goes to (needs `maxQueue` >= 1 unless `'fifo'`):
-   * - `'fifo'`: the oldest.
-   * - `'lifo'`: the newest, so in a burst the callers still waiting for an answer are served
-   *   and the oldest wait out their `queueTimeout`.
-   * - `'codel'`: CoDel with adaptive LIFO. While the queue has emptied within the last
-   *   `codelInterval`, the oldest, within `queueTimeout`; once it has stood non-empty for
-   *   `codelInterval`, the newest, and calls that waited longer than `codelTarget` are refused
-   *   (reason `'codel'`) whenever a call arrives or a slot frees. No admitted call then waits
-   *   longer than `codelInterval`.
-   * @default 'fifo'
-   */
-  readonly queue?: BulkheadQueue;
-  /**
-   * With `queue: 'codel'`: the queue time a call is given while the queue stands, in ms
-   * (at least 1, below `codelInterval`). @default 5
-   */
-  readonly codelTarget?: number | DurationString;
-  /**
-   * With `queue: 'codel'`: how long the queue may stay non-empty before it counts as standing,
-   * in ms (at least 2). @default 100
-   */
-  readonly codelInterval?: number | DurationString;
   /** Name used in errors and events. @default "bulkhead" */
   readonly name?: string;
   /** @default the system clock */

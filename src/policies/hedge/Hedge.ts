@@ -18,7 +18,7 @@ import { MAX_DURATION_MS, onlyArguments } from '../../validation/validate.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { LatencyWindow } from '../shared/LatencyWindow.js';
 import { askPushback } from '../shared/pushback.js';
-import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
+import { checkIdentity, reconfigureWith } from '../shared/reconfigure.js';
 import { hedgeChannel } from './diagnostics.js';
 import type { HedgeEvent, HedgeRefusedEvent } from './events.js';
 import { type HedgeOptions, type ResolvedHedgeOptions, resolveHedgeOptions } from './options.js';
@@ -102,9 +102,7 @@ export class Hedge<T = unknown> extends RunsAlone implements HedgingStep {
    * Throws {@link OptionsError} and changes nothing when an option is invalid.
    */
   reconfigure(options?: HedgeOptions<T>): void {
-    const o = resolveHedgeOptions(withIdentity(options, this.name, this.clock));
-    this.checkOptions(o);
-    this.applyOptions(o);
+    reconfigureWith(this, resolveHedgeOptions, options);
   }
 
   /** @internal Throws {@link OptionsError} when resolved options `o` cannot replace these. */

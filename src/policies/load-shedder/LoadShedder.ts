@@ -20,7 +20,7 @@ import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import type { ResolvedMetrics } from '../../telemetry/metrics.js';
 import { onlyArguments } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
-import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
+import { checkIdentity, reconfigureWith } from '../shared/reconfigure.js';
 import { LoadShedError } from './errors.js';
 import type { LoadSignal } from './eventLoopLoad.js';
 import type { LoadShedEvent } from './events.js';
@@ -165,9 +165,7 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
    * Throws {@link OptionsError} and changes nothing when an option is invalid.
    */
   reconfigure(options?: LoadShedderOptions<T>): void {
-    const o = resolveLoadShedderOptions(withIdentity(options, this.name, this.clock));
-    this.checkOptions(o);
-    this.applyOptions(o);
+    reconfigureWith(this, resolveLoadShedderOptions, options);
   }
 
   /** @internal Throws {@link OptionsError} when resolved options `o` cannot replace these. */

@@ -21,7 +21,7 @@ import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import { onlyArguments } from '../../validation/validate.js';
 import { DeadlineQueue } from '../shared/DeadlineQueue.js';
 import { buildFromResolved, presetName, takePreset } from '../shared/preset.js';
-import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
+import { checkIdentity, reconfigureWith } from '../shared/reconfigure.js';
 import { gcraDecision, type RateLimitDecision } from './decision.js';
 import { RateLimitedError, refusalAt } from './errors.js';
 import type { RateLimitedEvent } from './events.js';
@@ -274,9 +274,7 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
    * Throws {@link OptionsError} and changes nothing when an option is invalid.
    */
   reconfigure(options: RateLimiterOptions): void {
-    const o = resolveRateLimiterOptions(withIdentity(options, this.name, this.clock));
-    this.checkOptions(o);
-    this.applyOptions(o);
+    reconfigureWith(this, resolveRateLimiterOptions, options);
   }
 
   /** @internal Throws {@link OptionsError} when resolved options `o` cannot replace these. */

@@ -94,17 +94,16 @@ export interface ResolvedRetryBudgetOptions {
   clock: Clock;
 }
 
-const KEYS = [
-  'model',
+/** The options that apply to some models only. */
+const MODEL_KEYS = [
   'window',
   'ratio',
   'minRetriesPerSecond',
   'maxTokens',
   'tokenRatio',
   'minRetryConcurrency',
-  'name',
-  'clock',
 ];
+const KEYS = ['model', ...MODEL_KEYS, 'name', 'clock'];
 
 /** @internal The options each model takes besides `model`, `name` and `clock`. */
 export const MODEL_OPTIONS: ReadonlyMap<RetryBudgetModel, readonly string[]> = new Map([
@@ -121,14 +120,7 @@ export function resolveRetryBudgetOptions(
   const d = retryBudgetDefaults;
   const model = oneOf(o.model, 'model', d.model, ['window', 'tokens', 'concurrency']);
   const own = MODEL_OPTIONS.get(model)!;
-  for (const key of [
-    'window',
-    'ratio',
-    'minRetriesPerSecond',
-    'maxTokens',
-    'tokenRatio',
-    'minRetryConcurrency',
-  ]) {
+  for (const key of MODEL_KEYS) {
     if (o[key] !== undefined && !own.includes(key)) {
       const models = [...MODEL_OPTIONS]
         .filter(([, keys]) => keys.includes(key))

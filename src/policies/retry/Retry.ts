@@ -12,7 +12,7 @@ import { NEEDS_NOTHING, StepKind, type StepNeeds } from '../../protocol/step.js'
 import { noteCodeBuilt } from '../../telemetry/codeBuilt.js';
 import { onlyArguments } from '../../validation/validate.js';
 import { askPushback } from '../shared/pushback.js';
-import { checkIdentity, withIdentity } from '../shared/reconfigure.js';
+import { checkIdentity, reconfigureWith } from '../shared/reconfigure.js';
 import { backoffDelay } from './backoff.js';
 import { retryChannel } from './diagnostics.js';
 import { RetryExhaustedError } from './errors.js';
@@ -97,9 +97,7 @@ export class Retry<T = unknown> extends RunsAlone implements RetryingStep {
    * Throws {@link OptionsError} and changes nothing when an option is invalid.
    */
   reconfigure(options?: RetryOptions<T>): void {
-    const o = resolveRetryOptions(withIdentity(options, this.name, this.clock));
-    this.checkOptions(o);
-    this.applyOptions(o);
+    reconfigureWith(this, resolveRetryOptions, options);
   }
 
   /** @internal Throws {@link OptionsError} when resolved options `o` cannot replace these. */

@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock/Clock.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
+import type { DurationString } from '../../protocol/kind.js';
 import { NO_TIME, type WaitingExecution } from '../../protocol/step.js';
 import { duration, integer, oneOf } from '../../validation/validate.js';
 import { DeadlineQueue } from './DeadlineQueue.js';
@@ -14,6 +15,37 @@ export type QueueDiscipline = 'fifo' | 'lifo' | 'codel';
 export type QueueRefusal = 'queue-timeout' | 'codel';
 
 const DISCIPLINES: readonly QueueDiscipline[] = ['fifo', 'lifo', 'codel'];
+
+/** The options of a gate whose calls may wait for a place (the bulkhead, the adaptive limit). */
+export interface QueueOptions {
+  /** Calls allowed to wait for a place, in [0, 2^31-1]; 0 refuses at once when full. @default 0 */
+  readonly maxQueue?: number;
+  /** Longest wait in the queue in ms, or Infinity. @default Infinity */
+  readonly queueTimeout?: number | DurationString | 'Infinity';
+  /**
+   * Which waiting call a freed place goes to (needs `maxQueue` >= 1 unless `'fifo'`):
+   * - `'fifo'`: the oldest.
+   * - `'lifo'`: the newest, so in a burst the callers still waiting for an answer are served
+   *   and the oldest wait out their `queueTimeout`.
+   * - `'codel'`: CoDel with adaptive LIFO. While the queue has emptied within the last
+   *   `codelInterval`, the oldest, within `queueTimeout`; once it has stood non-empty for
+   *   `codelInterval`, the newest, and calls that waited longer than `codelTarget` are refused
+   *   (reason `'codel'`) whenever a call arrives or a place frees. No admitted call then waits
+   *   longer than `codelInterval`.
+   * @default 'fifo'
+   */
+  readonly queue?: QueueDiscipline;
+  /**
+   * With `queue: 'codel'`: the queue time a call is given while the queue stands, in ms
+   * (at least 1, below `codelInterval`). @default 5
+   */
+  readonly codelTarget?: number | DurationString;
+  /**
+   * With `queue: 'codel'`: how long the queue may stay non-empty before it counts as standing,
+   * in ms (at least 2). @default 100
+   */
+  readonly codelInterval?: number | DurationString;
+}
 
 /** A gate's queue options, checked and resolved. */
 export interface ResolvedQueueOptions {

@@ -40,3 +40,25 @@ export function checkIdentity(
     );
   }
 }
+
+/** @internal A policy whose options are checked as a whole, then swapped in. */
+export interface Reconfigurable<R> {
+  readonly name: string;
+  readonly clock: Clock;
+  checkOptions(o: R): void;
+  applyOptions(o: R): void;
+}
+
+/**
+ * @internal `policy.reconfigure(options)`: resolves `options` with the policy's name and
+ * clock where they are left out, checks them, then applies them (nothing changes on a throw).
+ */
+export function reconfigureWith<O, R>(
+  policy: Reconfigurable<R>,
+  resolve: (options: O) => R,
+  options: O,
+): void {
+  const o = resolve(withIdentity(options, policy.name, policy.clock));
+  policy.checkOptions(o);
+  policy.applyOptions(o);
+}

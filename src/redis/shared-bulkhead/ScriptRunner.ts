@@ -75,7 +75,7 @@ export class ScriptRunner {
       return;
     }
     this.deadlines.add(p);
-    this.sendSha(p);
+    this.send(p, false);
   }
 
   /**
@@ -92,25 +92,14 @@ export class ScriptRunner {
     for (const p of this.deadlines.drain()) p.target.failed(error);
   }
 
-  private sendSha(p: Pending): void {
-    p.epoch = p.script.loads;
+  /** Sends the call by its script's SHA1, or by the script's text (`bySource`) after NOSCRIPT. */
+  private send(p: Pending, bySource: boolean): void {
+    if (!bySource) p.epoch = p.script.loads;
     let reply: PromiseLike<unknown>;
     try {
-      reply = this.adapter.evalsha(p.script.sha, p.keys, p.args);
-    } catch (error) {
-      this.fail(p, error);
-      return;
-    }
-    reply.then(
-      (value) => this.onReply(p, value),
-      (error: unknown) => this.onError(p, error),
-    );
-  }
-
-  private sendEval(p: Pending): void {
-    let reply: PromiseLike<unknown>;
-    try {
-      reply = this.adapter.eval(p.script.source, p.keys, p.args);
+      reply = bySource
+        ? this.adapter.eval(p.script.source, p.keys, p.args)
+        : this.adapter.evalsha(p.script.sha, p.keys, p.args);
     } catch (error) {
       this.fail(p, error);
       return;
@@ -137,17 +126,17 @@ export class ScriptRunner {
       this.fail(p, error);
     } else if (p.attempt === 1) {
       p.attempt = 2;
-      this.sendEval(p);
+      this.send(p, true);
     } else {
       p.attempt = 1;
       // Loaded since this EVALSHA went out (by another call's NOSCRIPT): send again.
       if (p.epoch !== p.script.loads) {
-        this.sendSha(p);
+        this.send(p, false);
         return;
       }
       this.load(p.script).then(
         () => {
-          if (!p.done) this.sendSha(p);
+          if (!p.done) this.send(p, false);
         },
         (loadError: unknown) => this.fail(p, loadError),
       );

@@ -11,7 +11,7 @@ import {
   integer,
   oneOf,
 } from '../../validation/validate.js';
-import { adaptClient, type RedisClientAdapter, type RedisClientLike } from '../adapters.js';
+import { clientOption, type RedisClientAdapter, type RedisClientLike } from '../adapters.js';
 import { freshInstanceId } from '../instanceId.js';
 import { keyPartOption } from '../keyParts.js';
 import type { StoreFailureMode } from '../rateLimiterOptions.js';
@@ -160,15 +160,7 @@ export function resolveRedisBulkheadOptions(
   if (options === undefined) throw new OptionsError('client', undefined, 'a Redis client');
   const o = checkOptionsObject(options, KEYS, '');
   const d = redisBulkheadDefaults;
-  const adapter = adaptClient(o.client);
-  if (adapter === undefined) {
-    throw new OptionsError(
-      'client',
-      o.client,
-      'an ioredis client, a node-redis client or a RedisClientAdapter ' +
-        '(an object with evalsha, eval and scriptLoad)',
-    );
-  }
+  const adapter = clientOption(o.client);
   const name = keyPartOption(o.name, 'name', d.name, 1);
   const prefix = keyPartOption(o.prefix, 'prefix', d.prefix, 0);
   const sub = o.subscriber;

@@ -1,3 +1,5 @@
+import { integerOf } from '../integerReply.js';
+
 /**
  * The Lua scripts of a Redis bulkhead: permits are members of one sorted set whose scores are
  * their lease expiries in ms of Redis `TIME` (the only clock the shared state uses). Each
@@ -236,14 +238,4 @@ export function releaseReplyOf(
   const own = integerOf(reply[count]);
   if (!(own >= 0) || !flags.every((f) => f === 0 || f === 1)) return undefined;
   return { flags, own };
-}
-
-/** An integer reply as a number (clients may map integers to strings or bigints); else NaN. */
-function integerOf(value: unknown): number {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : Number.NaN;
-  if (typeof value === 'bigint' || (typeof value === 'string' && /^-?\d+$/.test(value))) {
-    const n = Number(value);
-    return Number.isSafeInteger(n) ? n : Number.NaN;
-  }
-  return Number.NaN;
 }
