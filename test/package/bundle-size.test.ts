@@ -92,6 +92,7 @@ const UNUSED_FOLDERS = [
   'opentelemetry',
   'redis',
   'testing',
+  'kinds',
 ];
 /**
  * Modules that exist for the registry and the exporters: the list of kinds, the kind descriptor
