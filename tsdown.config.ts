@@ -18,6 +18,7 @@ export const entries = {
   './observability': 'src/observability/index.ts',
   './prometheus': 'src/prometheus/index.ts',
   './opentelemetry': 'src/opentelemetry/index.ts',
+  './kinds': 'src/kinds/index.ts',
 } as const satisfies Record<string, string>;
 
 /** `'.'` -> `index`, `'./testing'` -> `testing/index` (output path under dist/, no extension). */

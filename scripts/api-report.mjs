@@ -88,10 +88,13 @@ export function apiReports(ext = '.d.ts') {
   /** @param {ts.Node} node */
   const print = (node) => {
     const file = node.getSourceFile();
+    /** @param {ts.Node} n */
     const text = (n) => printer.printNode(ts.EmitHint.Unspecified, n, file);
+    /** @param {ts.Node} a @param {ts.Node} b */
     const byText = (a, b) => (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0);
     /** @type {ts.TransformerFactory<ts.Node>} */
     const ordered = (context) => {
+      /** @param {ts.Node} n @returns {ts.Node} */
       const visit = (n) => {
         const v = ts.visitEachChild(n, visit, context);
         if (ts.isTypeLiteralNode(v)) {

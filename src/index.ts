@@ -77,7 +77,7 @@ export {
   isBulkheadRejectedError,
 } from './policies/bulkhead/errors.js';
 export type { BulkheadRejectedEvent } from './policies/bulkhead/events.js';
-// The policy kinds, and what a kind defined outside the library implements.
+// The policy kinds (what a kind defined outside the library implements: breakwater/kinds).
 export { bulkheadKind } from './policies/bulkhead/kind.js';
 export {
   type BulkheadOptions,
@@ -216,52 +216,7 @@ export {
 export { Timeout, type TimeoutStats } from './policies/timeout/Timeout.js';
 export type { AttemptBudget } from './protocol/budget.js';
 export type { Criticality } from './protocol/criticality.js';
-export { defineKind, type KindDefinition } from './protocol/defineKind.js';
-export {
-  type AnyPolicyKind,
-  type ConfigField,
-  type ConfigReference,
-  type ConfigSchema,
-  type ConfigVariants,
-  configSchema,
-  type DashboardRow,
-  type Duration,
-  type DurationString,
-  type DurationUnit,
-  type InstanceHealth,
-  type InstanceView,
-  type KeyedGroup,
-  type KeyedInstancesView,
-  type KeyedKind,
-  type KindChannel,
-  type KindConfig,
-  type KindConfigTypes,
-  type KindHooks,
-  type KindMetrics,
-  type KindSpanEvent,
-  type MissingOption,
-  type MissingOptionContext,
-  type OptionsData,
-  POLICY_KIND,
-  type PolicyKindDescriptor,
-  type PolicyKindOf,
-} from './protocol/kind.js';
-// The step protocol: what a policy kind defined outside the library implements to be a gate.
-export {
-  ANSWERED,
-  type AnsweringGate,
-  type Gate,
-  NEEDS_NOTHING,
-  NO_TIME,
-  Outcome,
-  REJECTED,
-  StepKind,
-  type StepNeeds,
-  WAIT,
-  type WaitingExecution,
-  type WaitingGate,
-} from './protocol/step.js';
-export { WaitLine, type WaitLineOptions } from './protocol/WaitLine.js';
+export type { Duration, DurationString, DurationUnit } from './protocol/kind.js';
 export { ConfigError, type ConfigIssue } from './registry/ConfigError.js';
 export {
   type KeysConfig,
@@ -276,27 +231,6 @@ export {
   type RegistryOptions,
 } from './registry/Registry.js';
 export type { RegistrySnapshot } from './registry/snapshot.js';
-export {
-  type CountsCombine,
-  counter,
-  type DeclaredMetrics,
-  declareMetrics,
-  gauge,
-  type MetricCounts,
-  type MetricReading,
-  type MetricsDeclaration,
-} from './telemetry/declareMetrics.js';
-export {
-  LatencyHistogram,
-  type LatencySnapshot,
-  type RecentLatencySnapshot,
-} from './telemetry/LatencyHistogram.js';
-export type {
-  FamilyType,
-  InstrumentKind,
-  MetricFamilyDescriptor,
-  SeriesLabels,
-  SeriesSink,
-} from './telemetry/metricFamily.js';
+export type { LatencySnapshot, RecentLatencySnapshot } from './telemetry/LatencyHistogram.js';
 export type { MetricsOptions } from './telemetry/metrics.js';
 export { VERSION } from './version.js';

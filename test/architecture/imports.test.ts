@@ -19,7 +19,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['registry'],
   ['exporters'],
   ['decorators', 'index.ts'],
-  ['http', 'observability', 'prometheus', 'opentelemetry', 'redis', 'testing'],
+  ['http', 'observability', 'prometheus', 'opentelemetry', 'redis', 'testing', 'kinds'],
 ];
 /** The folders behind optional subpath exports, which the core must never load. */
 const OPTIONAL = [
@@ -30,6 +30,7 @@ const OPTIONAL = [
   'opentelemetry',
   'redis',
   'testing',
+  'kinds',
 ];
 
 function sources(dir: string): string[] {

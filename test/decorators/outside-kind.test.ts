@@ -9,13 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { kindDecorator, pipelineOf, retry } from '../../src/decorators/index.js';
 import {
   type Duration,
-  type KindConfigTypes,
   OptionsError,
   Registry,
   type RegistryConfig,
   Retry,
   UsageError,
 } from '../../src/index.js';
+import type { KindConfigTypes } from '../../src/kinds/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { deferred } from '../support/async.js';
 import {

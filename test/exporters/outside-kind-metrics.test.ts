@@ -10,23 +10,25 @@ import { Registry as PromRegistry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   collectMetrics,
-  configSchema,
   type HistogramFamily,
+  type MetricFamily,
+  OptionsError,
+  prometheusText,
+  Registry,
+  type RegistryConfig,
+} from '../../src/index.js';
+import {
+  configSchema,
   type InstanceView,
   type KeyedGroup,
   type KeyedInstancesView,
   type KindConfigTypes,
   type KindMetrics,
   LatencyHistogram,
-  type MetricFamily,
   type MetricFamilyDescriptor,
   type OptionsData,
-  OptionsError,
   type PolicyKindDescriptor,
-  prometheusText,
-  Registry,
-  type RegistryConfig,
-} from '../../src/index.js';
+} from '../../src/kinds/index.js';
 import { observeBreakwaterMetrics } from '../../src/opentelemetry/index.js';
 import { registerBreakwaterMetrics } from '../../src/prometheus/index.js';
 import { ManualClock } from '../../src/testing/index.js';

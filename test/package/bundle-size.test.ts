@@ -75,11 +75,13 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  *   (not the public API or the gate protocol) would save an estimated 5 kB.
  * - the circuit breaker's state kept in objects of its own behind its public class (a
  *   controller, its tally, manual control, refusals, the announcer), so that no state is a
- *   member a user can write: +2.97 kB, the forwarding methods and getters between the parts.
+ *   member a user can write: +2.97 kB, the forwarding methods and getters between the parts;
+ *   the refusal errors of the breaker and the bulkhead made in methods of their own, so that a
+ *   refusal allocates nothing: +0.26 kB.
  * What the bytes are spent on is logged by area on every run.
  */
 const TARGET_BYTES = 60_000;
-const CEILING_BYTES = 83_500;
+const CEILING_BYTES = 83_700;
 
 /** Folders of src/ that a program using only policies and pipelines must not pay for. */
 const UNUSED_FOLDERS = [
@@ -92,6 +94,7 @@ const UNUSED_FOLDERS = [
   'opentelemetry',
   'redis',
   'testing',
+  'kinds',
 ];
 /**
  * Modules that exist for the registry and the exporters: the list of kinds, the kind descriptor

@@ -154,12 +154,14 @@ it.each(['node10', 'node16', 'bundler'] as const)(
         import { createObservabilityHandler } from 'breakwater/observability';
         import { registerBreakwaterMetrics } from 'breakwater/prometheus';
         import { observeBreakwaterMetrics } from 'breakwater/opentelemetry';
+        import { defineKind, NEEDS_NOTHING } from 'breakwater/kinds';
 
         const clock: ManualClock = new ManualClock();
         const breaker: CircuitBreaker = new CircuitBreaker({ clock });
         export const used = [
           pipeline(breaker), VERSION.length, circuitBreaker, adaptClient,
           createObservabilityHandler, registerBreakwaterMetrics, observeBreakwaterMetrics,
+          defineKind, NEEDS_NOTHING.callSlot,
         ];
         // @ts-expect-error: a typo is caught, so the types really were found.
         export const wrong: number = VERSION;

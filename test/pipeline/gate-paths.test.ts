@@ -10,19 +10,21 @@ import { describe, expect, it } from 'vitest';
 import {
   type Clock,
   type ErrorCode,
-  type Gate,
-  NEEDS_NOTHING,
-  Outcome,
   type Pipeline,
   PolicyRejectedError,
   pipeline,
+} from '../../src/index.js';
+import {
+  type Gate,
+  NEEDS_NOTHING,
+  Outcome,
   REJECTED,
   StepKind,
   type StepNeeds,
   WAIT,
   type WaitingExecution,
   type WaitingGate,
-} from '../../src/index.js';
+} from '../../src/kinds/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 
 /** A gate's answer to one call that reaches it. */

@@ -4,19 +4,15 @@
  * library's own gates do.
  */
 import { describe, expect, it } from 'vitest';
+import { type ErrorCode, PolicyRejectedError, pipeline, retry, timeout } from '../../src/index.js';
 import {
-  type ErrorCode,
   type Gate,
   NEEDS_NOTHING,
   Outcome,
-  PolicyRejectedError,
-  pipeline,
   REJECTED,
-  retry,
   StepKind,
   type StepNeeds,
-  timeout,
-} from '../../src/index.js';
+} from '../../src/kinds/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { deferred } from '../support/async.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configSchema, defineKind } from '../../src/index.js';
+import { configSchema, defineKind } from '../../src/kinds/index.js';
 
 class Valve {
   limit: number;

@@ -3,7 +3,8 @@
  * of test/support keeps its waiting calls in one, in real pipelines on a manual clock.
  */
 import { describe, expect, it } from 'vitest';
-import { OptionsError, pipeline, WaitLine } from '../../src/index.js';
+import { OptionsError, pipeline } from '../../src/index.js';
+import { WaitLine } from '../../src/kinds/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { resolveStubOptions, Stub, StubBusyError } from '../support/answeringKind.js';
 import { deferred } from '../support/async.js';

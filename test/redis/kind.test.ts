@@ -12,7 +12,6 @@ import {
   collectMetrics,
   defaultRegistry,
   OptionsError,
-  POLICY_KIND,
   pipeline,
   prometheusText,
   RateLimitedError,
@@ -20,6 +19,7 @@ import {
   retry,
   timeout,
 } from '../../src/index.js';
+import { POLICY_KIND } from '../../src/kinds/index.js';
 import { createObservabilityHandler } from '../../src/observability/index.js';
 import { RedisRateLimiter, redisRateLimiterKind } from '../../src/redis/index.js';
 import { clients, limitersForEachTest } from '../support/redis-clients.js';

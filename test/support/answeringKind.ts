@@ -9,31 +9,33 @@
  */
 import { channel } from 'node:diagnostics_channel';
 import {
+  type Clock,
+  type ErrorCode,
+  OptionsError,
+  PolicyRejectedError,
+  systemClock,
+  UsageError,
+} from '../../src/index.js';
+import {
   ANSWERED,
   type AnsweringGate,
-  type Clock,
   configSchema,
-  type ErrorCode,
   type InstanceView,
   type KeyedGroup,
   type KeyedInstancesView,
   type KindMetrics,
   type MetricFamilyDescriptor,
   NEEDS_NOTHING,
-  OptionsError,
   Outcome,
   type PolicyKindDescriptor,
-  PolicyRejectedError,
   REJECTED,
   StepKind,
   type StepNeeds,
-  systemClock,
-  UsageError,
   WAIT,
   type WaitingExecution,
   type WaitingGate,
   WaitLine,
-} from '../../src/index.js';
+} from '../../src/kinds/index.js';
 
 /** An injected fault: the stub fails the call as its dependency would have. */
 export class InjectedFaultError extends PolicyRejectedError {

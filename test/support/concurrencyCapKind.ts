@@ -7,25 +7,27 @@
  */
 import {
   type Clock,
+  type ErrorCode,
+  OptionsError,
+  PolicyRejectedError,
+  systemClock,
+} from '../../src/index.js';
+import {
   configSchema,
   counter,
   declareMetrics,
-  type ErrorCode,
   type Gate,
   gauge,
   type InstanceView,
   type KeyedGroup,
   type KeyedInstancesView,
   NEEDS_NOTHING,
-  OptionsError,
   Outcome,
   type PolicyKindDescriptor,
-  PolicyRejectedError,
   REJECTED,
   StepKind,
   type StepNeeds,
-  systemClock,
-} from '../../src/index.js';
+} from '../../src/kinds/index.js';
 
 export class CapReachedError extends PolicyRejectedError {
   constructor(name: string) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { counter, declareMetrics, gauge, type SeriesSink } from '../../src/index.js';
+import { counter, declareMetrics, gauge, type SeriesSink } from '../../src/kinds/index.js';
 
 interface Counts {
   calls: number;

@@ -2,17 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { requestContext, requestTimeLeft, runWithRequestContext } from '../../../src/http/index.js';
 import {
   type ExecutionContext,
-  type Gate,
   isTimeoutError,
-  NEEDS_NOTHING,
   OptionsError,
-  Outcome,
   pipeline,
   retry,
-  StepKind,
-  type StepNeeds,
   timeout,
 } from '../../../src/index.js';
+import {
+  type Gate,
+  NEEDS_NOTHING,
+  Outcome,
+  StepKind,
+  type StepNeeds,
+} from '../../../src/kinds/index.js';
 
 /** A gate that admits every call and records the criticality level it was admitted with. */
 class LevelRecorder implements Gate {
