@@ -1,31 +1,38 @@
+import { coreCodes, type ErrorCode, timeoutCodes } from '../errors/codes.js';
 import type { DurationString, PolicyKindOf } from '../protocol/kind.js';
-import type { AdaptiveLimit } from './adaptive-limit/AdaptiveLimit.js';
+import { AdaptiveLimit } from './adaptive-limit/AdaptiveLimit.js';
+import { adaptiveLimitCodes } from './adaptive-limit/errors.js';
 import { adaptiveLimitKind } from './adaptive-limit/kind.js';
 import type { AdaptiveLimitOptions } from './adaptive-limit/options.js';
-import type { Bulkhead } from './bulkhead/Bulkhead.js';
+import { Bulkhead } from './bulkhead/Bulkhead.js';
+import { bulkheadCodes } from './bulkhead/errors.js';
 import { bulkheadKind } from './bulkhead/kind.js';
 import type { BulkheadOptions } from './bulkhead/options.js';
-import type { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
+import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
+import { circuitBreakerCodes } from './circuit-breaker/errors.js';
 import { circuitBreakerKind } from './circuit-breaker/kind.js';
 import type { CircuitBreakerOptions } from './circuit-breaker/options.js';
-import type { Hedge } from './hedge/Hedge.js';
+import { Hedge } from './hedge/Hedge.js';
 import { hedgeKind } from './hedge/kind.js';
 import type { HedgeOptions } from './hedge/options.js';
+import { loadShedderCodes } from './load-shedder/errors.js';
 import { loadShedderKind } from './load-shedder/kind.js';
-import type { LoadShedder } from './load-shedder/LoadShedder.js';
+import { LoadShedder } from './load-shedder/LoadShedder.js';
 import type { LoadShedderOptions } from './load-shedder/options.js';
+import { rateLimiterCodes } from './rate-limiter/errors.js';
 import { rateLimiterKind } from './rate-limiter/kind.js';
 import type { RateLimiterOptions } from './rate-limiter/options.js';
-import type { RateLimiter } from './rate-limiter/RateLimiter.js';
+import { RateLimiter } from './rate-limiter/RateLimiter.js';
+import { retryCodes } from './retry/errors.js';
 import { retryKind } from './retry/kind.js';
 import type { RetryOptions } from './retry/options.js';
-import type { Retry } from './retry/Retry.js';
+import { Retry } from './retry/Retry.js';
 import { retryBudgetKind } from './retry-budget/kind.js';
 import type { RetryBudgetOptions } from './retry-budget/options.js';
 import type { RetryBudget } from './retry-budget/RetryBudget.js';
 import { timeoutKind } from './timeout/kind.js';
 import type { TimeoutOptions } from './timeout/options.js';
-import type { Timeout } from './timeout/Timeout.js';
+import { Timeout } from './timeout/Timeout.js';
 
 /**
  * What the typed surfaces of one library kind take and give: its instances (`policy`), the
@@ -141,8 +148,10 @@ export type OptionsArgs<
   : [options: LibraryKindTypes<T>[K]['options'] | Or, ...Rest];
 
 /**
- * The runtime side of {@link LibraryKindTypes}: each library kind's descriptor, and whether it
- * is a pipeline step (checked against the table by the compiler).
+ * The runtime side of {@link LibraryKindTypes}, in the order snapshots, listings and metrics
+ * report the kinds: each library kind's descriptor, and whether it is a pipeline step (checked
+ * against the table by the compiler). The kind list (`POLICY_KINDS`), and from it the channel,
+ * span-event and metric lists, are read from it.
  */
 export const LIBRARY_KINDS: {
   readonly [K in LibraryKindName]: {
@@ -160,3 +169,38 @@ export const LIBRARY_KINDS: {
   adaptiveLimit: { kind: adaptiveLimitKind, step: true },
   hedge: { kind: hedgeKind, step: true },
 };
+
+/**
+ * The class of each library kind that is a step, for the pipeline builder: the classes alone,
+ * not the descriptors (config schemas, metrics, views), so that a bundle with the builder
+ * carries no more than its policies. The compiler holds it to the kind table.
+ */
+export const STEP_CLASSES: {
+  readonly [K in StepKindName]: new (
+    options: LibraryKindTypes[K]['options'],
+  ) => LibraryKindTypes[K]['policy'];
+} = {
+  circuitBreaker: CircuitBreaker,
+  retry: Retry,
+  timeout: Timeout,
+  bulkhead: Bulkhead,
+  rateLimiter: RateLimiter,
+  loadShedder: LoadShedder,
+  adaptiveLimit: AdaptiveLimit,
+  hedge: Hedge,
+};
+
+/**
+ * The codes of each library kind's errors (a kind without errors of its own, none), then the
+ * codes no one kind owns: the public `ErrorCode` gathers them in this order.
+ */
+export const KIND_CODES = {
+  circuitBreaker: circuitBreakerCodes,
+  bulkhead: bulkheadCodes,
+  rateLimiter: rateLimiterCodes,
+  loadShedder: loadShedderCodes,
+  adaptiveLimit: adaptiveLimitCodes,
+  timeout: timeoutCodes,
+  retry: retryCodes,
+  core: coreCodes,
+} as const satisfies { readonly [K in LibraryKindName | 'core']?: Record<string, ErrorCode> };
