@@ -1,37 +1,55 @@
 import { coreCodes, type ErrorCode, timeoutCodes } from '../errors/codes.js';
-import type { DurationString, PolicyKindOf } from '../protocol/kind.js';
+import type { DurationString, KindConfigTypes, PolicyKindOf } from '../protocol/kind.js';
+import type { AdaptiveLimitStats } from './adaptive-limit/AdaptiveLimit.js';
 import { AdaptiveLimit } from './adaptive-limit/AdaptiveLimit.js';
+import type { AdaptiveLimitConfig } from './adaptive-limit/config.js';
 import { adaptiveLimitCodes } from './adaptive-limit/errors.js';
 import { adaptiveLimitKind } from './adaptive-limit/kind.js';
 import type { AdaptiveLimitOptions } from './adaptive-limit/options.js';
+import type { BulkheadStats } from './bulkhead/Bulkhead.js';
 import { Bulkhead } from './bulkhead/Bulkhead.js';
+import type { BulkheadConfig } from './bulkhead/config.js';
 import { bulkheadCodes } from './bulkhead/errors.js';
 import { bulkheadKind } from './bulkhead/kind.js';
 import type { BulkheadOptions } from './bulkhead/options.js';
 import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
+import type { CircuitBreakerConfig } from './circuit-breaker/config.js';
 import { circuitBreakerCodes } from './circuit-breaker/errors.js';
 import { circuitBreakerKind } from './circuit-breaker/kind.js';
 import type { CircuitBreakerOptions } from './circuit-breaker/options.js';
+import type { CircuitState } from './circuit-breaker/state.js';
+import type { CircuitBreakerStats } from './circuit-breaker/stats.js';
+import type { HedgeConfig } from './hedge/config.js';
+import type { HedgeStats } from './hedge/Hedge.js';
 import { Hedge } from './hedge/Hedge.js';
 import { hedgeKind } from './hedge/kind.js';
 import type { HedgeOptions } from './hedge/options.js';
+import type { LoadShedderConfig } from './load-shedder/config.js';
 import { loadShedderCodes } from './load-shedder/errors.js';
 import { loadShedderKind } from './load-shedder/kind.js';
+import type { LoadShedderStats } from './load-shedder/LoadShedder.js';
 import { LoadShedder } from './load-shedder/LoadShedder.js';
 import type { LoadShedderOptions } from './load-shedder/options.js';
+import type { RateLimiterConfig } from './rate-limiter/config.js';
 import { rateLimiterCodes } from './rate-limiter/errors.js';
 import { rateLimiterKind } from './rate-limiter/kind.js';
 import type { RateLimiterOptions } from './rate-limiter/options.js';
 import { RateLimiter } from './rate-limiter/RateLimiter.js';
+import type { RateLimiterStats } from './rate-limiter/stats.js';
+import type { RetryConfig } from './retry/config.js';
 import { retryCodes } from './retry/errors.js';
 import { retryKind } from './retry/kind.js';
 import type { RetryOptions } from './retry/options.js';
+import type { RetryStats } from './retry/Retry.js';
 import { Retry } from './retry/Retry.js';
+import type { RetryBudgetConfig } from './retry-budget/config.js';
 import { retryBudgetKind } from './retry-budget/kind.js';
 import type { RetryBudgetOptions } from './retry-budget/options.js';
-import type { RetryBudget } from './retry-budget/RetryBudget.js';
+import type { RetryBudget, RetryBudgetStats } from './retry-budget/RetryBudget.js';
+import type { TimeoutConfig } from './timeout/config.js';
 import { timeoutKind } from './timeout/kind.js';
 import type { TimeoutOptions } from './timeout/options.js';
+import type { TimeoutStats } from './timeout/Timeout.js';
 import { Timeout } from './timeout/Timeout.js';
 
 /**
@@ -118,6 +136,51 @@ export interface LibraryKindTypes<T = unknown> {
     keyed: false;
     step: true;
     settlesLater: true;
+  };
+}
+
+/**
+ * The types of each library kind's config data (its `name` and `section`, the type of an entry
+ * and of its defaults) and of its entries in a registry's snapshot, from which
+ * `PolicyKindConfigs` and `RegistryInstanceSnapshot` are mapped.
+ */
+export interface LibraryKindData {
+  readonly circuitBreaker: {
+    config: KindConfigTypes<'circuitBreakers', CircuitBreakerConfig>;
+    snapshot: { readonly state: CircuitState; readonly stats: CircuitBreakerStats };
+  };
+  readonly retry: {
+    config: KindConfigTypes<'retries', RetryConfig>;
+    snapshot: { readonly stats: RetryStats };
+  };
+  readonly retryBudget: {
+    config: KindConfigTypes<'retryBudgets', RetryBudgetConfig>;
+    snapshot: { readonly stats: RetryBudgetStats };
+  };
+  readonly timeout: {
+    /** Defaults may leave the duration to each entry. */
+    config: KindConfigTypes<'timeouts', TimeoutConfig, Partial<TimeoutConfig>>;
+    snapshot: { readonly stats: TimeoutStats };
+  };
+  readonly bulkhead: {
+    config: KindConfigTypes<'bulkheads', BulkheadConfig>;
+    snapshot: { readonly stats: BulkheadStats };
+  };
+  readonly rateLimiter: {
+    config: KindConfigTypes<'rateLimiters', RateLimiterConfig>;
+    snapshot: { readonly stats: RateLimiterStats };
+  };
+  readonly loadShedder: {
+    config: KindConfigTypes<'loadShedders', LoadShedderConfig>;
+    snapshot: { readonly stats: LoadShedderStats };
+  };
+  readonly adaptiveLimit: {
+    config: KindConfigTypes<'adaptiveLimits', AdaptiveLimitConfig>;
+    snapshot: { readonly stats: AdaptiveLimitStats };
+  };
+  readonly hedge: {
+    config: KindConfigTypes<'hedges', HedgeConfig>;
+    snapshot: { readonly stats: HedgeStats };
   };
 }
 

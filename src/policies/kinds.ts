@@ -1,26 +1,12 @@
 import type { ErrorCode as AnyErrorCode } from '../errors/codes.js';
-import type { AnyPolicyKind, KindConfigTypes } from '../protocol/kind.js';
-import type { AdaptiveLimitStats } from './adaptive-limit/AdaptiveLimit.js';
-import type { AdaptiveLimitConfig } from './adaptive-limit/config.js';
-import type { BulkheadStats } from './bulkhead/Bulkhead.js';
-import type { BulkheadConfig } from './bulkhead/config.js';
-import type { CircuitBreakerConfig } from './circuit-breaker/config.js';
+import type { AnyPolicyKind } from '../protocol/kind.js';
 import type { StateChangeEvent } from './circuit-breaker/events.js';
-import type { CircuitState } from './circuit-breaker/state.js';
-import type { CircuitBreakerStats } from './circuit-breaker/stats.js';
-import type { HedgeConfig } from './hedge/config.js';
-import type { HedgeStats } from './hedge/Hedge.js';
-import { KIND_CODES, LIBRARY_KINDS } from './kindTable.js';
-import type { LoadShedderConfig } from './load-shedder/config.js';
-import type { LoadShedderStats } from './load-shedder/LoadShedder.js';
-import type { RateLimiterConfig } from './rate-limiter/config.js';
-import type { RateLimiterStats } from './rate-limiter/stats.js';
-import type { RetryConfig } from './retry/config.js';
-import type { RetryStats } from './retry/Retry.js';
-import type { RetryBudgetConfig } from './retry-budget/config.js';
-import type { RetryBudgetStats } from './retry-budget/RetryBudget.js';
-import type { TimeoutConfig } from './timeout/config.js';
-import type { TimeoutStats } from './timeout/Timeout.js';
+import {
+  KIND_CODES,
+  LIBRARY_KINDS,
+  type LibraryKindData,
+  type LibraryKindName,
+} from './kindTable.js';
 
 /** The descriptors of a kind table's entries, in its order. */
 export function kindsOf(table: {
@@ -145,18 +131,9 @@ export const spanEventNames: SpanEventNames = /* @__PURE__ */ spanEventsOf(
  * }
  * ```
  */
-export interface PolicyKindConfigs {
-  readonly circuitBreaker: KindConfigTypes<'circuitBreakers', CircuitBreakerConfig>;
-  readonly retry: KindConfigTypes<'retries', RetryConfig>;
-  readonly retryBudget: KindConfigTypes<'retryBudgets', RetryBudgetConfig>;
-  /** Defaults may leave the duration to each entry. */
-  readonly timeout: KindConfigTypes<'timeouts', TimeoutConfig, Partial<TimeoutConfig>>;
-  readonly bulkhead: KindConfigTypes<'bulkheads', BulkheadConfig>;
-  readonly rateLimiter: KindConfigTypes<'rateLimiters', RateLimiterConfig>;
-  readonly loadShedder: KindConfigTypes<'loadShedders', LoadShedderConfig>;
-  readonly adaptiveLimit: KindConfigTypes<'adaptiveLimits', AdaptiveLimitConfig>;
-  readonly hedge: KindConfigTypes<'hedges', HedgeConfig>;
-}
+export interface PolicyKindConfigs extends KindConfigTable {}
+
+type KindConfigTable = { readonly [K in LibraryKindName]: LibraryKindData[K]['config'] };
 
 interface InstanceEntry {
   /** The instance's registry name. */
@@ -170,20 +147,9 @@ interface InstanceEntry {
  * the registry with its `kinds` option appear too, with their kind's `name` and the state
  * and stats of its `view`: cast an entry whose `kind` is theirs.
  */
-export type RegistryInstanceSnapshot =
-  | (InstanceEntry & {
-      readonly kind: 'circuitBreaker';
-      readonly state: CircuitState;
-      readonly stats: CircuitBreakerStats;
-    })
-  | (InstanceEntry & { readonly kind: 'bulkhead'; readonly stats: BulkheadStats })
-  | (InstanceEntry & { readonly kind: 'rateLimiter'; readonly stats: RateLimiterStats })
-  | (InstanceEntry & { readonly kind: 'retry'; readonly stats: RetryStats })
-  | (InstanceEntry & { readonly kind: 'retryBudget'; readonly stats: RetryBudgetStats })
-  | (InstanceEntry & { readonly kind: 'timeout'; readonly stats: TimeoutStats })
-  | (InstanceEntry & { readonly kind: 'loadShedder'; readonly stats: LoadShedderStats })
-  | (InstanceEntry & { readonly kind: 'adaptiveLimit'; readonly stats: AdaptiveLimitStats })
-  | (InstanceEntry & { readonly kind: 'hedge'; readonly stats: HedgeStats });
+export type RegistryInstanceSnapshot = {
+  [K in LibraryKindName]: InstanceEntry & { readonly kind: K } & LibraryKindData[K]['snapshot'];
+}[LibraryKindName];
 
 /**
  * A state change of one of a registry's instances, as plain data: a breaker's (the fields of
