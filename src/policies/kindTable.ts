@@ -184,6 +184,41 @@ export interface LibraryKindData {
   };
 }
 
+/** The channels of the library's kinds, by key (each kind's descriptor names its own). */
+export interface DiagnosticsChannels {
+  /**
+   * A circuit breaker changed state: `{ name, from, to, reason, generation, failureRate,
+   * slowCallRate, callsInWindow, breakDuration }`.
+   */
+  readonly stateChange: string;
+  /**
+   * A breaker, bulkhead, rate limiter, load shedder or adaptive limit refused a call:
+   * `{ kind, name, reason, error }`.
+   */
+  readonly rejected: string;
+  /** A retry policy is about to wait and try again: `{ name, attempt, delay, error }`. */
+  readonly retry: string;
+  /** A timeout policy's deadline passed: `{ name, timeout }`. */
+  readonly timeout: string;
+  /**
+   * An adaptive limit changed its limit: `{ name, from, to, reason, latency, baseline,
+   * answered, dropped, maxInFlight }` (see `LimitChangeEvent`).
+   */
+  readonly limitChange: string;
+  /** A hedge policy started a hedge: `{ name, hedge, reason }`. */
+  readonly hedge: string;
+}
+
+/** The span events of the library's kinds, by key. */
+export interface SpanEventNames {
+  /** A circuit breaker changed state. */
+  readonly stateChange: string;
+  /** A circuit breaker, bulkhead, rate limiter, load shedder or adaptive limit refused a call. */
+  readonly rejected: string;
+  /** A retry policy is about to wait and try again. */
+  readonly retry: string;
+}
+
 /** The name of a library kind. */
 export type LibraryKindName = keyof LibraryKindTypes;
 

@@ -2,10 +2,12 @@ import type { ErrorCode as AnyErrorCode } from '../errors/codes.js';
 import type { AnyPolicyKind } from '../protocol/kind.js';
 import type { StateChangeEvent } from './circuit-breaker/events.js';
 import {
+  type DiagnosticsChannels,
   KIND_CODES,
   LIBRARY_KINDS,
   type LibraryKindData,
   type LibraryKindName,
+  type SpanEventNames,
 } from './kindTable.js';
 
 /** The descriptors of a kind table's entries, in its order. */
@@ -64,31 +66,6 @@ export function spanEventsOf(kinds: readonly AnyPolicyKind[]): Readonly<Record<s
   return Object.freeze(out);
 }
 
-/** The channels of the library's kinds, by key (each kind's descriptor names its own). */
-export interface DiagnosticsChannels {
-  /**
-   * A circuit breaker changed state: `{ name, from, to, reason, generation, failureRate,
-   * slowCallRate, callsInWindow, breakDuration }`.
-   */
-  readonly stateChange: string;
-  /**
-   * A breaker, bulkhead, rate limiter, load shedder or adaptive limit refused a call:
-   * `{ kind, name, reason, error }`.
-   */
-  readonly rejected: string;
-  /** A retry policy is about to wait and try again: `{ name, attempt, delay, error }`. */
-  readonly retry: string;
-  /** A timeout policy's deadline passed: `{ name, timeout }`. */
-  readonly timeout: string;
-  /**
-   * An adaptive limit changed its limit: `{ name, from, to, reason, latency, baseline,
-   * answered, dropped, maxInFlight }` (see `LimitChangeEvent`).
-   */
-  readonly limitChange: string;
-  /** A hedge policy started a hedge: `{ name, hedge, reason }`. */
-  readonly hedge: string;
-}
-
 /**
  * Names of the channels breakwater publishes to, gathered from the descriptors of the
  * library's kinds (`channels`); docs/observability.md lists each with its message.
@@ -96,16 +73,6 @@ export interface DiagnosticsChannels {
 export const diagnosticsChannels: DiagnosticsChannels = /* @__PURE__ */ channelsOf(
   POLICY_KINDS,
 ) as unknown as DiagnosticsChannels;
-
-/** The span events of the library's kinds, by key. */
-export interface SpanEventNames {
-  /** A circuit breaker changed state. */
-  readonly stateChange: string;
-  /** A circuit breaker, bulkhead, rate limiter, load shedder or adaptive limit refused a call. */
-  readonly rejected: string;
-  /** A retry policy is about to wait and try again. */
-  readonly retry: string;
-}
 
 /**
  * Names of the span events `traceBreakwaterEvents` adds, gathered from the descriptors of the
