@@ -7,6 +7,8 @@
  * OpenTelemetry instruments, `/health`, the channel and span-event lists, and the error codes.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openStream, serve } from '../observability/support.js';
+import { startTracing } from '../opentelemetry/tracing.js';
 import { stubFamilies, stubKind } from '../support/answeringKind.js';
 
 const STUB_CODES = {
@@ -19,7 +21,7 @@ let lib: Library;
 let kinds: typeof import('../../src/policies/kinds.js');
 let otel: typeof import('../../src/opentelemetry/names.js');
 let spans: typeof import('../../src/opentelemetry/spanEvents.js');
-let health: typeof import('../../src/observability/health.js');
+let observability: typeof import('../../src/observability/index.js');
 
 beforeAll(async () => {
   // The stub above was loaded over the real list; what follows loads the library over the copy.
@@ -36,7 +38,7 @@ beforeAll(async () => {
   kinds = await import('../../src/policies/kinds.js');
   otel = await import('../../src/opentelemetry/names.js');
   spans = await import('../../src/opentelemetry/spanEvents.js');
-  health = await import('../../src/observability/health.js');
+  observability = await import('../../src/observability/index.js');
 });
 
 afterAll(() => {
@@ -81,14 +83,69 @@ describe('a kind added to a copy of the kind list', () => {
     expect(registry.keyedStub!('cache', 'tenant-a')).not.toBe(cache);
   });
 
-  it('is in snapshots, collected metrics, the Prometheus text and /health', () => {
-    const registry = registryWithStub();
-    (registry as unknown as { stub(n: string): unknown }).stub('cache');
-    expect(registry.snapshot().instances.some((i) => i.kind === ('stub' as never))).toBe(true);
+  it('is in snapshots, collected metrics, the Prometheus text, /health and the dashboard', async () => {
+    const registry = new lib.Registry({
+      stubs: { cache: { answerRate: 1, answer: 'hit' }, flaky: { faultRate: 1 } },
+    } as never);
+    const stub = (name: string) =>
+      (registry as unknown as { stub(n: string): Parameters<typeof lib.pipeline>[0] }).stub(name);
+    await lib.pipeline(stub('cache')).execute(() => 'real');
+    stub('flaky');
+    expect(registry.snapshot().instances.map((i) => [i.kind, i.name])).toEqual([
+      ['stub', 'cache'],
+      ['stub', 'flaky'],
+    ]);
     const text = lib.prometheusText(lib.collectMetrics(registry));
-    expect(text).toContain(`# TYPE ${stubFamilies.answered.name} counter`);
-    const { body } = health.healthReport(registry, new Set(), 100);
-    expect(JSON.stringify(body)).toContain('"kind":"stub"');
+    expect(text).toContain(`${stubFamilies.answered.name}{name="cache",key=""} 1`);
+    const handler = observability.createObservabilityHandler(registry, { interval: 100 });
+    const served = await serve((req, res) => handler(req, res));
+    try {
+      const health = (await (await fetch(`${served.url}/health`)).json()) as {
+        status: string;
+        instances: { name: string; state?: string }[];
+      };
+      expect(health.status).toBe('degraded');
+      expect(health.instances.map((i) => [i.name, i.state])).toEqual([
+        ['cache', 'answering'],
+        ['flaky', 'faulting'],
+      ]);
+      const stream = await openStream(`${served.url}/events`);
+      const frame = JSON.parse((await stream.next('snapshot')).data) as {
+        kinds: Record<string, string>;
+        instances: { name: string; row?: { detail: string } }[];
+      };
+      stream.close();
+      expect(frame.kinds.stub).toBe('stub');
+      expect(frame.instances.find((i) => i.name === 'cache')?.row?.detail).toBe(
+        '1 answered, 0 faulted, 0 waiting',
+      );
+    } finally {
+      handler.close();
+      await served.close();
+      registry.dispose();
+    }
+  });
+
+  it('has its span events added by traceBreakwaterEvents with no kinds option', async () => {
+    const tracing = startTracing();
+    const stop = spans.traceBreakwaterEvents();
+    const registry = new lib.Registry({ stubs: { cache: { answerRate: 1 } } } as never);
+    try {
+      const p = lib.pipeline(
+        (registry as unknown as { stub(n: string): Parameters<typeof lib.pipeline>[0] }).stub(
+          'cache',
+        ),
+      );
+      await tracing.tracer.startActiveSpan('lookup', async (span) => {
+        await p.execute(() => 'real');
+        span.end();
+      });
+      expect(tracing.span('lookup').events.map((e) => e.name)).toEqual(['example.stub.answered']);
+    } finally {
+      stop();
+      registry.dispose();
+      await tracing.close();
+    }
   });
 
   it('has OpenTelemetry instruments for its metric families', () => {
