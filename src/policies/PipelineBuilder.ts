@@ -2,8 +2,12 @@ import { Pipeline, type Policy } from '../pipeline/Pipeline.js';
 import type { FallbackValueOf } from '../protocol/result.js';
 import { Fallback } from './fallback/Fallback.js';
 import type { FallbackOptions } from './fallback/options.js';
-import type { LibraryKindTypes, OptionsArgs, StepKindName } from './kindTable.js';
-import { STEP_CLASSES } from './stepClasses.js';
+import {
+  type LibraryKindTypes,
+  type OptionsArgs,
+  STEP_CLASSES,
+  type StepKindName,
+} from './kindTable.js';
 
 /**
  * Builds a {@link Pipeline} step by step; each call adds a policy inside the ones before it

@@ -1,31 +1,56 @@
-import type { DurationString, PolicyKindOf } from '../protocol/kind.js';
-import type { AdaptiveLimit } from './adaptive-limit/AdaptiveLimit.js';
+import { coreCodes, type ErrorCode, timeoutCodes } from '../errors/codes.js';
+import type { DurationString, KindConfigTypes, PolicyKindOf } from '../protocol/kind.js';
+import type { AdaptiveLimitStats } from './adaptive-limit/AdaptiveLimit.js';
+import { AdaptiveLimit } from './adaptive-limit/AdaptiveLimit.js';
+import type { AdaptiveLimitConfig } from './adaptive-limit/config.js';
+import { adaptiveLimitCodes } from './adaptive-limit/errors.js';
 import { adaptiveLimitKind } from './adaptive-limit/kind.js';
 import type { AdaptiveLimitOptions } from './adaptive-limit/options.js';
-import type { Bulkhead } from './bulkhead/Bulkhead.js';
+import type { BulkheadStats } from './bulkhead/Bulkhead.js';
+import { Bulkhead } from './bulkhead/Bulkhead.js';
+import type { BulkheadConfig } from './bulkhead/config.js';
+import { bulkheadCodes } from './bulkhead/errors.js';
 import { bulkheadKind } from './bulkhead/kind.js';
 import type { BulkheadOptions } from './bulkhead/options.js';
-import type { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
+import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
+import type { CircuitBreakerConfig } from './circuit-breaker/config.js';
+import { circuitBreakerCodes } from './circuit-breaker/errors.js';
 import { circuitBreakerKind } from './circuit-breaker/kind.js';
 import type { CircuitBreakerOptions } from './circuit-breaker/options.js';
-import type { Hedge } from './hedge/Hedge.js';
+import type { CircuitState } from './circuit-breaker/state.js';
+import type { CircuitBreakerStats } from './circuit-breaker/stats.js';
+import type { HedgeConfig } from './hedge/config.js';
+import type { HedgeStats } from './hedge/Hedge.js';
+import { Hedge } from './hedge/Hedge.js';
 import { hedgeKind } from './hedge/kind.js';
 import type { HedgeOptions } from './hedge/options.js';
+import type { LoadShedderConfig } from './load-shedder/config.js';
+import { loadShedderCodes } from './load-shedder/errors.js';
 import { loadShedderKind } from './load-shedder/kind.js';
-import type { LoadShedder } from './load-shedder/LoadShedder.js';
+import type { LoadShedderStats } from './load-shedder/LoadShedder.js';
+import { LoadShedder } from './load-shedder/LoadShedder.js';
 import type { LoadShedderOptions } from './load-shedder/options.js';
+import type { RateLimiterConfig } from './rate-limiter/config.js';
+import { rateLimiterCodes } from './rate-limiter/errors.js';
 import { rateLimiterKind } from './rate-limiter/kind.js';
 import type { RateLimiterOptions } from './rate-limiter/options.js';
-import type { RateLimiter } from './rate-limiter/RateLimiter.js';
+import { RateLimiter } from './rate-limiter/RateLimiter.js';
+import type { RateLimiterStats } from './rate-limiter/stats.js';
+import type { RetryConfig } from './retry/config.js';
+import { retryCodes } from './retry/errors.js';
 import { retryKind } from './retry/kind.js';
 import type { RetryOptions } from './retry/options.js';
-import type { Retry } from './retry/Retry.js';
+import type { RetryStats } from './retry/Retry.js';
+import { Retry } from './retry/Retry.js';
+import type { RetryBudgetConfig } from './retry-budget/config.js';
 import { retryBudgetKind } from './retry-budget/kind.js';
 import type { RetryBudgetOptions } from './retry-budget/options.js';
-import type { RetryBudget } from './retry-budget/RetryBudget.js';
+import type { RetryBudget, RetryBudgetStats } from './retry-budget/RetryBudget.js';
+import type { TimeoutConfig } from './timeout/config.js';
 import { timeoutKind } from './timeout/kind.js';
 import type { TimeoutOptions } from './timeout/options.js';
-import type { Timeout } from './timeout/Timeout.js';
+import type { TimeoutStats } from './timeout/Timeout.js';
+import { Timeout } from './timeout/Timeout.js';
 
 /**
  * What the typed surfaces of one library kind take and give: its instances (`policy`), the
@@ -114,6 +139,86 @@ export interface LibraryKindTypes<T = unknown> {
   };
 }
 
+/**
+ * The types of each library kind's config data (its `name` and `section`, the type of an entry
+ * and of its defaults) and of its entries in a registry's snapshot, from which
+ * `PolicyKindConfigs` and `RegistryInstanceSnapshot` are mapped.
+ */
+export interface LibraryKindData {
+  readonly circuitBreaker: {
+    config: KindConfigTypes<'circuitBreakers', CircuitBreakerConfig>;
+    snapshot: { readonly state: CircuitState; readonly stats: CircuitBreakerStats };
+  };
+  readonly retry: {
+    config: KindConfigTypes<'retries', RetryConfig>;
+    snapshot: { readonly stats: RetryStats };
+  };
+  readonly retryBudget: {
+    config: KindConfigTypes<'retryBudgets', RetryBudgetConfig>;
+    snapshot: { readonly stats: RetryBudgetStats };
+  };
+  readonly timeout: {
+    /** Defaults may leave the duration to each entry. */
+    config: KindConfigTypes<'timeouts', TimeoutConfig, Partial<TimeoutConfig>>;
+    snapshot: { readonly stats: TimeoutStats };
+  };
+  readonly bulkhead: {
+    config: KindConfigTypes<'bulkheads', BulkheadConfig>;
+    snapshot: { readonly stats: BulkheadStats };
+  };
+  readonly rateLimiter: {
+    config: KindConfigTypes<'rateLimiters', RateLimiterConfig>;
+    snapshot: { readonly stats: RateLimiterStats };
+  };
+  readonly loadShedder: {
+    config: KindConfigTypes<'loadShedders', LoadShedderConfig>;
+    snapshot: { readonly stats: LoadShedderStats };
+  };
+  readonly adaptiveLimit: {
+    config: KindConfigTypes<'adaptiveLimits', AdaptiveLimitConfig>;
+    snapshot: { readonly stats: AdaptiveLimitStats };
+  };
+  readonly hedge: {
+    config: KindConfigTypes<'hedges', HedgeConfig>;
+    snapshot: { readonly stats: HedgeStats };
+  };
+}
+
+/** The channels of the library's kinds, by key (each kind's descriptor names its own). */
+export interface DiagnosticsChannels {
+  /**
+   * A circuit breaker changed state: `{ name, from, to, reason, generation, failureRate,
+   * slowCallRate, callsInWindow, breakDuration }`.
+   */
+  readonly stateChange: string;
+  /**
+   * A breaker, bulkhead, rate limiter, load shedder or adaptive limit refused a call:
+   * `{ kind, name, reason, error }`.
+   */
+  readonly rejected: string;
+  /** A retry policy is about to wait and try again: `{ name, attempt, delay, error }`. */
+  readonly retry: string;
+  /** A timeout policy's deadline passed: `{ name, timeout }`. */
+  readonly timeout: string;
+  /**
+   * An adaptive limit changed its limit: `{ name, from, to, reason, latency, baseline,
+   * answered, dropped, maxInFlight }` (see `LimitChangeEvent`).
+   */
+  readonly limitChange: string;
+  /** A hedge policy started a hedge: `{ name, hedge, reason }`. */
+  readonly hedge: string;
+}
+
+/** The span events of the library's kinds, by key. */
+export interface SpanEventNames {
+  /** A circuit breaker changed state. */
+  readonly stateChange: string;
+  /** A circuit breaker, bulkhead, rate limiter, load shedder or adaptive limit refused a call. */
+  readonly rejected: string;
+  /** A retry policy is about to wait and try again. */
+  readonly retry: string;
+}
+
 /** The name of a library kind. */
 export type LibraryKindName = keyof LibraryKindTypes;
 
@@ -141,8 +246,10 @@ export type OptionsArgs<
   : [options: LibraryKindTypes<T>[K]['options'] | Or, ...Rest];
 
 /**
- * The runtime side of {@link LibraryKindTypes}: each library kind's descriptor, and whether it
- * is a pipeline step (checked against the table by the compiler).
+ * The runtime side of {@link LibraryKindTypes}, in the order snapshots, listings and metrics
+ * report the kinds: each library kind's descriptor, and whether it is a pipeline step (checked
+ * against the table by the compiler). The kind list (`POLICY_KINDS`), and from it the channel,
+ * span-event and metric lists, are read from it.
  */
 export const LIBRARY_KINDS: {
   readonly [K in LibraryKindName]: {
@@ -160,3 +267,38 @@ export const LIBRARY_KINDS: {
   adaptiveLimit: { kind: adaptiveLimitKind, step: true },
   hedge: { kind: hedgeKind, step: true },
 };
+
+/**
+ * The class of each library kind that is a step, for the pipeline builder: the classes alone,
+ * not the descriptors (config schemas, metrics, views), so that a bundle with the builder
+ * carries no more than its policies. The compiler holds it to the kind table.
+ */
+export const STEP_CLASSES: {
+  readonly [K in StepKindName]: new (
+    options: LibraryKindTypes[K]['options'],
+  ) => LibraryKindTypes[K]['policy'];
+} = {
+  circuitBreaker: CircuitBreaker,
+  retry: Retry,
+  timeout: Timeout,
+  bulkhead: Bulkhead,
+  rateLimiter: RateLimiter,
+  loadShedder: LoadShedder,
+  adaptiveLimit: AdaptiveLimit,
+  hedge: Hedge,
+};
+
+/**
+ * The codes of each library kind's errors (a kind without errors of its own, none), then the
+ * codes no one kind owns: the public `ErrorCode` gathers them in this order.
+ */
+export const KIND_CODES = {
+  circuitBreaker: circuitBreakerCodes,
+  bulkhead: bulkheadCodes,
+  rateLimiter: rateLimiterCodes,
+  loadShedder: loadShedderCodes,
+  adaptiveLimit: adaptiveLimitCodes,
+  timeout: timeoutCodes,
+  retry: retryCodes,
+  core: coreCodes,
+} as const satisfies { readonly [K in LibraryKindName | 'core']?: Record<string, ErrorCode> };

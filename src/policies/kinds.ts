@@ -1,74 +1,51 @@
-import { type ErrorCode as AnyErrorCode, coreCodes, timeoutCodes } from '../errors/codes.js';
-import type { AnyPolicyKind, KindConfigTypes } from '../protocol/kind.js';
-import type { AdaptiveLimitStats } from './adaptive-limit/AdaptiveLimit.js';
-import type { AdaptiveLimitConfig } from './adaptive-limit/config.js';
-import { adaptiveLimitCodes } from './adaptive-limit/errors.js';
-import { adaptiveLimitKind } from './adaptive-limit/kind.js';
-import type { BulkheadStats } from './bulkhead/Bulkhead.js';
-import type { BulkheadConfig } from './bulkhead/config.js';
-import { bulkheadCodes } from './bulkhead/errors.js';
-import { bulkheadKind } from './bulkhead/kind.js';
-import type { CircuitBreakerConfig } from './circuit-breaker/config.js';
-import { circuitBreakerCodes } from './circuit-breaker/errors.js';
+import type { ErrorCode as AnyErrorCode } from '../errors/codes.js';
+import type { AnyPolicyKind } from '../protocol/kind.js';
 import type { StateChangeEvent } from './circuit-breaker/events.js';
-import { circuitBreakerKind } from './circuit-breaker/kind.js';
-import type { CircuitState } from './circuit-breaker/state.js';
-import type { CircuitBreakerStats } from './circuit-breaker/stats.js';
-import type { HedgeConfig } from './hedge/config.js';
-import type { HedgeStats } from './hedge/Hedge.js';
-import { hedgeKind } from './hedge/kind.js';
-import type { LoadShedderConfig } from './load-shedder/config.js';
-import { loadShedderCodes } from './load-shedder/errors.js';
-import { loadShedderKind } from './load-shedder/kind.js';
-import type { LoadShedderStats } from './load-shedder/LoadShedder.js';
-import type { RateLimiterConfig } from './rate-limiter/config.js';
-import { rateLimiterCodes } from './rate-limiter/errors.js';
-import { rateLimiterKind } from './rate-limiter/kind.js';
-import type { RateLimiterStats } from './rate-limiter/stats.js';
-import type { RetryConfig } from './retry/config.js';
-import { retryCodes } from './retry/errors.js';
-import { retryKind } from './retry/kind.js';
-import type { RetryStats } from './retry/Retry.js';
-import type { RetryBudgetConfig } from './retry-budget/config.js';
-import { retryBudgetKind } from './retry-budget/kind.js';
-import type { RetryBudgetStats } from './retry-budget/RetryBudget.js';
-import type { TimeoutConfig } from './timeout/config.js';
-import { timeoutKind } from './timeout/kind.js';
-import type { TimeoutStats } from './timeout/Timeout.js';
+import {
+  type DiagnosticsChannels,
+  KIND_CODES,
+  LIBRARY_KINDS,
+  type LibraryKindData,
+  type LibraryKindName,
+  type SpanEventNames,
+} from './kindTable.js';
+
+/** The descriptors of a kind table's entries, in its order. */
+export function kindsOf(table: {
+  readonly [name: string]: { readonly kind: AnyPolicyKind };
+}): readonly AnyPolicyKind[] {
+  return Object.values(table).map((entry) => entry.kind);
+}
 
 /**
- * The library's policy kinds, in the order snapshots, listings and metrics report them. The
- * registry, config data, decorators, metric collection, the Prometheus and OpenTelemetry
- * exporters and the dashboard read this list (and a registry's own `kinds`); nothing else
- * names a kind.
+ * The library's policy kinds, in the order snapshots, listings and metrics report them (the
+ * order of `LIBRARY_KINDS`, whose entries they are). The registry, config data, decorators,
+ * metric collection, the Prometheus and OpenTelemetry exporters and the dashboard read this
+ * list (and a registry's own `kinds`); nothing else names a kind.
  */
-export const POLICY_KINDS: readonly AnyPolicyKind[] = [
-  circuitBreakerKind,
-  retryKind,
-  retryBudgetKind,
-  timeoutKind,
-  bulkheadKind,
-  rateLimiterKind,
-  loadShedderKind,
-  adaptiveLimitKind,
-  hedgeKind,
-];
+export const POLICY_KINDS: readonly AnyPolicyKind[] = /* @__PURE__ */ kindsOf(LIBRARY_KINDS);
+
+type KindCodes = (typeof KIND_CODES)[keyof typeof KIND_CODES];
+/** The intersection of the members of a union (the code objects, merged). */
+type Merged<U> = (U extends unknown ? (u: U) => void : never) extends (m: infer M) => void
+  ? M
+  : never;
+
+/** The codes of a table of code objects, merged into one object. */
+export function codesOf<T extends Readonly<Record<string, Readonly<Record<string, string>>>>>(
+  table: T,
+): { readonly [K in keyof Merged<T[keyof T]>]: Merged<T[keyof T]>[K] } {
+  return Object.assign({}, ...Object.values(table));
+}
 
 /**
  * Stable codes carried by every error breakwater throws; safe to match on in logs and code.
  * Each kind's errors own their codes (in its folder); this gathers them, so only a program
  * that reads it carries every code.
  */
-export const ErrorCode = {
-  ...circuitBreakerCodes,
-  ...bulkheadCodes,
-  ...rateLimiterCodes,
-  ...loadShedderCodes,
-  ...adaptiveLimitCodes,
-  ...timeoutCodes,
-  ...retryCodes,
-  ...coreCodes,
-} as const satisfies Record<string, AnyErrorCode>;
+export const ErrorCode: {
+  readonly [K in keyof Merged<KindCodes>]: Merged<KindCodes>[K];
+} = /* @__PURE__ */ codesOf(KIND_CODES);
 
 /** One of the {@link ErrorCode} values. */
 export type ErrorCode = AnyErrorCode;
@@ -89,31 +66,6 @@ export function spanEventsOf(kinds: readonly AnyPolicyKind[]): Readonly<Record<s
   return Object.freeze(out);
 }
 
-/** The channels of the library's kinds, by key (each kind's descriptor names its own). */
-export interface DiagnosticsChannels {
-  /**
-   * A circuit breaker changed state: `{ name, from, to, reason, generation, failureRate,
-   * slowCallRate, callsInWindow, breakDuration }`.
-   */
-  readonly stateChange: string;
-  /**
-   * A breaker, bulkhead, rate limiter, load shedder or adaptive limit refused a call:
-   * `{ kind, name, reason, error }`.
-   */
-  readonly rejected: string;
-  /** A retry policy is about to wait and try again: `{ name, attempt, delay, error }`. */
-  readonly retry: string;
-  /** A timeout policy's deadline passed: `{ name, timeout }`. */
-  readonly timeout: string;
-  /**
-   * An adaptive limit changed its limit: `{ name, from, to, reason, latency, baseline,
-   * answered, dropped, maxInFlight }` (see `LimitChangeEvent`).
-   */
-  readonly limitChange: string;
-  /** A hedge policy started a hedge: `{ name, hedge, reason }`. */
-  readonly hedge: string;
-}
-
 /**
  * Names of the channels breakwater publishes to, gathered from the descriptors of the
  * library's kinds (`channels`); docs/observability.md lists each with its message.
@@ -121,16 +73,6 @@ export interface DiagnosticsChannels {
 export const diagnosticsChannels: DiagnosticsChannels = /* @__PURE__ */ channelsOf(
   POLICY_KINDS,
 ) as unknown as DiagnosticsChannels;
-
-/** The span events of the library's kinds, by key. */
-export interface SpanEventNames {
-  /** A circuit breaker changed state. */
-  readonly stateChange: string;
-  /** A circuit breaker, bulkhead, rate limiter, load shedder or adaptive limit refused a call. */
-  readonly rejected: string;
-  /** A retry policy is about to wait and try again. */
-  readonly retry: string;
-}
 
 /**
  * Names of the span events `traceBreakwaterEvents` adds, gathered from the descriptors of the
@@ -156,18 +98,9 @@ export const spanEventNames: SpanEventNames = /* @__PURE__ */ spanEventsOf(
  * }
  * ```
  */
-export interface PolicyKindConfigs {
-  readonly circuitBreaker: KindConfigTypes<'circuitBreakers', CircuitBreakerConfig>;
-  readonly retry: KindConfigTypes<'retries', RetryConfig>;
-  readonly retryBudget: KindConfigTypes<'retryBudgets', RetryBudgetConfig>;
-  /** Defaults may leave the duration to each entry. */
-  readonly timeout: KindConfigTypes<'timeouts', TimeoutConfig, Partial<TimeoutConfig>>;
-  readonly bulkhead: KindConfigTypes<'bulkheads', BulkheadConfig>;
-  readonly rateLimiter: KindConfigTypes<'rateLimiters', RateLimiterConfig>;
-  readonly loadShedder: KindConfigTypes<'loadShedders', LoadShedderConfig>;
-  readonly adaptiveLimit: KindConfigTypes<'adaptiveLimits', AdaptiveLimitConfig>;
-  readonly hedge: KindConfigTypes<'hedges', HedgeConfig>;
-}
+export interface PolicyKindConfigs extends KindConfigTable {}
+
+type KindConfigTable = { readonly [K in LibraryKindName]: LibraryKindData[K]['config'] };
 
 interface InstanceEntry {
   /** The instance's registry name. */
@@ -181,20 +114,9 @@ interface InstanceEntry {
  * the registry with its `kinds` option appear too, with their kind's `name` and the state
  * and stats of its `view`: cast an entry whose `kind` is theirs.
  */
-export type RegistryInstanceSnapshot =
-  | (InstanceEntry & {
-      readonly kind: 'circuitBreaker';
-      readonly state: CircuitState;
-      readonly stats: CircuitBreakerStats;
-    })
-  | (InstanceEntry & { readonly kind: 'bulkhead'; readonly stats: BulkheadStats })
-  | (InstanceEntry & { readonly kind: 'rateLimiter'; readonly stats: RateLimiterStats })
-  | (InstanceEntry & { readonly kind: 'retry'; readonly stats: RetryStats })
-  | (InstanceEntry & { readonly kind: 'retryBudget'; readonly stats: RetryBudgetStats })
-  | (InstanceEntry & { readonly kind: 'timeout'; readonly stats: TimeoutStats })
-  | (InstanceEntry & { readonly kind: 'loadShedder'; readonly stats: LoadShedderStats })
-  | (InstanceEntry & { readonly kind: 'adaptiveLimit'; readonly stats: AdaptiveLimitStats })
-  | (InstanceEntry & { readonly kind: 'hedge'; readonly stats: HedgeStats });
+export type RegistryInstanceSnapshot = {
+  [K in LibraryKindName]: InstanceEntry & { readonly kind: K } & LibraryKindData[K]['snapshot'];
+}[LibraryKindName];
 
 /**
  * A state change of one of a registry's instances, as plain data: a breaker's (the fields of
