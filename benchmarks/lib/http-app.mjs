@@ -3,8 +3,8 @@
  * driven over IPC. `{ id, type: 'start', app: { framework, guard } }` starts a route answering
  * 200 with a 2-byte body on a free loopback port and answers `{ id, url }`: `framework` is
  * 'express', 'fastify' or 'node'; `guard` is 'none', 'breakwater' (the service guard of
- * http.mjs), 'express-rate-limit' or 'under-pressure', configured in http.mjs, or 'context' (node:http
- * only: a request context and a close listener by hand, the floor of any such guard). `heapStart`
+ * http.mjs), 'express-rate-limit' or 'under-pressure', configured in http.mjs, or 'context' (a
+ * request context and a close listener by hand, the floor of any such guard). `heapStart`
  * collects twice and reads the heap size, `heapEnd` reads it again and answers
  * `{ id, bytes, collected }` (whether a collection started in between). It exits when the
  * parent goes. Run with --expose-gc.
@@ -37,6 +37,13 @@ async function expressApp(kind) {
   const { default: express } = await import('express');
   const app = express();
   if (kind === 'breakwater') app.use((await guard()).connect);
+  if (kind === 'context') {
+    const { run, closed } = await contextStore();
+    app.use((_req, res, next) => {
+      res.once('close', closed);
+      run(next);
+    });
+  }
   if (kind === 'express-rate-limit') {
     const { rateLimit } = await import('express-rate-limit');
     app.use(expressRateLimiter(rateLimit));
@@ -52,6 +59,13 @@ async function fastifyApp(kind) {
   const { default: Fastify } = await import('fastify');
   const app = Fastify();
   if (kind === 'breakwater') await app.register((await guard()).fastify);
+  if (kind === 'context') {
+    const { store, closed } = await contextStore();
+    app.addHook('onRequest', (_req, reply, done) => {
+      reply.raw.once('close', closed);
+      store.run({ deadline: Number.POSITIVE_INFINITY }, done);
+    });
+  }
   if (kind === 'under-pressure') {
     const { default: underPressure } = await import('@fastify/under-pressure');
     await app.register(underPressure, underPressureOptions());
@@ -76,13 +90,19 @@ async function nodeApp(kind) {
  * pays, written by hand: an AsyncLocalStorage run and one `close` listener per request.
  */
 async function contextOnly(handler) {
-  const { AsyncLocalStorage } = await import('node:async_hooks');
-  const store = new AsyncLocalStorage();
-  const closed = () => {};
+  const { store, closed } = await contextStore();
   return (req, res) => {
     res.once('close', closed);
     store.run({ deadline: Number.POSITIVE_INFINITY }, handler, req, res);
   };
+}
+
+/** A request-context store, a way to run the rest of a request in it, and a no-op close listener. */
+async function contextStore() {
+  const { AsyncLocalStorage } = await import('node:async_hooks');
+  const store = new AsyncLocalStorage();
+  const run = (next) => store.run({ deadline: Number.POSITIVE_INFINITY }, next);
+  return { store, run, closed: () => {} };
 }
 
 const APPS = { express: expressApp, fastify: fastifyApp, node: nodeApp };

@@ -197,7 +197,13 @@ export function rows({ quick }) {
     for (const p of peers) specs.push({ ...p, baseline: bare });
     addGroup(specs);
   };
+  const floor = (framework, name) => ({
+    library: 'bare',
+    variant: `${framework}, an AsyncLocalStorage run and a close listener per request (by hand)`,
+    app: { framework: name, guard: 'context' },
+  });
   group(EXPRESS, 'express', [
+    floor(EXPRESS, 'express'),
     {
       library: 'express-rate-limit',
       variant: `${EXPRESS}, express-rate-limit (rate limit per client)`,
@@ -206,19 +212,14 @@ export function rows({ quick }) {
     },
   ]);
   group(FASTIFY, 'fastify', [
+    floor(FASTIFY, 'fastify'),
     {
       library: '@fastify/under-pressure',
       variant: `${FASTIFY}, @fastify/under-pressure (event-loop delay and utilisation)`,
       app: { framework: 'fastify', guard: 'under-pressure' },
     },
   ]);
-  group(NODE, 'node', [
-    {
-      library: 'bare',
-      variant: `${NODE}, an AsyncLocalStorage run and a close listener per request (by hand)`,
-      app: { framework: 'node', guard: 'context' },
-    },
-  ]);
+  group(NODE, 'node', [floor(NODE, 'node')]);
   // The load generator stops after the last row (and is killed if the process ends before).
   const last = list.at(-1);
   const measureLast = last.measure;
