@@ -283,6 +283,23 @@ describe('serviceGuard', () => {
       expect(await from('203.0.113.2')).toBe(200);
     });
 
+    it("keys requests by the socket's address, not X-Forwarded-For, when Express does not trust proxies", async () => {
+      const keys: string[] = [];
+      const app = express();
+      app.use(serviceGuard({ rateLimit: { limiter: recording(keys) } }).connect);
+      app.get('/', (req, res) => {
+        res.send(req.ip);
+      });
+      const url = await serve(createServer(app));
+      const ip = await fetch(url, { headers: { 'x-forwarded-for': '203.0.113.1' } }).then((r) =>
+        r.text(),
+      );
+      app.set('trust proxy', true);
+      await fetch(url, { headers: { 'x-forwarded-for': '203.0.113.1' } });
+      expect(ip).toMatch(/127\.0\.0\.1$/);
+      expect(keys).toEqual([ip, '203.0.113.1']);
+    });
+
     it('reads a header by its name in any case in a Node request, as in a fetch-style one', async () => {
       const keys: string[] = [];
       const guard = serviceGuard({
