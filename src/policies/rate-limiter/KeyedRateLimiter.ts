@@ -5,6 +5,7 @@ import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { integer, keyError } from '../../validation/validate.js';
+import { grown } from '../shared/grown.js';
 import { gcraDecision, type RateLimitDecision } from './decision.js';
 import { RateLimitedError, refusalAt } from './errors.js';
 import type { RateLimitedEvent } from './events.js';
@@ -375,11 +376,7 @@ class KeySlots {
 
   private grow(): void {
     const n = Math.min(this.tats.length * 2, Math.max(this.max, 16));
-    const tats = new Float64Array(n);
-    tats.set(this.tats);
-    const used = new Uint8Array(n);
-    used.set(this.used);
-    this.tats = tats;
-    this.used = used;
+    this.tats = grown(this.tats, n);
+    this.used = grown(this.used, n);
   }
 }
