@@ -16,15 +16,7 @@ export {
 export { type Disposer, setListenerErrorHandler } from './events/Listeners.js';
 export { collectMetrics } from './exporters/collect.js';
 export { prometheusText } from './exporters/exposition.js';
-export type {
-  CollectOptions,
-  HistogramFamily,
-  HistogramSample,
-  MetricFamily,
-  MetricLabels,
-  MetricSample,
-  ScalarFamily,
-} from './exporters/families.js';
+export type * from './exporters/families.js';
 export {
   type LogTransitionsOptions,
   logTransitions,

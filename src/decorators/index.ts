@@ -19,18 +19,7 @@
  * ```
  * @packageDocumentation
  */
-export {
-  adaptiveLimit,
-  bulkhead,
-  circuitBreaker,
-  fallback,
-  hedge,
-  loadShedder,
-  rateLimit,
-  retry,
-  timeout,
-  usePipeline,
-} from './factories.js';
+export * from './factories.js';
 export { pipelineOf } from './introspect.js';
 export { kindDecorator } from './kindDecorator.js';
 export type {

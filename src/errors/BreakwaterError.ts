@@ -39,10 +39,15 @@ export class BreakwaterError extends Error {
   }
 }
 
-Object.defineProperty(BreakwaterError.prototype, 'name', {
-  value: 'BreakwaterError',
-  writable: true,
-});
+nameErrorClass(BreakwaterError, 'BreakwaterError');
+
+/**
+ * @internal Names a class of errors on its prototype: `error.name` without an own property on
+ * each error, and the same after a minifier renames the class.
+ */
+export function nameErrorClass(errorClass: { readonly prototype: Error }, name: string): void {
+  Object.defineProperty(errorClass.prototype, 'name', { value: name, writable: true });
+}
 
 /**
  * Builds an error without capturing a stack trace. Capturing a stack costs microseconds and

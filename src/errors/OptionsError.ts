@@ -1,4 +1,4 @@
-import { BreakwaterError } from './BreakwaterError.js';
+import { BreakwaterError, nameErrorClass } from './BreakwaterError.js';
 import { coreCodes } from './codes.js';
 import { describeValue } from './describeValue.js';
 
@@ -27,7 +27,7 @@ export class OptionsError extends BreakwaterError {
   }
 }
 
-Object.defineProperty(OptionsError.prototype, 'name', { value: 'OptionsError', writable: true });
+nameErrorClass(OptionsError, 'OptionsError');
 
 /**
  * Thrown when an API is used in a way it cannot serve, for example `executeSync` on a
@@ -40,4 +40,4 @@ export class UsageError extends BreakwaterError {
   }
 }
 
-Object.defineProperty(UsageError.prototype, 'name', { value: 'UsageError', writable: true });
+nameErrorClass(UsageError, 'UsageError');

@@ -1,4 +1,4 @@
-import { BRAND, BreakwaterError } from './BreakwaterError.js';
+import { BRAND, BreakwaterError, nameErrorClass } from './BreakwaterError.js';
 import type { ErrorCode } from './codes.js';
 
 /** Which kind of policy refused a call. */
@@ -92,10 +92,7 @@ export class PolicyRejectedError extends BreakwaterError {
   }
 }
 
-Object.defineProperty(PolicyRejectedError.prototype, 'name', {
-  value: 'PolicyRejectedError',
-  writable: true,
-});
+nameErrorClass(PolicyRejectedError, 'PolicyRejectedError');
 
 /** True when `error` is a breakwater policy rejection (from any copy of the package). */
 export function isPolicyRejection(error: unknown): error is PolicyRejectedError {

@@ -1,3 +1,4 @@
+import { nameErrorClass } from './BreakwaterError.js';
 import { timeoutCodes } from './codes.js';
 import { PolicyRejectedError } from './PolicyRejectedError.js';
 
@@ -23,7 +24,7 @@ export class TimeoutError extends PolicyRejectedError {
   }
 }
 
-Object.defineProperty(TimeoutError.prototype, 'name', { value: 'TimeoutError', writable: true });
+nameErrorClass(TimeoutError, 'TimeoutError');
 
 /** True when `error` is a {@link TimeoutError} from any copy of breakwater. */
 export function isTimeoutError(error: unknown): error is TimeoutError {

@@ -1,9 +1,10 @@
 import { OptionsError } from '../errors/OptionsError.js';
 import { callbackErrorCounts } from '../events/Listeners.js';
+import { otherCopyNote } from '../protocol/brand.js';
 import type { AnyPolicyKind, KeyedGroup, KindMetrics } from '../protocol/kind.js';
 import type { Keyed } from '../registry/instances.js';
 import { listKeyed } from '../registry/listing.js';
-import { defaultRegistry, type Registry } from '../registry/Registry.js';
+import { defaultRegistry, Registry } from '../registry/Registry.js';
 import type { LatencyHistogram } from '../telemetry/LatencyHistogram.js';
 import {
   ALL_KEYS,
@@ -135,6 +136,16 @@ function keyedSeries<P, C>(
     m.series(f, name, OTHER_KEYS, others);
   }
   if (group.latency !== undefined) f.histogram(kind.name, name, ALL_KEYS, group.latency);
+}
+
+/**
+ * @internal Throws {@link OptionsError} unless `registry` is a Registry of this copy of
+ * breakwater, as the exporters that read one check before making anything.
+ */
+export function checkRegistry(registry: unknown): void {
+  if (!(registry instanceof Registry)) {
+    throw new OptionsError('registry', registry, `a breakwater Registry${otherCopyNote(registry)}`);
+  }
 }
 
 /**

@@ -3,6 +3,7 @@ import { OptionsError } from '../errors/OptionsError.js';
 import { collectMetrics } from '../exporters/collect.js';
 import { prometheusText } from '../exporters/exposition.js';
 import { defaultRegistry, type Registry } from '../registry/Registry.js';
+import { hasMethods } from '../validation/validate.js';
 import { dashboardPage, dashboardPolicy } from './dashboard/page.js';
 import { healthReport, NO_POLICIES_HINT } from './health.js';
 import { LiveFeed } from './LiveFeed.js';
@@ -216,12 +217,5 @@ function registryAndOptions(
 }
 
 function isRegistry(value: unknown): value is Registry {
-  const r = value as Partial<Record<keyof Registry, unknown>> | null;
-  return (
-    typeof r === 'object' &&
-    r !== null &&
-    typeof r.instancesForMetrics === 'function' &&
-    typeof r.onStateChange === 'function' &&
-    typeof r.recentTransitions === 'function'
-  );
+  return hasMethods(value, ['instancesForMetrics', 'onStateChange', 'recentTransitions']);
 }

@@ -7,13 +7,13 @@ import type {
 } from '@opentelemetry/api';
 import { OptionsError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
-import { collectMetrics } from '../exporters/collect.js';
+import { checkRegistry, collectMetrics } from '../exporters/collect.js';
 import type { CollectOptions, HistogramFamily, MetricLabels } from '../exporters/families.js';
 import { metricFamiliesOf } from '../exporters/metricFamilies.js';
-import { otherCopyNote } from '../protocol/brand.js';
 import type { RegistryInstances } from '../registry/instances.js';
-import { defaultRegistry, Registry } from '../registry/Registry.js';
+import { defaultRegistry, type Registry } from '../registry/Registry.js';
 import type { LatencyHistogram } from '../telemetry/LatencyHistogram.js';
+import { hasMethods } from '../validation/validate.js';
 import { otelAttributeNames } from './names.js';
 
 /**
@@ -66,17 +66,10 @@ export function observeBreakwaterMetrics(
   registry: Registry = defaultRegistry,
   options?: OpenTelemetryMetricsOptions,
 ): Disposer {
-  if (
-    typeof meter !== 'object' ||
-    meter === null ||
-    typeof meter.createObservableCounter !== 'function' ||
-    typeof meter.addBatchObservableCallback !== 'function'
-  ) {
+  if (!hasMethods(meter, ['createObservableCounter', 'addBatchObservableCallback'])) {
     throw new OptionsError('meter', meter, 'an OpenTelemetry Meter');
   }
-  if (!(registry instanceof Registry)) {
-    throw new OptionsError('registry', registry, `a breakwater Registry${otherCopyNote(registry)}`);
-  }
+  checkRegistry(registry);
   // Collecting once checks the options (it throws OptionsError) before anything is made.
   collectMetrics(registry, options);
   // Every instrument of the registry's kinds is made now: an instance of a kind the registry

@@ -1,11 +1,11 @@
 import type { Registry as PromRegistry } from 'prom-client';
 import { OptionsError, UsageError } from '../errors/OptionsError.js';
 import type { Disposer } from '../events/Listeners.js';
-import { collectMetrics } from '../exporters/collect.js';
+import { checkRegistry, collectMetrics } from '../exporters/collect.js';
 import type { CollectOptions } from '../exporters/families.js';
 import { metricFamiliesOf } from '../exporters/metricFamilies.js';
-import { otherCopyNote } from '../protocol/brand.js';
-import { defaultRegistry, Registry } from '../registry/Registry.js';
+import { defaultRegistry, type Registry } from '../registry/Registry.js';
+import { hasMethods } from '../validation/validate.js';
 import { FamilyMetric } from './FamilyMetric.js';
 import { OncePerScrape } from './OncePerScrape.js';
 
@@ -59,18 +59,10 @@ export function registerBreakwaterMetrics(
   registry: Registry = defaultRegistry,
   options?: PrometheusOptions,
 ): Disposer {
-  if (
-    typeof promRegistry !== 'object' ||
-    promRegistry === null ||
-    typeof promRegistry.registerMetric !== 'function' ||
-    typeof promRegistry.removeSingleMetric !== 'function' ||
-    typeof promRegistry.getSingleMetric !== 'function'
-  ) {
+  if (!hasMethods(promRegistry, ['registerMetric', 'removeSingleMetric', 'getSingleMetric'])) {
     throw new OptionsError('promRegistry', promRegistry, 'a prom-client Registry');
   }
-  if (!(registry instanceof Registry)) {
-    throw new OptionsError('registry', registry, `a breakwater Registry${otherCopyNote(registry)}`);
-  }
+  checkRegistry(registry);
   // Collecting once checks the options (it throws OptionsError) before anything is registered.
   // Every family of the registry's kinds is registered, those without series yet too:
   // prom-client cannot add a metric in the middle of a scrape.

@@ -1,4 +1,4 @@
-import { BreakwaterError } from '../errors/BreakwaterError.js';
+import { BreakwaterError, nameErrorClass } from '../errors/BreakwaterError.js';
 import { coreCodes } from '../errors/codes.js';
 
 /** Stable codes of the errors a store rejects a decision with (also in {@link ErrorCode}). */
@@ -36,7 +36,7 @@ export class StoreError extends BreakwaterError {
   }
 }
 
-Object.defineProperty(StoreError.prototype, 'name', { value: 'StoreError', writable: true });
+nameErrorClass(StoreError, 'StoreError');
 
 /**
  * No reply came within the store's `timeout`. The command may still run on the server later
@@ -59,10 +59,7 @@ export class StoreTimeoutError extends StoreError {
   }
 }
 
-Object.defineProperty(StoreTimeoutError.prototype, 'name', {
-  value: 'StoreTimeoutError',
-  writable: true,
-});
+nameErrorClass(StoreTimeoutError, 'StoreTimeoutError');
 
 /**
  * The client or the server failed the command: not connected, connection lost, an error
@@ -82,10 +79,7 @@ export class StoreUnavailableError extends StoreError {
   }
 }
 
-Object.defineProperty(StoreUnavailableError.prototype, 'name', {
-  value: 'StoreUnavailableError',
-  writable: true,
-});
+nameErrorClass(StoreUnavailableError, 'StoreUnavailableError');
 
 /** True when `error` is a {@link StoreError} (timeout or unavailable) from any copy of breakwater. */
 export function isStoreError(error: unknown): error is StoreError {

@@ -69,14 +69,7 @@ export {
   type RedisBulkheadStats,
   redisBulkhead,
 } from './shared-bulkhead/RedisBulkhead.js';
-export {
-  BULKHEAD_ACQUIRE_SCRIPT,
-  BULKHEAD_ACQUIRE_SCRIPT_SHA,
-  BULKHEAD_RELEASE_SCRIPT,
-  BULKHEAD_RELEASE_SCRIPT_SHA,
-  BULKHEAD_RENEW_SCRIPT,
-  BULKHEAD_RENEW_SCRIPT_SHA,
-} from './shared-bulkhead/scripts.js';
+export * from './shared-bulkhead/scripts.js';
 export type { RedisSubscriberAdapter } from './shared-bulkhead/subscriber.js';
 export {
   MAX_NOW_US,

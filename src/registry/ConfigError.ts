@@ -1,4 +1,4 @@
-import { BreakwaterError } from '../errors/BreakwaterError.js';
+import { BreakwaterError, nameErrorClass } from '../errors/BreakwaterError.js';
 import { coreCodes } from '../errors/codes.js';
 
 /** One problem found in registry config data. */
@@ -29,4 +29,4 @@ export class ConfigError extends BreakwaterError {
   }
 }
 
-Object.defineProperty(ConfigError.prototype, 'name', { value: 'ConfigError', writable: true });
+nameErrorClass(ConfigError, 'ConfigError');

@@ -1,9 +1,10 @@
 import type { Clock } from '../clock/Clock.js';
 import { CoarseTime } from '../clock/CoarseTime.js';
+import { grown } from '../policies/shared/grown.js';
 import type { KeyedKind } from '../protocol/kind.js';
 import { KeyIndex } from './KeyIndex.js';
+import { NIL, SlotList } from './SlotList.js';
 
-const NIL = -1;
 /** Entries looked at from the least recently used end per eviction for room. */
 export const EVICTION_SCAN = 64;
 /** Idle entries looked at (and instances considered for shelving) per access. */
@@ -39,22 +40,16 @@ export class KeyedInstances<T> {
   private readonly index = new KeyIndex();
   private keys: (string | undefined)[] = [];
   private items: (T | undefined)[] = [];
-  /** Recency list of every entry: `head` is the most recently used. */
-  private prev = new Int32Array(0);
-  private next = new Int32Array(0);
-  private head = NIL;
-  private tail = NIL;
+  /** Recency list of every entry. */
+  private readonly recent = new SlotList();
   /** Recency list of the entries that hold an instance. */
-  private livePrev = new Int32Array(0);
-  private liveNext = new Int32Array(0);
-  private liveHead = NIL;
-  private liveTail = NIL;
+  private readonly liveList = new SlotList();
   private liveCount = 0;
   private used = new Float64Array(0);
   private store = new Float64Array(0);
   private capacity = 0;
   private top = 0;
-  /** Free slots, chained through `next`. */
+  /** Free slots, chained through `recent.next`. */
   private free = NIL;
   /**
    * True while entries are looked at for eviction: reading a breaker's state may run its
@@ -130,7 +125,7 @@ export class KeyedInstances<T> {
       }
       let item = this.items[slot];
       if (item === undefined) item = this.revive(slot, key);
-      else this.liveTouch(slot);
+      else this.liveList.toHead(slot);
       if (this.liveCount > this.maxLive) this.shelveSome(slot);
       return item;
     } finally {
@@ -153,7 +148,7 @@ export class KeyedInstances<T> {
     // Slots first: `fn` may run code (event listeners) that uses this very set of keys.
     const slots = new Int32Array(this.size);
     let k = 0;
-    for (let s = this.head; s !== NIL; s = this.next[s]!) slots[k++] = s;
+    for (let s = this.recent.head; s !== NIL; s = this.recent.next[s]!) slots[k++] = s;
     const stride = this.kind.stride;
     for (const s of slots) {
       const key = this.keys[s];
@@ -164,7 +159,7 @@ export class KeyedInstances<T> {
   /** Calls `fn` for every key held as an instance (not shelved). */
   forEachLive(fn: (key: string, item: T) => void): void {
     const slots: number[] = [];
-    for (let s = this.liveHead; s !== NIL; s = this.liveNext[s]!) slots.push(s);
+    for (let s = this.liveList.head; s !== NIL; s = this.liveList.next[s]!) slots.push(s);
     for (const s of slots) {
       const item = this.items[s];
       if (item !== undefined) fn(this.keys[s]!, item);
@@ -176,7 +171,8 @@ export class KeyedInstances<T> {
     if (this.busy) return;
     this.busy = true;
     try {
-      for (let n = this.size; n > 0 && this.tail !== NIL; n--) if (!this.sweepOne(now)) return;
+      for (let n = this.size; n > 0 && this.recent.tail !== NIL; n--)
+        if (!this.sweepOne(now)) return;
     } finally {
       this.busy = false;
     }
@@ -190,17 +186,16 @@ export class KeyedInstances<T> {
 
   /** Disposes every instance and forgets every key. */
   clear(): void {
-    for (let s = this.liveHead; s !== NIL; s = this.liveNext[s]!) this.kind.dispose(this.items[s]!);
+    for (let s = this.liveList.head; s !== NIL; s = this.liveList.next[s]!)
+      this.kind.dispose(this.items[s]!);
     this.index.clear();
     this.keys = [];
     this.items = [];
-    this.prev = new Int32Array(0);
-    this.next = new Int32Array(0);
-    this.livePrev = new Int32Array(0);
-    this.liveNext = new Int32Array(0);
+    this.recent.clear();
+    this.liveList.clear();
     this.used = new Float64Array(0);
     this.store = new Float64Array(0);
-    this.head = this.tail = this.liveHead = this.liveTail = this.free = NIL;
+    this.free = NIL;
     this.size = this.liveCount = this.capacity = this.top = 0;
   }
 
@@ -217,11 +212,11 @@ export class KeyedInstances<T> {
 
   /** A few entries from the idle end: dropped when idle, moved up when protected. */
   private sweep(now: number): void {
-    for (let n = 0; n < SWEEP && this.tail !== NIL; n++) if (!this.sweepOne(now)) return;
+    for (let n = 0; n < SWEEP && this.recent.tail !== NIL; n++) if (!this.sweepOne(now)) return;
   }
 
   private sweepOne(now: number): boolean {
-    const slot = this.tail;
+    const slot = this.recent.tail;
     if (!this.isIdle(slot, now)) return false;
     if (this.guarded(slot, now)) this.touch(slot, now);
     else this.remove(slot);
@@ -244,8 +239,8 @@ export class KeyedInstances<T> {
    * `scan` of them; protected ones are moved to the recent end. `keep` is never evicted.
    */
   private makeRoom(limit: number, now: number, keep: number, scan: number): void {
-    for (let n = 0; n < scan && this.size > limit && this.tail !== NIL; n++) {
-      const slot = this.tail;
+    for (let n = 0; n < scan && this.size > limit && this.recent.tail !== NIL; n++) {
+      const slot = this.recent.tail;
       if (slot === keep) return;
       if (this.guarded(slot, now)) this.touch(slot, now);
       else this.remove(slot);
@@ -273,9 +268,9 @@ export class KeyedInstances<T> {
 
   /** Evicts entries `evictable` picks, from the idle end, until at most `limit` remain. */
   private evictFromIdleEnd(limit: number, scan: number, evictable: (slot: number) => boolean) {
-    let slot = this.tail;
+    let slot = this.recent.tail;
     for (let n = 0; n < scan && this.size > limit && slot !== NIL; n++) {
-      const before = this.prev[slot]!;
+      const before = this.recent.prev[slot]!;
       if (evictable(slot)) this.remove(slot);
       slot = before;
     }
@@ -285,14 +280,14 @@ export class KeyedInstances<T> {
   private shelveSome(keep: number): void {
     const stride = this.kind.stride;
     for (let n = 0; n < SWEEP && this.liveCount > this.maxLive; n++) {
-      const slot = this.liveTail;
+      const slot = this.liveList.tail;
       if (slot === keep || slot === NIL) return;
       if (this.kind.shelve(this.items[slot]!, this.store, slot * stride, this.keys[slot]!)) {
         this.items[slot] = undefined;
-        this.liveUnlink(slot);
+        this.liveList.unlink(slot);
         this.liveCount--;
       } else {
-        this.liveTouch(slot);
+        this.liveList.toHead(slot);
       }
     }
   }
@@ -301,7 +296,7 @@ export class KeyedInstances<T> {
 
   private insert(key: string, now: number): number {
     let slot = this.free;
-    if (slot !== NIL) this.free = this.next[slot]!;
+    if (slot !== NIL) this.free = this.recent.next[slot]!;
     else {
       if (this.top === this.capacity) this.grow();
       slot = this.top++;
@@ -312,7 +307,7 @@ export class KeyedInstances<T> {
     this.items[slot] = undefined;
     this.index.set(key, slot);
     this.used[slot] = now;
-    this.link(slot);
+    this.recent.link(slot);
     this.size++;
     return slot;
   }
@@ -321,7 +316,7 @@ export class KeyedInstances<T> {
     const item = this.kind.create(key);
     this.kind.revive(item, this.store, slot * this.kind.stride);
     this.items[slot] = item;
-    this.liveLink(slot);
+    this.liveList.link(slot);
     this.liveCount++;
     return item;
   }
@@ -330,14 +325,14 @@ export class KeyedInstances<T> {
     const item = this.items[slot];
     this.kind.retire(item, this.store, slot * this.kind.stride);
     this.index.delete(this.keys[slot]!);
-    this.unlink(slot);
+    this.recent.unlink(slot);
     if (item !== undefined) {
-      this.liveUnlink(slot);
+      this.liveList.unlink(slot);
       this.liveCount--;
       this.items[slot] = undefined;
     }
     this.keys[slot] = undefined;
-    this.next[slot] = this.free;
+    this.recent.next[slot] = this.free;
     this.free = slot;
     this.size--;
     if (item !== undefined) this.kind.dispose(item);
@@ -346,65 +341,15 @@ export class KeyedInstances<T> {
   private grow(): void {
     const n = this.capacity === 0 ? 16 : this.capacity * 2;
     const stride = this.kind.stride;
-    this.prev = resize(this.prev, n);
-    this.next = resize(this.next, n);
-    this.livePrev = resize(this.livePrev, n);
-    this.liveNext = resize(this.liveNext, n);
-    this.used = resize(this.used, n);
-    this.store = resize(this.store, n * stride);
+    this.recent.grow(n);
+    this.liveList.grow(n);
+    this.used = grown(this.used, n);
+    this.store = grown(this.store, n * stride);
     this.capacity = n;
   }
 
   private touch(slot: number, now: number): void {
     this.used[slot] = now;
-    if (this.head === slot) return;
-    this.unlink(slot);
-    this.link(slot);
+    this.recent.toHead(slot);
   }
-
-  private link(slot: number): void {
-    this.prev[slot] = NIL;
-    this.next[slot] = this.head;
-    if (this.head !== NIL) this.prev[this.head] = slot;
-    this.head = slot;
-    if (this.tail === NIL) this.tail = slot;
-  }
-
-  private unlink(slot: number): void {
-    const p = this.prev[slot]!;
-    const n = this.next[slot]!;
-    if (p !== NIL) this.next[p] = n;
-    else this.head = n;
-    if (n !== NIL) this.prev[n] = p;
-    else this.tail = p;
-  }
-
-  private liveTouch(slot: number): void {
-    if (this.liveHead === slot) return;
-    this.liveUnlink(slot);
-    this.liveLink(slot);
-  }
-
-  private liveLink(slot: number): void {
-    this.livePrev[slot] = NIL;
-    this.liveNext[slot] = this.liveHead;
-    if (this.liveHead !== NIL) this.livePrev[this.liveHead] = slot;
-    this.liveHead = slot;
-    if (this.liveTail === NIL) this.liveTail = slot;
-  }
-
-  private liveUnlink(slot: number): void {
-    const p = this.livePrev[slot]!;
-    const n = this.liveNext[slot]!;
-    if (p !== NIL) this.liveNext[p] = n;
-    else this.liveHead = n;
-    if (n !== NIL) this.livePrev[n] = p;
-    else this.liveTail = p;
-  }
-}
-
-function resize<A extends Int32Array | Float64Array>(a: A, n: number): A {
-  const out = new (a.constructor as new (n: number) => A)(n);
-  out.set(a);
-  return out;
 }

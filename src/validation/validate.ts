@@ -204,17 +204,19 @@ export function fn<F extends (...args: never[]) => unknown>(
 /** Accepts anything with the members a {@link Clock} needs. */
 export function clockOption<C>(value: unknown, path: string, fallback: C): C {
   if (value === undefined) return fallback;
-  const c = value as Record<string, unknown>;
-  if (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof c.now === 'function' &&
-    typeof c.setTimer === 'function' &&
-    typeof c.clearTimer === 'function'
-  ) {
-    return value as C;
-  }
+  if (hasMethods(value, ['now', 'setTimer', 'clearTimer'])) return value as C;
   throw new OptionsError(path, value, 'a Clock (an object with now, setTimer and clearTimer)');
+}
+
+/**
+ * @internal True when `value` is an object with a function under each of `names`, read in
+ * that order: the duck check of the clocks, clients and registries taken from callers.
+ */
+export function hasMethods(value: unknown, names: readonly string[]): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  for (const name of names) if (typeof v[name] !== 'function') return false;
+  return true;
 }
 
 /** The known key closest to `key` by edit distance, when it is close enough to be a typo. */

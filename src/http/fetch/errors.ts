@@ -1,4 +1,4 @@
-import { BreakwaterError } from '../../errors/BreakwaterError.js';
+import { BreakwaterError, nameErrorClass } from '../../errors/BreakwaterError.js';
 import type { ErrorCode } from '../../errors/codes.js';
 
 /** Codes of the protected fetch's own errors, stable for logs and code. */
@@ -35,10 +35,7 @@ export class HttpStatusError extends BreakwaterError {
   }
 }
 
-Object.defineProperty(HttpStatusError.prototype, 'name', {
-  value: 'HttpStatusError',
-  writable: true,
-});
+nameErrorClass(HttpStatusError, 'HttpStatusError');
 
 /**
  * The server asked for a wait (`Retry-After`, `RateLimit`, ...) longer than the call may wait:
@@ -69,10 +66,7 @@ export class PushbackTooLongError extends BreakwaterError {
   }
 }
 
-Object.defineProperty(PushbackTooLongError.prototype, 'name', {
-  value: 'PushbackTooLongError',
-  writable: true,
-});
+nameErrorClass(PushbackTooLongError, 'PushbackTooLongError');
 
 /**
  * Marks an error a protected client's request itself failed with (a network error), from any

@@ -1,3 +1,4 @@
+import { nameErrorClass } from '../../errors/BreakwaterError.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
 
 /** The stable codes of this kind's errors (also in `ErrorCode`). */
@@ -62,10 +63,7 @@ export class ConcurrencyLimitError extends PolicyRejectedError {
   }
 }
 
-Object.defineProperty(ConcurrencyLimitError.prototype, 'name', {
-  value: 'ConcurrencyLimitError',
-  writable: true,
-});
+nameErrorClass(ConcurrencyLimitError, 'ConcurrencyLimitError');
 
 /** True when `error` is a {@link ConcurrencyLimitError} from any copy of breakwater. */
 export function isConcurrencyLimitError(error: unknown): error is ConcurrencyLimitError {

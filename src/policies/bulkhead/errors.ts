@@ -1,3 +1,4 @@
+import { nameErrorClass } from '../../errors/BreakwaterError.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
 
 /** The stable codes of this kind's errors (also in `ErrorCode`). */
@@ -39,10 +40,7 @@ export class BulkheadRejectedError extends PolicyRejectedError {
   }
 }
 
-Object.defineProperty(BulkheadRejectedError.prototype, 'name', {
-  value: 'BulkheadRejectedError',
-  writable: true,
-});
+nameErrorClass(BulkheadRejectedError, 'BulkheadRejectedError');
 
 /** True when `error` is a {@link BulkheadRejectedError} from any copy of breakwater. */
 export function isBulkheadRejectedError(error: unknown): error is BulkheadRejectedError {

@@ -32,8 +32,7 @@ export class ManualControl {
   }
 
   forceOpen(): void {
-    this.c.settleNow();
-    if (this.c.code !== S_FORCED_OPEN) this.c.moveTo(S_FORCED_OPEN, 'manual');
+    this.hold(S_FORCED_OPEN);
   }
 
   reset(): void {
@@ -52,8 +51,7 @@ export class ManualControl {
   }
 
   disable(): void {
-    this.c.settleNow();
-    if (this.c.code !== S_DISABLED) this.c.moveTo(S_DISABLED, 'manual');
+    this.hold(S_DISABLED);
   }
 
   metricsOnly(): void {
@@ -62,5 +60,11 @@ export class ManualControl {
     if (c.code === S_METRICS_ONLY) return;
     c.clearWindow();
     c.moveTo(S_METRICS_ONLY, 'manual');
+  }
+
+  /** Moves to state code `s` by hand (forced open, disabled), unless it is there already. */
+  private hold(s: number): void {
+    this.c.settleNow();
+    if (this.c.code !== s) this.c.moveTo(s, 'manual');
   }
 }

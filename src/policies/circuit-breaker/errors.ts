@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock/Clock.js';
+import { nameErrorClass } from '../../errors/BreakwaterError.js';
 import type { ErrorCode } from '../../errors/codes.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
 
@@ -51,10 +52,7 @@ export class BrokenCircuitError extends PolicyRejectedError {
   }
 }
 
-Object.defineProperty(BrokenCircuitError.prototype, 'name', {
-  value: 'BrokenCircuitError',
-  writable: true,
-});
+nameErrorClass(BrokenCircuitError, 'BrokenCircuitError');
 
 /** The circuit is held open by hand ({@link CircuitBreaker.isolate} or `forceOpen()`). */
 export class IsolatedCircuitError extends BrokenCircuitError {
@@ -65,10 +63,7 @@ export class IsolatedCircuitError extends BrokenCircuitError {
   }
 }
 
-Object.defineProperty(IsolatedCircuitError.prototype, 'name', {
-  value: 'IsolatedCircuitError',
-  writable: true,
-});
+nameErrorClass(IsolatedCircuitError, 'IsolatedCircuitError');
 
 /** True when `error` is a {@link BrokenCircuitError} from any copy of breakwater. */
 export function isBrokenCircuitError(error: unknown): error is BrokenCircuitError {

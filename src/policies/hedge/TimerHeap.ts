@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from '../../clock/Clock.js';
+import { grown } from '../shared/grown.js';
 
 /**
  * @internal Timers of varying delays on ONE armed timer: a binary min-heap of deadlines in
@@ -144,12 +145,8 @@ export class TimerHeap<T> {
 
   private grow(): void {
     const n = this.targets.length * 2;
-    const deadlines = new Float64Array(n);
-    deadlines.set(this.deadlines);
-    const stamps = new Float64Array(n);
-    stamps.set(this.stamps);
-    this.deadlines = deadlines;
-    this.stamps = stamps;
+    this.deadlines = grown(this.deadlines, n);
+    this.stamps = grown(this.stamps, n);
     this.targets.length = n;
   }
 }

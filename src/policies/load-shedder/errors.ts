@@ -1,3 +1,4 @@
+import { nameErrorClass } from '../../errors/BreakwaterError.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
 import type { Criticality } from '../../protocol/criticality.js';
 
@@ -58,7 +59,7 @@ export class LoadShedError extends PolicyRejectedError {
   }
 }
 
-Object.defineProperty(LoadShedError.prototype, 'name', { value: 'LoadShedError', writable: true });
+nameErrorClass(LoadShedError, 'LoadShedError');
 
 /** True when `error` is a {@link LoadShedError} from any copy of breakwater. */
 export function isLoadShedError(error: unknown): error is LoadShedError {

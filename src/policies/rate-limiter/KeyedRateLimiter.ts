@@ -5,6 +5,7 @@ import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError, UsageError } from '../../errors/OptionsError.js';
 import { type Disposer, Listeners } from '../../events/Listeners.js';
 import { integer, keyError } from '../../validation/validate.js';
+import { grown } from '../shared/grown.js';
 import { gcraDecision, type RateLimitDecision } from './decision.js';
 import { RateLimitedError, refusalAt } from './errors.js';
 import type { RateLimitedEvent } from './events.js';
@@ -15,6 +16,7 @@ import {
   resolveRateLimiterOptions,
 } from './options.js';
 import type { AcquireOptions } from './RateLimiter.js';
+import { ReservedTurn } from './ReservedTurn.js';
 
 /** Options of {@link KeyedRateLimiter}: the rate of each key, and how many keys to hold. */
 export interface KeyedRateLimiterOptions extends RateLimiterOptions {
@@ -42,19 +44,19 @@ const SWEEP_SIZE = 4;
 const RESOLVED: Promise<void> = Promise.resolve();
 
 /** A caller waiting for its reserved turn on one key. */
-class KeyWaiter implements Sleeper {
-  done = false;
+class KeyWaiter extends ReservedTurn implements Sleeper {
   constructor(
     private readonly limiter: KeyedRateLimiter,
     private readonly owner: Set<KeyWaiter>,
-    private readonly resolve: () => void,
-    private readonly reject: (reason: unknown) => void,
-    private readonly signal: AbortSignal | undefined,
+    resolve: () => void,
+    reject: (reason: unknown) => void,
+    signal: AbortSignal | undefined,
     readonly key: string,
-    /** The key's TAT right after this reservation, to give it back on abort. */
-    readonly reservedTat: number,
-    readonly permits: number,
-  ) {}
+    reservedTat: number,
+    permits: number,
+  ) {
+    super(resolve, reject, signal, reservedTat, permits);
+  }
 
   wake(): void {
     if (this.done) return;
@@ -68,18 +70,13 @@ class KeyWaiter implements Sleeper {
     this.reject(reason);
   }
 
-  /** The signal aborted. */
-  handleEvent(): void {
-    if (this.done) return;
-    this.finish();
+  protected giveBack(): void {
     this.limiter.giveBack(this);
-    this.reject(this.signal!.reason);
   }
 
-  private finish(): void {
-    this.done = true;
+  protected override finish(): void {
+    super.finish();
     this.owner.delete(this);
-    this.signal?.removeEventListener('abort', this);
   }
 }
 
@@ -375,11 +372,7 @@ class KeySlots {
 
   private grow(): void {
     const n = Math.min(this.tats.length * 2, Math.max(this.max, 16));
-    const tats = new Float64Array(n);
-    tats.set(this.tats);
-    const used = new Uint8Array(n);
-    used.set(this.used);
-    this.tats = tats;
-    this.used = used;
+    this.tats = grown(this.tats, n);
+    this.used = grown(this.used, n);
   }
 }

@@ -31,6 +31,7 @@ import {
   type ResolvedRateLimiterOptions,
   resolveRateLimiterOptions,
 } from './options.js';
+import { ReservedTurn } from './ReservedTurn.js';
 
 /** Options of {@link RateLimiter.acquire}. */
 export interface AcquireOptions {
@@ -43,18 +44,18 @@ export interface AcquireOptions {
 const RESOLVED: Promise<void> = Promise.resolve();
 
 /** One caller of {@link RateLimiter.acquire} waiting for its reserved turn. */
-class Waiter implements WaitingExecution {
+class Waiter extends ReservedTurn implements WaitingExecution {
   stamp = 0;
-  done = false;
   constructor(
     private readonly limiter: RateLimiter,
-    private readonly resolve: () => void,
-    private readonly reject: (reason: unknown) => void,
-    private readonly signal: AbortSignal | undefined,
-    /** The limiter's TAT right after this reservation, to give it back on abort. */
-    readonly reservedTat: number,
-    readonly permits: number,
-  ) {}
+    resolve: () => void,
+    reject: (reason: unknown) => void,
+    signal: AbortSignal | undefined,
+    reservedTat: number,
+    permits: number,
+  ) {
+    super(resolve, reject, signal, reservedTat, permits);
+  }
 
   queueLive(_step: number, stamp: number): boolean {
     return !this.done && this.stamp === stamp;
@@ -70,17 +71,8 @@ class Waiter implements WaitingExecution {
     this.reject(error);
   }
 
-  /** The signal aborted. */
-  handleEvent(): void {
-    if (this.done) return;
-    this.finish();
+  protected giveBack(): void {
     this.limiter.giveBack(this);
-    this.reject(this.signal!.reason);
-  }
-
-  private finish(): void {
-    this.done = true;
-    this.signal?.removeEventListener('abort', this);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock/Clock.js';
-import { stackless } from '../../errors/BreakwaterError.js';
+import { nameErrorClass, stackless } from '../../errors/BreakwaterError.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
 
 /** The stable codes of this kind's errors (also in `ErrorCode`). */
@@ -39,10 +39,7 @@ export class RateLimitedError extends PolicyRejectedError {
   }
 }
 
-Object.defineProperty(RateLimitedError.prototype, 'name', {
-  value: 'RateLimitedError',
-  writable: true,
-});
+nameErrorClass(RateLimitedError, 'RateLimitedError');
 
 /**
  * @internal The error for a refusal whose permits are free at `freeAt`: `last`, when it waits for

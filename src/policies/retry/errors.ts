@@ -1,3 +1,4 @@
+import { nameErrorClass } from '../../errors/BreakwaterError.js';
 import { PolicyRejectedError } from '../../errors/PolicyRejectedError.js';
 
 /** The stable codes of this kind's errors (also in `ErrorCode`). */
@@ -46,10 +47,7 @@ export class RetryExhaustedError<T = unknown> extends PolicyRejectedError {
   }
 }
 
-Object.defineProperty(RetryExhaustedError.prototype, 'name', {
-  value: 'RetryExhaustedError',
-  writable: true,
-});
+nameErrorClass(RetryExhaustedError, 'RetryExhaustedError');
 
 /**
  * True when `error` is a {@link RetryExhaustedError} from any copy of breakwater. `T` names the

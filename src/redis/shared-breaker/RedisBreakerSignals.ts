@@ -49,10 +49,13 @@ export interface SharedSignalsStats {
   readonly storeFailures: number;
 }
 
-function ints(reply: unknown, length: number): number[] | undefined {
-  if (!Array.isArray(reply) || reply.length !== length) return undefined;
-  const out = reply.map(Number);
-  return out.every(Number.isFinite) ? out : undefined;
+/** The `length` numbers a script replied, or the error that fails any other reply. */
+function numbersOf(reply: unknown, length: number, script: string): number[] | TypeError {
+  if (Array.isArray(reply) && reply.length === length) {
+    const out = reply.map(Number);
+    if (out.every(Number.isFinite)) return out;
+  }
+  return new TypeError(`unexpected reply to the ${script} script: ${String(reply)}`);
 }
 
 /**
@@ -247,11 +250,8 @@ export class RedisBreakerSignals {
     this.nRoundTrips++;
     return this.runner.run(SYNC, this.syncKeys, this.syncArgs).then(
       (reply) => {
-        const r = ints(reply, 2);
-        if (r === undefined) {
-          this.failed(new TypeError(`unexpected reply to the sync script: ${String(reply)}`));
-          return;
-        }
+        const r = numbersOf(reply, 2, 'sync');
+        if (r instanceof TypeError) return this.failed(r);
         this.answered();
         const now = this.clock.now();
         if (r[0]! > 0) this.applyOpen(r[0]!, false);
@@ -304,11 +304,8 @@ export class RedisBreakerSignals {
     this.runner.run(LEASE, this.leaseKeys, this.leaseArgs).then(
       (reply) => {
         this.asking = false;
-        const r = ints(reply, 4);
-        if (r === undefined) {
-          this.failed(new TypeError(`unexpected reply to the lease script: ${String(reply)}`));
-          return;
-        }
+        const r = numbersOf(reply, 4, 'lease');
+        if (r instanceof TypeError) return this.failed(r);
         this.answered();
         const [granted, token, ms, sharedOpen] = r as [number, number, number, number];
         if (sharedOpen === 1) {
@@ -372,11 +369,8 @@ export class RedisBreakerSignals {
       ])
       .then(
         (reply) => {
-          const r = ints(reply, 4);
-          if (r === undefined) {
-            this.failed(new TypeError(`unexpected reply to the report script: ${String(reply)}`));
-            return;
-          }
+          const r = numbersOf(reply, 4, 'report');
+          if (r instanceof TypeError) return this.failed(r);
           this.nReports++;
           this.unreported = false;
           this.answered();
@@ -418,11 +412,8 @@ export class RedisBreakerSignals {
       ])
       .then(
         (reply) => {
-          const r = ints(reply, 2);
-          if (r === undefined) {
-            this.failed(new TypeError(`unexpected reply to the outcome script: ${String(reply)}`));
-            return;
-          }
+          const r = numbersOf(reply, 2, 'outcome');
+          if (r instanceof TypeError) return this.failed(r);
           this.answered();
           if (r[0] === 1) {
             this.nOutcomes++;

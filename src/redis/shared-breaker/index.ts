@@ -6,11 +6,4 @@ export {
   type SharedSignalsStats,
   sharedSignals,
 } from './RedisBreakerSignals.js';
-export {
-  LEASE_SCRIPT,
-  type LuaScript,
-  OUTCOME_SCRIPT,
-  REPORT_SCRIPT,
-  SYNC_SCRIPT,
-  WITHDRAW_SCRIPT,
-} from './scripts.js';
+export * from './scripts.js';

@@ -12,10 +12,10 @@ import type { BulkheadRejection } from '../../policies/bulkhead/errors.js';
 import { Leases } from './Leases.js';
 import type { ResolvedRedisBulkheadOptions } from './options.js';
 import type { Permit, PermitLostEvent, PermitOwner } from './permit.js';
+import { type AcquireReply, acquireReplyOf, releaseReplyOf } from './replies.js';
 import type { ScriptCalls } from './ScriptCalls.js';
 import type { ScriptTarget } from './ScriptRunner.js';
 import type { StoreHealth } from './StoreHealth.js';
-import { type AcquireReply, acquireReplyOf, releaseReplyOf } from './scripts.js';
 import type { Waiter, WaitLine } from './WaitLine.js';
 import { Wakeups } from './Wakeups.js';
 

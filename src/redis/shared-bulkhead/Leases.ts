@@ -7,8 +7,8 @@
 import type { Clock, TimerHandle } from '../../clock/Clock.js';
 import type { Listeners } from '../../events/Listeners.js';
 import { Permit, PermitLostError, type PermitLostEvent, type PermitOwner } from './permit.js';
+import { renewReplyOf } from './replies.js';
 import type { ScriptCalls } from './ScriptCalls.js';
-import { renewReplyOf } from './scripts.js';
 
 /** @internal Where the replies to renewals are reported: the bulkhead's view of the store. */
 export interface RenewalReplies {

@@ -3,6 +3,7 @@
  * and the event and error of a lost one. Apart from the bulkhead because a permit is the
  * caller's handle: it reads its lease and gives itself back through {@link PermitOwner}.
  */
+import { nameErrorClass } from '../../errors/BreakwaterError.js';
 
 /** A permit of a {@link RedisBulkhead}: one call's place among `maxConcurrent`. */
 export interface RedisPermit {
@@ -69,10 +70,7 @@ export class PermitLostError extends Error {
   }
 }
 
-Object.defineProperty(PermitLostError.prototype, 'name', {
-  value: 'PermitLostError',
-  writable: true,
-});
+nameErrorClass(PermitLostError, 'PermitLostError');
 
 /** @internal What a permit asks of the bulkhead that granted it. */
 export interface PermitOwner {

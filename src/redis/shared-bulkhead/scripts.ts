@@ -1,5 +1,3 @@
-import { integerOf } from '../integerReply.js';
-
 /**
  * The Lua scripts of a Redis bulkhead: permits are members of one sorted set whose scores are
  * their lease expiries in ms of Redis `TIME` (the only clock the shared state uses). Each
@@ -189,53 +187,3 @@ return flags
 export const BULKHEAD_ACQUIRE_SCRIPT_SHA = '1b2784e6c13bfa7b778f5064be3e9d4edf1e3ae6';
 export const BULKHEAD_RENEW_SCRIPT_SHA = 'd6e1c21fbf532be633b630fdae8dbbcf08eca398';
 export const BULKHEAD_RELEASE_SCRIPT_SHA = 'c1fe909b688974e033ad1952c7fadf4e5e8fcbd0';
-
-/** @internal The reply of {@link BULKHEAD_ACQUIRE_SCRIPT}. */
-export interface AcquireReply {
-  readonly granted: number;
-  readonly firstToken: number;
-  readonly live: number;
-  /** ms until the earliest lease ends when the set is full, else -1. */
-  readonly wait: number;
-  /** The slot of each permit granted. */
-  readonly slots: readonly number[];
-}
-
-/** @internal The reply of {@link BULKHEAD_ACQUIRE_SCRIPT}, or undefined for another shape. */
-export function acquireReplyOf(reply: unknown): AcquireReply | undefined {
-  if (!Array.isArray(reply) || reply.length < 4) return undefined;
-  const granted = integerOf(reply[0]);
-  const firstToken = integerOf(reply[1]);
-  const live = integerOf(reply[2]);
-  const wait = integerOf(reply[3]);
-  if (!(granted >= 0 && firstToken >= 0 && live >= 0 && wait >= -1)) return undefined;
-  if (reply.length !== 4 + granted) return undefined;
-  const slots = reply.slice(4).map(integerOf);
-  if (!slots.every((slot) => slot >= 0)) return undefined;
-  return { granted, firstToken, live, wait, slots };
-}
-
-/** @internal The reply of {@link BULKHEAD_RENEW_SCRIPT}: live instances and the members lost. */
-export function renewReplyOf(reply: unknown): { live: number; lost: string[] } | undefined {
-  if (!Array.isArray(reply) || reply.length < 1) return undefined;
-  const live = integerOf(reply[0]);
-  if (!(live >= 0)) return undefined;
-  const lost: string[] = [];
-  for (let i = 1; i < reply.length; i++) lost.push(String(reply[i]));
-  return { live, lost };
-}
-
-/**
- * @internal The reply of {@link BULKHEAD_RELEASE_SCRIPT}: one flag per member, and the freed
- * slots handed to this instance.
- */
-export function releaseReplyOf(
-  reply: unknown,
-  count: number,
-): { flags: number[]; own: number } | undefined {
-  if (!Array.isArray(reply) || reply.length !== count + 1) return undefined;
-  const flags = reply.slice(0, count).map(integerOf);
-  const own = integerOf(reply[count]);
-  if (!(own >= 0) || !flags.every((f) => f === 0 || f === 1)) return undefined;
-  return { flags, own };
-}

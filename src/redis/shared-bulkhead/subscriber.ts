@@ -1,3 +1,4 @@
+import { hasMethods } from '../../validation/validate.js';
 import { clientKind } from '../adapters.js';
 
 /**
@@ -48,14 +49,7 @@ export interface Subscriber {
 const ignore = () => {};
 
 function isAdapter(value: unknown): value is RedisSubscriberAdapter {
-  const v = value as Partial<RedisSubscriberAdapter> | null;
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    typeof v.subscribe === 'function' &&
-    typeof v.unsubscribe === 'function' &&
-    clientKind(v) === undefined
-  );
+  return hasMethods(value, ['subscribe', 'unsubscribe']) && clientKind(value) === undefined;
 }
 
 function ioredisSubscriber(sub: IoredisSubscriber): RedisSubscriberAdapter {
