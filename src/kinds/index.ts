@@ -34,20 +34,7 @@ export {
   type PolicyKindDescriptor,
   type PolicyKindOf,
 } from '../protocol/kind.js';
-export {
-  ANSWERED,
-  type AnsweringGate,
-  type Gate,
-  NEEDS_NOTHING,
-  NO_TIME,
-  Outcome,
-  REJECTED,
-  StepKind,
-  type StepNeeds,
-  WAIT,
-  type WaitingExecution,
-  type WaitingGate,
-} from '../protocol/step.js';
+export * from '../protocol/step.js';
 export { WaitLine, type WaitLineOptions } from '../protocol/WaitLine.js';
 export {
   type CountsCombine,
