@@ -284,6 +284,9 @@ describeWithChromium('the dashboard charts through an outage in Chromium', () =>
     const retry = await charts('retry', 'payments');
     expect(retry.rates?.label).toMatch(/failed now 0\.0, peak [1-9]/);
     await screenshot('outage-limits.png', '#groups');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot('outage-dark.png');
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('names every chart for a screen reader: the figure by its caption, its picture by what it shows now', async () => {

@@ -15,7 +15,7 @@ export const HISTORY_SCRIPT = `
     return { points: [], segments: [], marks: [] };
   }
 
-  /** Drops what fell out of the window, and the oldest past the caps. */
+  /** Drops what fell out of the window, and the oldest points past their cap. */
   function prune(h, now) {
     const start = now - WINDOW_MS;
     let n = 0;
@@ -23,10 +23,10 @@ export const HISTORY_SCRIPT = `
     if (n > 0) h.points.splice(0, n);
     // A segment lasts until the next one starts: keep the one still running at the window's start.
     n = 0;
-    while (n + 1 < h.segments.length && (h.segments[n + 1].from <= start || h.segments.length - n > MAX_SEGMENTS)) n++;
+    while (n + 1 < h.segments.length && h.segments[n + 1].from <= start) n++;
     if (n > 0) h.segments.splice(0, n);
     n = 0;
-    while (n < h.marks.length && (h.marks[n].at < start || h.marks.length - n > MAX_SEGMENTS)) n++;
+    while (n < h.marks.length && h.marks[n].at < start) n++;
     if (n > 0) h.marks.splice(0, n);
   }
 
@@ -89,5 +89,8 @@ export const HISTORY_SCRIPT = `
     const when = Math.max(at, last.from);
     h.marks.push({ at: when, from: from === undefined ? last.state : from, to: state });
     h.segments.push({ state, from: when });
+    // Events come between snapshots too: cap here, not only when a snapshot prunes.
+    if (h.segments.length > MAX_SEGMENTS) h.segments.splice(0, h.segments.length - MAX_SEGMENTS);
+    if (h.marks.length > MAX_SEGMENTS) h.marks.splice(0, h.marks.length - MAX_SEGMENTS);
   }
 `;

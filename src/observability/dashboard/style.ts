@@ -22,7 +22,6 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 td.key { white-space: pre-wrap; overflow-wrap: anywhere; max-width: 24rem; font-family: ui-monospace, monospace; }
 td.name { font-weight: 600; overflow-wrap: anywhere; min-width: 8rem; }
 td.kind, td.state { white-space: nowrap; }
-td.detail { min-width: 14rem; }
 .badge { display: inline-block; padding: 0 0.45rem; border-radius: 0.6rem; border: 1px solid currentColor; font-weight: 600; margin-right: 0.4rem; }
 tr[data-state="closed"] .badge { color: var(--ok); }
 tr[data-state="open"] .badge, tr[data-state="forced-open"] .badge { color: var(--bad); }
