@@ -18,6 +18,8 @@ export const DASHBOARD_SCRIPT = String.raw`
   const W = 200;
   const H = 40;
   const MAX_TRANSITIONS = 100;
+  /** Least ms between two drawings of an instance's charts. */
+  const DRAW_EVERY = 1000;
   const COLUMNS = ['kind', 'name', 'key', 'state', 'calls num', 'rejected num', 'p50 num', 'p99 num', 'detail', 'trend'];
   const $ = (id) => document.getElementById(id);
   const rowsEl = $('rows');
@@ -187,7 +189,7 @@ ${CHARTS_SCRIPT}
     const caption = document.createElement('span');
     caption.className = 'caption';
     cells.trend.append(svg, caption);
-    return { tr, cells, svg, title, area, line, caption, history: [], times: [], before: undefined, at: 0, group, past: newHistory() };
+    return { tr, cells, svg, title, area, line, caption, history: [], times: [], before: undefined, at: 0, group, past: newHistory(), drawnAt: undefined };
   }
 
   function state(r, i) {
@@ -263,7 +265,13 @@ ${CHARTS_SCRIPT}
     state(r, i);
     if (r.before !== undefined) sparkline(r, trend, c.trendLabel || 'calls per second', at);
     record(r.past, c, r.before, seconds, i, at);
-    drawGroup(r, c, at);
+    // Redrawing every chart costs about the points kept: at most once a second each, and not
+    // while the tab is hidden (the next update after it shows again draws them).
+    const due = r.drawnAt === undefined || at < r.drawnAt || at - r.drawnAt >= DRAW_EVERY;
+    if (due && !document.hidden) {
+      drawGroup(r, c, at);
+      r.drawnAt = at;
+    }
     r.before = c;
     r.at = at;
   }
