@@ -49,7 +49,10 @@ type Route = (res: ServerResponse, head: boolean) => void;
  * - `GET /dashboard`: one self-contained page (no external requests, strict
  *   Content-Security-Policy) showing every instance live: breaker states and time in state,
  *   call and rejection rates, p50 and p99 of the last minute, a captioned sparkline per
- *   instance and the recent transitions.
+ *   instance and the recent transitions; and per instance, charts of up to the last 5 minutes
+ *   that the page keeps (a state band with its transitions marked; calls, refusals and
+ *   failures per second; p50 and p99; the levels of its kind's dashboard row, such as in
+ *   flight against the limit or a budget's balance).
  * - `GET /events`: the page's Server-Sent Events stream.
  *
  * A route's path may end with one slash (`/ops/dashboard/`). `HEAD` is answered like `GET`

@@ -165,6 +165,15 @@ export interface DashboardRow {
   readonly trend?: number;
   /** What the sparkline plots, in words (`retries per second`). */
   readonly trendLabel?: string;
+  /** Calls that failed (a breaker's failures, a retry's calls that gave up): charted per second. */
+  readonly failed?: number;
+  /**
+   * Levels charted as they are, not per second, in the order given: what is in flight and its
+   * limit, a budget's balance. The dashboard draws one line per entry, named by its key.
+   */
+  readonly levels?: Readonly<Record<string, number>>;
+  /** What the levels chart shows, in words (`calls in flight`). @default 'levels' */
+  readonly levelsLabel?: string;
   /** One line of the instance's current figures. */
   readonly detail: string;
 }

@@ -16,7 +16,7 @@ import { sleep, whileCalling } from '../support/async.js';
 import { describeWithChromium, launchChromium } from '../support/chromium.js';
 import { fail, type Served, serve } from './support.js';
 
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
 const XSS_KEY = '<img src=x onerror=alert(1)>';
 const QUOTE_KEY = 'tenant "a"\nsecond line';
 /** The page updates every 100 ms; a busy machine gets some slack. */
@@ -258,7 +258,7 @@ describeWithChromium('the dashboard in Chromium', () => {
 
   it('loaded nothing from anywhere but its own server, with no error on the console', async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: `${ARTIFACTS}dashboard.png`, fullPage: true });
+    await page.screenshot({ path: `${ARTIFACTS}instances.png`, fullPage: true });
     expect(requests.length).toBeGreaterThan(0);
     for (const url of requests) {
       expect(url.startsWith(`${served.url}/`) || url.startsWith('data:'), url).toBe(true);

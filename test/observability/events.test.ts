@@ -110,11 +110,14 @@ describe('GET /events', () => {
     expect(byName('payments').row).toEqual({
       calls: 2,
       rejected: 0,
+      failed: 0,
       detail: '0 failed / 2 in window',
     });
     expect(byName('db').row).toEqual({
       calls: 0,
       rejected: 0,
+      levels: { 'in flight': 0, limit: 4, queued: 0 },
+      levelsLabel: 'calls in flight',
       detail: '0 / 4 in flight, 0 queued',
     });
     // The row is the dashboard's: /health lists the instances without it.
@@ -136,6 +139,8 @@ describe('GET /events', () => {
       rejected: 0,
       trend: 0,
       trendLabel: 'extra attempts allowed per second',
+      levels: { balance: 10, 'extra in flight': 0 },
+      levelsLabel: 'budget',
       detail: 'window: balance 10, 0 extra in flight, 0 allowed, 0 refused',
     });
     expect(budget.stats().balance).toBe(10);

@@ -207,6 +207,32 @@ describeWithChromium('a kind defined outside the library on the dashboard in Chr
     );
   });
 
+  it("charts it from its kind's row: a group named by the kind's label, its rates, its levels and its state", async () => {
+    const group = page.locator('#groups section[data-kind="concurrencyCap"][data-name="payments"]');
+    await expect
+      .poll(() => group.locator('figure[data-chart="levels"]:not([hidden])').count(), POLL)
+      .toBe(1);
+    expect(await group.locator('h3').textContent()).toBe('concurrency cap payments');
+    expect(await group.locator('figure[data-chart="levels"] .chart-name').textContent()).toBe(
+      'Calls at once',
+    );
+    expect(
+      await group.locator('figure[data-chart="levels"] svg[role="img"]').getAttribute('aria-label'),
+    ).toMatch(/^calls at once over the last .+: at once now 0, peak 0; limit now 1, peak 1$/);
+    await expect
+      .poll(
+        () =>
+          group.locator('figure[data-chart="state"] svg.plot rect.seg').getAttribute('data-state'),
+        POLL,
+      )
+      .toBe('accepting');
+    expect(
+      await group
+        .locator('figure[data-chart="rates"] path.line')
+        .evaluateAll((paths) => paths.map((p) => p.getAttribute('data-series'))),
+    ).toEqual(['calls', 'refused']);
+  });
+
   it('names the kind by its label in the keys left out', async () => {
     expect(await page.textContent('#omitted')).toBe(
       '2 more keys of concurrency cap "api" not shown',

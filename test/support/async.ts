@@ -59,26 +59,27 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /**
- * Makes `call` again and again, `pauseMs` apart, while `body` runs (a dashboard reads rates
- * while calls go on); then stops and waits for the last call before answering what `body`
- * answered.
+ * Makes `call` again and again, `pauseMs` apart, from `loops` loops at once, while `body`
+ * runs (a dashboard reads rates while calls go on); then stops and waits for the last calls
+ * before answering what `body` answered.
  */
 export async function whileCalling<T>(
   call: () => unknown,
   pauseMs: number,
   body: () => Promise<T>,
+  loops = 1,
 ): Promise<T> {
   let running = true;
-  const load = (async () => {
+  const load = Array.from({ length: loops }, async () => {
     while (running) {
       await call();
       await sleep(pauseMs);
     }
-  })();
+  });
   try {
     return await body();
   } finally {
     running = false;
-    await load;
+    await Promise.all(load);
   }
 }

@@ -245,6 +245,8 @@ export const concurrencyCapKind: PolicyKindDescriptor<
     return {
       calls: s.admitted,
       rejected: s.refused,
+      levels: { 'at once': s.inFlight, limit: s.limit },
+      levelsLabel: 'calls at once',
       detail: `${s.inFlight} / ${s.limit} at once`,
     };
   },

@@ -65,6 +65,10 @@ export function dashboardPage(title: string, nonce: string): string {
 <p id="empty" class="empty">${escapeHtml(NO_POLICIES_HINT)}.</p>
 <p id="omitted"></p>
 </section>
+<section aria-labelledby="charts-heading">
+<h2 id="charts-heading">Charts <small>up to the last 5 min, kept by this page</small></h2>
+<div id="groups"></div>
+</section>
 <section aria-labelledby="transitions-heading">
 <h2 id="transitions-heading">Recent transitions</h2>
 <p id="no-transitions" class="empty">None yet.</p>

@@ -1,9 +1,13 @@
+import { CHARTS_SCRIPT } from './charts.js';
+import { HISTORY_SCRIPT } from './history.js';
+
 /**
  * @internal The dashboard's script, run in the browser. It listens to `events` (relative to
- * the page, so the page works wherever the handler is mounted) and keeps one table row per
- * instance. It knows no policy kind: the server sends each instance's row (counters and
- * detail, from its kind's `dashboard`) and each kind in words. Every name, key and reason from
- * the server reaches the page through `textContent` or `dataset`, never as markup.
+ * the page, so the page works wherever the handler is mounted) and keeps one table row and
+ * one group of charts per instance, the charts drawn from the history the page keeps. It
+ * knows no policy kind: the server sends each instance's row (counters, levels and detail,
+ * from its kind's `dashboard`) and each kind in words. Every name, key and reason from the
+ * server reaches the page through `textContent` or `dataset`, never as markup.
  */
 export const DASHBOARD_SCRIPT = String.raw`
 'use strict';
@@ -14,6 +18,8 @@ export const DASHBOARD_SCRIPT = String.raw`
   const W = 200;
   const H = 40;
   const MAX_TRANSITIONS = 100;
+  /** Least ms between two drawings of an instance's charts. */
+  const DRAW_EVERY = 1000;
   const COLUMNS = ['kind', 'name', 'key', 'state', 'calls num', 'rejected num', 'p50 num', 'p99 num', 'detail', 'trend'];
   const $ = (id) => document.getElementById(id);
   const rowsEl = $('rows');
@@ -24,7 +30,10 @@ export const DASHBOARD_SCRIPT = String.raw`
   const emptyEl = $('empty');
   const listEl = $('transitions');
   const noTransitionsEl = $('no-transitions');
+  const groupsEl = $('groups');
   const rows = new Map();
+  /** Numbers the ids of the chart groups (names and keys never make an id). */
+  let groupCount = 0;
   /** Each kind in words, by name, as the last snapshot gave them. */
   let labels = {};
 
@@ -36,7 +45,14 @@ export const DASHBOARD_SCRIPT = String.raw`
   /** The server's row of an instance: counters whose growth per second the table shows, and its detail. */
   function counters(i) {
     const r = i.row || {};
-    return { calls: num(r.calls), rejected: num(r.rejected), trend: num(r.trend), trendLabel: typeof r.trendLabel === 'string' ? r.trendLabel : undefined };
+    return {
+      calls: num(r.calls),
+      rejected: num(r.rejected),
+      failed: num(r.failed),
+      trend: num(r.trend),
+      trendLabel: typeof r.trendLabel === 'string' ? r.trendLabel : undefined,
+      levelsLabel: typeof r.levelsLabel === 'string' ? r.levelsLabel : 'levels',
+    };
   }
 
   function rate(now, before, seconds) {
@@ -62,6 +78,83 @@ export const DASHBOARD_SCRIPT = String.raw`
   }
   const fmtPercent = (x) => (num(x) === undefined ? '\u2013' : Math.round(x * 1000) / 10 + ' %');
   const clock = (at) => new Date(at).toLocaleTimeString();
+${HISTORY_SCRIPT}
+${CHARTS_SCRIPT}
+  /** The instance's group of charts: a heading and one figure per chart, each shown once it has data. */
+  function makeGroup(i) {
+    const id = 'g' + ++groupCount;
+    const section = document.createElement('section');
+    section.className = 'group';
+    section.id = id;
+    section.tabIndex = 0;
+    section.setAttribute('role', 'group');
+    section.setAttribute('aria-labelledby', id + '-h');
+    section.dataset.kind = i.kind;
+    section.dataset.name = i.name;
+    if (i.key !== undefined) section.dataset.key = i.key;
+    const h = document.createElement('h3');
+    h.id = id + '-h';
+    const kind = document.createElement('span');
+    kind.className = 'group-kind';
+    kind.textContent = labelOf(i.kind);
+    const name = document.createElement('span');
+    name.className = 'group-name';
+    name.textContent = i.name;
+    h.append(kind, ' ', name);
+    if (i.key !== undefined) {
+      const key = document.createElement('span');
+      key.className = 'group-key';
+      key.textContent = i.key;
+      h.append(' ', key);
+    }
+    const charts = {
+      state: makeFigure('state', 'State', BAND_H),
+      rates: makeFigure('rates', 'Per second', CH),
+      latency: makeFigure('latency', 'Latency, p50 and p99 of the last minute', CH),
+      levels: makeFigure('levels', 'Levels', CH),
+    };
+    const figures = document.createElement('div');
+    figures.className = 'figures';
+    figures.append(charts.state.fig, charts.rates.fig, charts.latency.fig, charts.levels.fig);
+    section.append(h, figures);
+    return { section, charts, id };
+  }
+
+  const fmtLevel = (v) => (Number.isInteger(v) ? String(v) : v.toFixed(1));
+  const LEVEL_CLASSES = ['c-l0', 'c-l1', 'c-l2', 'c-l3', 'c-l4'];
+
+  /** Redraws an instance's charts from its history. */
+  function drawGroup(r, c, at) {
+    const h = r.past;
+    const axis = timeAxis(h, at);
+    const { charts } = r.group;
+    if (h.segments.length > 0) drawBand(charts.state, h, axis);
+    const rates = [];
+    if (c.calls !== undefined) rates.push({ name: 'calls', cls: 'c-calls', value: (p) => p.calls, fmt: fmtRate });
+    if (c.rejected !== undefined) rates.push({ name: 'refused', cls: 'c-refused', value: (p) => p.refused, fmt: fmtRate });
+    if (c.failed !== undefined) rates.push({ name: 'failed', cls: 'c-failed', value: (p) => p.failed, fmt: fmtRate });
+    if (c.trend !== undefined && c.trendLabel !== undefined) {
+      rates.push({ name: c.trendLabel.replace(/ per second$/, ''), cls: 'c-other', value: (p) => p.trend, fmt: fmtRate });
+    }
+    if (rates.length > 0) drawLines(charts.rates, h.points, axis, rates, '/s', 'Per second');
+    if (h.points.some((p) => p.p50 !== undefined || p.p99 !== undefined)) {
+      drawLines(charts.latency, h.points, axis, [
+        { name: 'p50', cls: 'c-p50', value: (p) => p.p50, fmt: fmtMs },
+        { name: 'p99', cls: 'c-p99', value: (p) => p.p99, fmt: fmtMs },
+      ], 'ms', 'Latency');
+    }
+    const latest = h.points.length > 0 ? h.points[h.points.length - 1].levels : undefined;
+    if (latest !== undefined) {
+      charts.levels.name.textContent = c.levelsLabel.charAt(0).toUpperCase() + c.levelsLabel.slice(1);
+      const names = Object.keys(latest);
+      drawLines(charts.levels, h.points, axis, names.map((n, k) => ({
+        name: n,
+        cls: LEVEL_CLASSES[k % LEVEL_CLASSES.length],
+        value: (p) => (p.levels === undefined ? undefined : num(p.levels[n])),
+        fmt: fmtLevel,
+      })), '', c.levelsLabel);
+    }
+  }
 
   function makeRow(i) {
     const tr = document.createElement('tr');
@@ -76,7 +169,12 @@ export const DASHBOARD_SCRIPT = String.raw`
       cells[c.split(' ')[0]] = td;
     }
     cells.kind.textContent = labelOf(i.kind);
-    cells.name.textContent = i.name;
+    const group = makeGroup(i);
+    // The name leads to the instance's charts: a keyboard's way from the table to them.
+    const link = document.createElement('a');
+    link.href = '#' + group.id;
+    link.textContent = i.name;
+    cells.name.append(link);
     cells.key.textContent = i.key === undefined ? '' : i.key;
     const svg = document.createElementNS(SVG, 'svg');
     svg.setAttribute('class', 'spark');
@@ -91,7 +189,7 @@ export const DASHBOARD_SCRIPT = String.raw`
     const caption = document.createElement('span');
     caption.className = 'caption';
     cells.trend.append(svg, caption);
-    return { tr, cells, svg, title, area, line, caption, history: [], times: [], before: undefined, at: 0 };
+    return { tr, cells, svg, title, area, line, caption, history: [], times: [], before: undefined, at: 0, group, past: newHistory(), drawnAt: undefined };
   }
 
   function state(r, i) {
@@ -166,11 +264,30 @@ export const DASHBOARD_SCRIPT = String.raw`
     r.cells.detail.textContent = detail(i);
     state(r, i);
     if (r.before !== undefined) sparkline(r, trend, c.trendLabel || 'calls per second', at);
+    record(r.past, c, r.before, seconds, i, at);
+    // Redrawing every chart costs about the points kept: at most once a second each, and not
+    // while the tab is hidden (the next update after it shows again draws them).
+    const due = r.drawnAt === undefined || at < r.drawnAt || at - r.drawnAt >= DRAW_EVERY;
+    if (due && !document.hidden) {
+      drawGroup(r, c, at);
+      r.drawnAt = at;
+    }
     r.before = c;
     r.at = at;
   }
 
+  /**
+   * Puts a node at an index among the children of its parent, moving it only when it is
+   * elsewhere: a moved element loses the focus, which would throw a keyboard user out of a
+   * chart at every update.
+   */
+  function place(parent, node, index) {
+    const at = parent.children[index];
+    if (at !== node) parent.insertBefore(node, at || null);
+  }
+
   function onSnapshot(data) {
+    let shown = 0;
     const seen = new Set();
     // State counts by kind, kinds in the order met.
     const states = new Map();
@@ -181,8 +298,10 @@ export const DASHBOARD_SCRIPT = String.raw`
       let r = rows.get(id);
       if (r === undefined) rows.set(id, (r = makeRow(i)));
       update(r, i, data.at);
-      // Appending an existing row moves it: the table follows the server's order.
-      rowsEl.appendChild(r.tr);
+      // The table and the charts follow the server's order.
+      place(rowsEl, r.tr, shown);
+      place(groupsEl, r.group.section, shown);
+      shown++;
       if (typeof i.state === 'string') {
         const counts = states.get(i.kind) || new Map();
         counts.set(i.state, (counts.get(i.state) || 0) + 1);
@@ -192,6 +311,7 @@ export const DASHBOARD_SCRIPT = String.raw`
     for (const [id, r] of rows) {
       if (!seen.has(id)) {
         r.tr.remove();
+        r.group.section.remove();
         rows.delete(id);
       }
     }
@@ -207,6 +327,21 @@ export const DASHBOARD_SCRIPT = String.raw`
       for (const t of data.transitions) addTransition(t);
       noTransitionsEl.hidden = data.transitions.length > 0;
     }
+  }
+
+  /** Marks a transition event on the state band of its instance (a row of that name and key with states). */
+  function bandTransition(t) {
+    if (typeof t.to !== 'string' || num(t.at) === undefined) return;
+    const key = t.key === undefined ? undefined : t.key;
+    let found;
+    for (const r of rows.values()) {
+      if (r.tr.dataset.name !== t.name || r.tr.dataset.key !== key) continue;
+      const segments = r.past.segments;
+      if (segments.length === 0) continue;
+      // Names are per kind: prefer the instance whose state the event leaves.
+      if (found === undefined || segments[segments.length - 1].state === t.from) found = r;
+    }
+    if (found !== undefined) changeState(found.past, t.to, t.at, t.from);
   }
 
   function addTransition(t) {
@@ -248,6 +383,10 @@ export const DASHBOARD_SCRIPT = String.raw`
   source.addEventListener('open', () => live(true, 'live'));
   source.addEventListener('error', () => live(false, source.readyState === EventSource.CLOSED ? 'disconnected' : 'reconnecting\u2026'));
   source.addEventListener('snapshot', (e) => onSnapshot(JSON.parse(e.data)));
-  source.addEventListener('transition', (e) => addTransition(JSON.parse(e.data)));
+  source.addEventListener('transition', (e) => {
+    const t = JSON.parse(e.data);
+    addTransition(t);
+    bandTransition(t);
+  });
 })();
 `;

@@ -37,6 +37,8 @@ export const adaptiveLimitKind = defineKind<
     return {
       calls: s.admitted,
       rejected: r.limit + r.queueTimeout + r.codel + r.deadline,
+      levels: { 'in flight': s.inFlight, limit: s.limit, queued: s.queueLength },
+      levelsLabel: 'calls in flight',
       detail:
         `limit ${s.limit}, ${s.inFlight} in flight` +
         (s.queueLength > 0 || s.queue !== 'fifo' ? `, ${s.queueLength} queued` : '') +

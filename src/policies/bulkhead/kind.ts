@@ -30,6 +30,8 @@ export const bulkheadKind = defineKind<Bulkhead, ResolvedBulkheadOptions, Bulkhe
     return {
       calls: s.admitted,
       rejected: r.full + r.queueTimeout + r.codel,
+      levels: { 'in flight': s.inFlight, limit: s.maxConcurrent, queued: s.queueLength },
+      levelsLabel: 'calls in flight',
       detail:
         `${s.inFlight} / ${s.maxConcurrent} in flight, ${s.queueLength} queued` +
         (s.queue === 'fifo' ? '' : ` (${s.queue}${s.dropping ? ', dropping' : ''})`),

@@ -59,6 +59,7 @@ export const circuitBreakerKind = defineKind<CircuitBreaker, ResolvedBreakerOpti
       return {
         calls: s.successes + s.failures + s.ignored,
         rejected: s.rejections,
+        failed: s.failures,
         detail: `${s.failuresInWindow} failed / ${s.callsInWindow} in window${s.slowCallsInWindow ? `, ${s.slowCallsInWindow} slow` : ''}`,
       };
     },

@@ -46,6 +46,8 @@ export const rateLimiterKind = defineKind<
     return {
       calls: s.admitted,
       rejected: s.rejected,
+      levels: { available: s.available, burst: s.burst },
+      levelsLabel: 'permits',
       detail: `${s.available} / ${s.burst} available${s.waiting ? `, ${s.waiting} waiting` : ''}`,
     };
   },

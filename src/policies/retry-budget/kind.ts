@@ -28,6 +28,8 @@ export const retryBudgetKind = defineKind<
       rejected: s.refused,
       trend: s.allowed,
       trendLabel: 'extra attempts allowed per second',
+      levels: { balance: s.balance, 'extra in flight': s.inFlight },
+      levelsLabel: 'budget',
       detail: `${s.model}: balance ${s.balance}, ${s.inFlight} extra in flight, ${s.allowed} allowed, ${s.refused} refused`,
     };
   },

@@ -25,6 +25,7 @@ export const retryKind = defineKind<Retry, ResolvedRetryOptions, RetryCounts>({
     return {
       trend: s.retries,
       trendLabel: 'retries per second',
+      failed: s.gaveUp,
       detail: `${s.retries} retries, ${s.gaveUp} gave up, ${s.waiting} waiting`,
     };
   },

@@ -29,6 +29,7 @@ export const timeoutKind = defineKind<Timeout, ResolvedTimeoutOptions, TimeoutCo
     return {
       trend: s.timeouts,
       trendLabel: 'timeouts per second',
+      failed: s.timeouts,
       detail: `limit ${formatMs(s.timeout)}, ${s.timeouts} timed out`,
     };
   },

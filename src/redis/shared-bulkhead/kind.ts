@@ -31,6 +31,8 @@ export const redisBulkheadKind = defineKind<
     return {
       calls: s.admitted,
       rejected: s.rejectionsByReason.full + s.rejectionsByReason.queueTimeout,
+      levels: { 'in flight here': s.inFlight, limit: s.maxConcurrent, queued: s.queueLength },
+      levelsLabel: 'calls in flight',
       detail:
         `${state === AVAILABLE ? 'Redis answers' : 'Redis away: admitting by onStoreFailure'}, ` +
         `${s.inFlight} in flight here of ${s.maxConcurrent} shared, ${s.queueLength} waiting, ` +

@@ -728,6 +728,8 @@ describe('adaptiveLimit in a registry, metrics and diagnostics', () => {
     expect(adaptiveLimitKind.dashboard!({ stats: search.stats() })).toEqual({
       calls: 0,
       rejected: 0,
+      levels: { 'in flight': 0, limit: 40, queued: 0 },
+      levelsLabel: 'calls in flight',
       detail: 'limit 40, 0 in flight; latency –, baseline – (aimd: none)',
     });
   });
