@@ -1,8 +1,8 @@
 /**
- * The runtimes the smoke suite (test/runtimes/) runs on besides the Node that runs Vitest: each
- * the npm package of its Linux x64 build, installed in test/runtimes/install/node_modules by
- * `.ci/run` (`npm ci --ignore-scripts` there). Without them the runtime tests are skipped with
- * one loud line, unless the CI variable is set: then they fail.
+ * The runtimes the smoke suite (test/runtimes/) runs on, whatever Node runs Vitest: each the npm
+ * package of its Linux x64 build, installed in test/runtimes/install/node_modules by `.ci/run`
+ * (`npm ci --ignore-scripts` there), or in BREAKWATER_RUNTIMES_DIR. Without them the runtime
+ * tests are skipped with one loud line, unless the CI variable is set: then they fail.
  */
 import { accessSync, constants, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,8 @@ import { root } from './build.js';
 import { inCi } from './redis-server.js';
 
 /** Where `npm ci` in test/runtimes/install puts the runtimes. */
-export const RUNTIMES_DIR = join(root, 'test/runtimes/install/node_modules');
+export const RUNTIMES_DIR =
+  process.env.BREAKWATER_RUNTIMES_DIR || join(root, 'test/runtimes/install/node_modules');
 
 /** A runtime with a command line: how to run an ES module file with it. */
 export interface CommandLineRuntime {
@@ -29,12 +30,12 @@ export interface CommandLineRuntime {
 
 const quiet = { DO_NOT_TRACK: '1', DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' };
 
-/** Node 20 (the Node running the tests), 22, 24, Bun and Deno, by label. */
+/** Node 20, 22 and 24, Bun and Deno, by label. */
 export const commandLineRuntimes: Readonly<Record<string, CommandLineRuntime>> = {
   'Node 20': {
     name: 'node',
     version: '20.',
-    executable: process.execPath,
+    executable: join(RUNTIMES_DIR, 'node20/bin/node'),
     args: [],
     env: {},
   },
