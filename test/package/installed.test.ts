@@ -4,7 +4,7 @@
  * subpath in package.json `exports` and use something from it, and the TypeScript consumer of
  * test/package/fixtures/consumer.ts (every entry point) type-checks, declarations included,
  * under moduleResolution node10, node16 and nodenext (as an ES module and as CommonJS) and
- * bundler. attw's view of the tarball is a committed snapshot. `npm test` builds before Vitest.
+ * bundler, with TypeScript 5 and 7 (which has no node10). attw's view of the tarball is a committed snapshot. `npm test` builds before Vitest.
  */
 
 import { execFile } from 'node:child_process';
@@ -182,6 +182,16 @@ const typeScriptSetups = {
   bundler: { options: { module: 'esnext', moduleResolution: 'bundler' }, files: ['consumer.ts'] },
 } as const;
 
+/** Each compiler with the resolutions it has: TypeScript 7 removed node10. */
+const typeScriptRuns = [
+  ...(['node10', 'node16', 'nodenext', 'bundler'] as const).map(
+    (resolution) => ['TypeScript 5', resolution, 'typescript'] as const,
+  ),
+  ...(['node16', 'nodenext', 'bundler'] as const).map(
+    (resolution) => ['TypeScript 7', resolution, 'typescript7'] as const,
+  ),
+];
+
 describe('TypeScript in the installed project', () => {
   beforeAll(async () => {
     const fixture = join(root, 'test/package/fixtures/consumer.ts');
@@ -189,9 +199,9 @@ describe('TypeScript in the installed project', () => {
     await copyFile(fixture, join(project.dir, 'consumer.cts'));
   });
 
-  it.each(Object.keys(typeScriptSetups) as (keyof typeof typeScriptSetups)[])(
-    'the consumer of every entry point type-checks under moduleResolution %s',
-    async (resolution) => {
+  it.each(typeScriptRuns)(
+    'the consumer of every entry point type-checks with %s under moduleResolution %s',
+    async (_label, resolution, compiler) => {
       const setup = typeScriptSetups[resolution];
       const tsconfig = `tsconfig.${resolution}.json`;
       const compilerOptions = {
@@ -209,7 +219,7 @@ describe('TypeScript in the installed project', () => {
         join(project.dir, tsconfig),
         JSON.stringify({ compilerOptions, files: setup.files }),
       );
-      expect(await typeCheckProject(project.dir, tsconfig)).toBe('');
+      expect(await typeCheckProject(project.dir, tsconfig, compiler)).toBe('');
     },
     // A whole tsc run: seconds on a quiet machine, far more under load. The limit only catches
     // a compiler that hangs.

@@ -1,7 +1,7 @@
 /**
  * The package as a user gets it: `npm pack` of this repository (dist/ as built, `npm test` builds
  * before Vitest), installed from the tarball into a scratch project in a temporary directory,
- * offline. The tools and the optional peers a consumer brings itself (TypeScript, @types,
+ * offline. The tools and the optional peers a consumer brings itself (TypeScript 5 and 7, @types,
  * prom-client, @opentelemetry/api, ioredis, redis) are links to this repository's node_modules,
  * so nothing is downloaded.
  */
@@ -15,7 +15,15 @@ import { root } from './build.js';
 const run = promisify(execFile);
 
 /** What a consumer brings itself, linked from this repository's node_modules. */
-const LINKED = ['typescript', '@types', 'prom-client', '@opentelemetry', 'ioredis', 'redis'];
+const LINKED = [
+  'typescript',
+  'typescript7',
+  '@types',
+  'prom-client',
+  '@opentelemetry',
+  'ioredis',
+  'redis',
+];
 
 /** A scratch project with the packed package installed in its node_modules. */
 export interface PackedInstall {
@@ -77,9 +85,16 @@ export async function runInProject(dir: string, file: string): Promise<string> {
   return stdout;
 }
 
-/** tsc's report on the project `tsconfig` in `dir`: '' when it type-checks. */
-export async function typeCheckProject(dir: string, tsconfig: string): Promise<string> {
-  const tsc = join(dir, 'node_modules/typescript/bin/tsc');
+/**
+ * The report of `compiler`'s tsc (`typescript`, 5.x, or the `typescript7` alias, 7.x) on the
+ * project `tsconfig` in `dir`: '' when it type-checks.
+ */
+export async function typeCheckProject(
+  dir: string,
+  tsconfig: string,
+  compiler: 'typescript' | 'typescript7',
+): Promise<string> {
+  const tsc = join(dir, 'node_modules', compiler, 'bin/tsc');
   return run(process.execPath, [tsc, '-p', tsconfig], { cwd: dir, timeout: 120_000 }).then(
     () => '',
     (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
