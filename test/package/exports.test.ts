@@ -10,7 +10,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { browserDir, entries, outputName } from '../../tsdown.config';
-import { typeCheckConsumer } from '../support/consumer';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
@@ -140,35 +139,3 @@ it('plain Node (outside Vitest) loads every entry through import and require, an
   expect(out[pkg.name].esmVersion).toBe(pkg.version);
   expect(out[pkg.name].cjsVersion).toBe(pkg.version);
 });
-
-// `moduleResolution: node` (node10) is what `module: commonjs` implies, and what NestJS 10
-// projects use: it reads no `exports`, so the subpaths need `typesVersions`.
-it.each(['node10', 'node16', 'bundler'] as const)(
-  'a TypeScript consumer with moduleResolution %s type-checks against every entry',
-  async (resolution) => {
-    const consumer = `
-        import { CircuitBreaker, pipeline, VERSION } from 'breakwater';
-        import { ManualClock } from 'breakwater/testing';
-        import { circuitBreaker } from 'breakwater/decorators';
-        import { adaptClient } from 'breakwater/redis';
-        import { createObservabilityHandler } from 'breakwater/observability';
-        import { registerBreakwaterMetrics } from 'breakwater/prometheus';
-        import { observeBreakwaterMetrics } from 'breakwater/opentelemetry';
-        import { defineKind, NEEDS_NOTHING } from 'breakwater/kinds';
-
-        const clock: ManualClock = new ManualClock();
-        const breaker: CircuitBreaker = new CircuitBreaker({ clock });
-        export const used = [
-          pipeline(breaker), VERSION.length, circuitBreaker, adaptClient,
-          createObservabilityHandler, registerBreakwaterMetrics, observeBreakwaterMetrics,
-          defineKind, NEEDS_NOTHING.callSlot,
-        ];
-        // @ts-expect-error: a typo is caught, so the types really were found.
-        export const wrong: number = VERSION;
-      `;
-    expect(await typeCheckConsumer(consumer, { resolution })).toBe('');
-  },
-  // A whole tsc run in a child process: some 5 s on a quiet 2-core machine, past 20 s at a load
-  // average of 15. The limit only catches a compiler that hangs.
-  120_000,
-);
