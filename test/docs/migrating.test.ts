@@ -28,7 +28,7 @@ import { markdownBlocks, type ReadmeBlock } from '../support/readme.js';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const GUIDES = [
   { file: 'from-cockatiel.md', peer: 'cockatiel' },
-  // { file: 'from-opossum.md', peer: 'opossum' },
+  { file: 'from-opossum.md', peer: 'opossum' },
   // { file: 'from-p-retry.md', peer: 'p-retry' },
 ] as const;
 const installed = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
