@@ -29,7 +29,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const GUIDES = [
   { file: 'from-cockatiel.md', peer: 'cockatiel' },
   { file: 'from-opossum.md', peer: 'opossum' },
-  // { file: 'from-p-retry.md', peer: 'p-retry' },
+  { file: 'from-p-retry.md', peer: 'p-retry' },
 ] as const;
 const installed = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   devDependencies: Record<string, string>;
