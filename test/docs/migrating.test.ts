@@ -6,6 +6,9 @@
  * guide shows one output for both, both must print it; where it shows one per library (a
  * difference a port trips on), each must print its own and the two must differ.
  *
+ * The cockatiel programs run against cockatiel 3.2.1 as well (installed as `cockatiel3`), which
+ * the guide says reads the same.
+ *
  * Blocks are marked by words after the fence's language:
  * ```` ```ts program=retries runs=cockatiel ```` is a program,
  * ```` ```text output=retries ```` what both versions print,
@@ -21,21 +24,27 @@ import {
   type ProgramFolder,
   removePrograms,
   runProgram,
+  withImport,
   writePrograms,
 } from '../support/docPrograms.js';
 import { markdownBlocks, type ReadmeBlock } from '../support/readme.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const GUIDES = [
-  { file: 'from-cockatiel.md', peer: 'cockatiel' },
+const GUIDES: readonly {
+  readonly file: string;
+  readonly peer: string;
+  /** An older version the guide says reads the same, installed under this alias. */
+  readonly older?: string;
+}[] = [
+  { file: 'from-cockatiel.md', peer: 'cockatiel', older: 'cockatiel3' },
   { file: 'from-opossum.md', peer: 'opossum' },
   { file: 'from-p-retry.md', peer: 'p-retry' },
-] as const;
+];
 const installed = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   devDependencies: Record<string, string>;
 };
 
-for (const { file, peer } of GUIDES) {
+for (const { file, peer, older } of GUIDES) {
   const path = join(root, 'docs/migrating', file);
   const text = readFileSync(path, 'utf8');
   const blocks = markdownBlocks(path);
@@ -106,6 +115,22 @@ for (const { file, peer } of GUIDES) {
           if (peerShown === oursShown) expect(printed.breakwater).toBe(printed[peer]);
           else expect(printed.breakwater).not.toBe(printed[peer]);
         }, 60_000);
+
+        if (older !== undefined) {
+          const version = installed.devDependencies[older]!.replace(/^npm:[^@]+@/, '');
+          it(`prints the same with ${peer} ${version}, the version before`, async () => {
+            const p = withImport(
+              folder!,
+              mine.find((m) => m.block.attrs.runs === peer)!,
+              peer,
+              older,
+            );
+            const exit = await runProgram(folder!, p);
+            expect(exit.stderr, p.name).toBe('');
+            expect(exit.code, p.name).toBe(0);
+            expect(exit.stdout.trimEnd()).toBe(shown(id, peer)!.code.trimEnd());
+          }, 60_000);
+        }
       });
     }
   });

@@ -5,7 +5,7 @@
  * process of its own, and what it prints is what the doc's output block must show.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,6 +98,24 @@ export function runProgram(
   limitMs = 30_000,
 ): Promise<ChildExit> {
   return runNodeScript(`${program.name}.mjs`, [], folder.dir, limitMs);
+}
+
+/**
+ * Writes a copy of a compiled program that imports `to` where it imported `from` (another
+ * version of a package, installed under an alias) and returns it as a program of its own.
+ */
+export function withImport(
+  folder: ProgramFolder,
+  program: DocProgram,
+  from: string,
+  to: string,
+): DocProgram {
+  const name = `${program.name}-${to}`;
+  const code = readFileSync(join(folder.dir, `${program.name}.mjs`), 'utf8');
+  const swapped = code.replaceAll(`from '${from}'`, `from '${to}'`);
+  if (swapped === code) throw new Error(`${program.name} does not import ${from}`);
+  writeFileSync(join(folder.dir, `${name}.mjs`), swapped);
+  return { name, block: program.block };
 }
 
 /** Deletes the folder. */
