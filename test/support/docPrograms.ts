@@ -53,12 +53,22 @@ export async function writePrograms(
   for (const p of programs) {
     writeFileSync(join(dir, `${p.name}${extension(p.block)}`), `${p.block.code}\nexport {};\n`);
   }
+  const compileErrors = programs.some((p) => p.block.lang === 'ts') ? await typeCheck(dir) : [];
+  return { dir, compileErrors };
+}
+
+/**
+ * Type checks the `.mts` files of `dir` as a user's project would (strict, `nodenext`, the
+ * package's own `@types`), emitting `.mjs` files beside them even when they have errors.
+ * Returns the compiler's complaints, one line each (empty when all type check).
+ */
+export async function typeCheck(dir: string): Promise<string[]> {
   writeFileSync(
     join(dir, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: {
         target: 'ES2022',
-        lib: ['ES2022', 'DOM'],
+        lib: ['ES2022'],
         module: 'NodeNext',
         moduleResolution: 'NodeNext',
         strict: true,
@@ -71,19 +81,16 @@ export async function writePrograms(
       include: ['*.mts'],
     }),
   );
-  let compileErrors: string[] = [];
-  if (programs.some((p) => p.block.lang === 'ts')) {
-    try {
-      await promisify(execFile)(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], {
-        cwd: dir,
-      });
-    } catch (error) {
-      compileErrors = String((error as { stdout?: string }).stdout ?? error)
-        .split('\n')
-        .filter((l) => l.trim() !== '');
-    }
+  try {
+    await promisify(execFile)(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], {
+      cwd: dir,
+    });
+    return [];
+  } catch (error) {
+    return String((error as { stdout?: string }).stdout ?? error)
+      .split('\n')
+      .filter((l) => l.trim() !== '');
   }
-  return { dir, compileErrors };
 }
 
 /** The compiler's complaints about one program. */
