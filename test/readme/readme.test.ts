@@ -5,16 +5,14 @@
  * `breakwater`; the names the examples take as given come from prelude.mts. The text blocks that
  * show the library's output are compared with what the library prints.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as library from '../../src/index.js';
 import { ConfigError, Registry } from '../../src/index.js';
 import { runNodeScript } from '../support/child.js';
+import { typeCheck } from '../support/docPrograms.js';
 import { codeBlocks, type ReadmeBlock } from '../support/readme.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -79,11 +77,6 @@ function moduleOf(block: ReadmeBlock): string {
   return `${header.join('\n')}\n${code}\nexport {};\n`;
 }
 
-const run = promisify(execFile);
-const tsc = join(
-  dirname(createRequire(import.meta.url).resolve('typescript/package.json')),
-  'bin/tsc',
-);
 let compileErrors = '';
 
 describe('README', () => {
@@ -106,29 +99,7 @@ describe('README', () => {
         'process.exit(0);',
       ].join('\n'),
     );
-    writeFileSync(
-      join(out, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          lib: ['ES2022'],
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          skipLibCheck: true,
-          types: ['node'],
-          typeRoots: [join(root, 'node_modules/@types')],
-          noEmitOnError: false,
-          pretty: false,
-        },
-        include: ['*.mts'],
-      }),
-    );
-    try {
-      await run(process.execPath, [tsc, '-p', join(out, 'tsconfig.json')], { cwd: out });
-    } catch (error) {
-      compileErrors = String((error as { stdout?: string }).stdout ?? error);
-    }
+    compileErrors = (await typeCheck(out)).join('\n');
   }, 120_000);
 
   afterAll(() => rmSync(out, { recursive: true, force: true }));
