@@ -155,13 +155,14 @@ it.each(['node10', 'node16', 'bundler'] as const)(
         import { registerBreakwaterMetrics } from 'breakwater/prometheus';
         import { observeBreakwaterMetrics } from 'breakwater/opentelemetry';
         import { defineKind, NEEDS_NOTHING } from 'breakwater/kinds';
+        import { SharedRateLimiter } from 'breakwater/workers';
 
         const clock: ManualClock = new ManualClock();
         const breaker: CircuitBreaker = new CircuitBreaker({ clock });
         export const used = [
           pipeline(breaker), VERSION.length, circuitBreaker, adaptClient,
           createObservabilityHandler, registerBreakwaterMetrics, observeBreakwaterMetrics,
-          defineKind, NEEDS_NOTHING.callSlot,
+          defineKind, NEEDS_NOTHING.callSlot, SharedRateLimiter,
         ];
         // @ts-expect-error: a typo is caught, so the types really were found.
         export const wrong: number = VERSION;
