@@ -101,6 +101,8 @@ const LIBRARIES: Record<string, string[]> = {
   'adaptive-limit': ['breakwater'],
   'http-fetch': ['breakwater', 'undici'],
   'http-server': ['breakwater', 'express-rate-limit', '@fastify/under-pressure'],
+  workers: ['breakwater'],
+  'workers-contended': ['breakwater'],
 };
 
 /** Libraries a scenario reports absent by design, with the reason in the report. */
