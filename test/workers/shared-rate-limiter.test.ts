@@ -10,6 +10,7 @@ import {
   pipeline,
   RateLimitedError,
   RateLimiter,
+  Registry,
   UsageError,
 } from '../../src/index.js';
 import { ManualClock, SharedManualClock } from '../../src/testing/index.js';
@@ -130,5 +131,22 @@ describe('SharedRateLimiter', () => {
     expect(() => new SharedRateLimiter({ limit: 5, clock: {} as ManualClock })).toThrow(
       OptionsError,
     );
+  });
+
+  it('shows in a registry as a rate limiter, with what this thread counted', () => {
+    const clock = new ManualClock();
+    const limiter = new SharedRateLimiter({ limit: 3, period: 1_000, clock });
+    const copy = new SharedRateLimiter(limiter.state, { clock });
+    const registry = new Registry();
+    registry.register('api', limiter);
+    expect(copy.tryAcquire(2)).toBe(0);
+    expect(limiter.tryAcquire()).toBe(0);
+    expect(limiter.tryAcquire()).toBeGreaterThan(0);
+    const [listed] = registry.snapshot().instances;
+    expect(listed).toMatchObject({
+      kind: 'rateLimiter',
+      name: 'api',
+      stats: { admitted: 1, rejected: 1, available: 0, burst: 3 },
+    });
   });
 });
