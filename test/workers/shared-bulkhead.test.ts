@@ -2,6 +2,7 @@
  * The shared bulkhead in one thread: a Bulkhead whose count lives in shared memory, its slots,
  * their reclaim and its checks. Across real worker threads: workers.test.ts.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   Bulkhead,
@@ -15,6 +16,36 @@ import { readLayout, reclaimSlots } from '../../src/workers/permitSlots.js';
 import { optionsError } from '../support/errors.js';
 
 describe('SharedBulkhead', () => {
+  it('property: instances built from one state admit and release a random trace as one in-process Bulkhead does', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 2 })), { maxLength: 300 }),
+        fc.constantFrom<'padded' | 'packed'>('padded', 'packed'),
+        (max, trace, layout) => {
+          const model = new Bulkhead({ maxConcurrent: max });
+          const first = new SharedBulkhead({ maxConcurrent: max, slots: 3, layout });
+          const copies = [first, new SharedBulkhead(first.state), new SharedBulkhead(first.state)];
+          const held = [0, 0, 0];
+          for (const [take, which] of trace) {
+            const b = copies[which]!;
+            if (take) {
+              const admitted = b.admit(0);
+              expect(admitted).toBe(model.admit(0));
+              if (admitted === 0) held[which]!++;
+            } else if (held[which]! > 0) {
+              held[which]!--;
+              b.releaseSuccess();
+              model.releaseSuccess();
+            }
+            expect(b.inFlight).toBe(model.inFlight);
+            expect(b.heldHere).toBe(held[which]);
+          }
+        },
+      ),
+    );
+  });
+
   it('is a Bulkhead: instances built from one state share maxConcurrent, and a pipeline refuses past it', async () => {
     const here = new SharedBulkhead({ maxConcurrent: 2, name: 'db' });
     const there = new SharedBulkhead(structuredClone(here.state));
