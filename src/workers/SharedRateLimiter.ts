@@ -50,7 +50,9 @@ const NEVER = -(2n ** 62n);
  * between); a refusal reads it and writes nothing, so a limiter under overload does not make
  * threads fight over it. Time is read on every call (a cached reading, safe within one thread,
  * would let a thread that slept, as a pooled worker does between tasks, admit against an old
- * time). Counters (`stats()`) are this thread's; the limit is the process's.
+ * time). A 64-bit atomic word is read and written as a BigInt: a call allocates a few
+ * short-lived ones (about 100 bytes, collected young), where `RateLimiter` allocates nothing.
+ * Counters (`stats()`) are this thread's; the limit is the process's.
  *
  * Its options cannot change once the state is made: `reconfigure` throws.
  *
