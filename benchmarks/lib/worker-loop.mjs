@@ -14,6 +14,14 @@ const workers = await breakwaterModule('workers/index.js');
 
 /** The operation of each task; each returns 0 when it did what it measures. */
 const tasks = {
+  // The floor of two threads writing one word: an atomic add on it.
+  'bare-add': () => {
+    const word = new Int32Array(state);
+    return () => {
+      Atomics.add(word, 0, 1);
+      return 0;
+    };
+  },
   'shared-limiter': () => {
     const limiter = new workers.SharedRateLimiter(state);
     return () => limiter.tryAcquire();

@@ -11,6 +11,8 @@
  *   what sharing costs;
  * - `SharedBulkhead` admit and release (the gate protocol, as a pipeline does), its slots
  *   padded to a 128-byte line each and packed into shared lines: what the padding buys;
+ * - the floor: an atomic add on one shared word from both workers (the bare row the others are
+ *   measured against);
  * - for scale, a message round trip from a worker to the thread that made it and back, the
  *   way libraries that keep a limit in the main thread decide (one worker, one after the other).
  *
@@ -78,14 +80,24 @@ const sharedLimiterState = () =>
 /** Every operation did what it measures. */
 const noneFailed = (f) => f.memory.failed === 0 && f.nsPerOp > 0;
 
+const BARE_ADD = 'Atomics.add on one shared word, 2 workers at once';
+
 export function rows({ quick }) {
   const n = quick ? 20_000 : 5_000_000;
   const trips = quick ? 2_000 : 100_000;
   return [
     {
+      library: 'bare',
+      variant: BARE_ADD,
+      kind: 'memory',
+      measure: () => contended('bare-add', new SharedArrayBuffer(4), 2, n),
+      check: noneFailed,
+    },
+    {
       library: LIB.breakwater,
       variant: 'SharedRateLimiter tryAcquire(), 2 workers at once',
       kind: 'memory',
+      baseline: BARE_ADD,
       measure: () => contended('shared-limiter', sharedLimiterState(), 2, n),
       check: noneFailed,
     },
@@ -93,6 +105,7 @@ export function rows({ quick }) {
       library: LIB.breakwater,
       variant: 'RateLimiter tryAcquire(), one per worker, 2 workers at once',
       kind: 'memory',
+      baseline: BARE_ADD,
       measure: () => contended('own-limiter', undefined, 2, n),
       check: noneFailed,
     },
@@ -100,6 +113,7 @@ export function rows({ quick }) {
       library: LIB.breakwater,
       variant: 'SharedBulkhead admit + release, 2 workers at once, padded slots',
       kind: 'memory',
+      baseline: BARE_ADD,
       measure: () =>
         contended(
           'shared-bulkhead',
@@ -113,6 +127,7 @@ export function rows({ quick }) {
       library: LIB.breakwater,
       variant: 'SharedBulkhead admit + release, 2 workers at once, packed slots',
       kind: 'memory',
+      baseline: BARE_ADD,
       measure: () =>
         contended(
           'shared-bulkhead',

@@ -280,6 +280,7 @@ describe('npm run bench -- --quick --json FILE', () => {
       'protected-fetch-overhead',
       'service-guard-express',
       'service-guard-fastify',
+      'shared-limiter-contended',
     ]);
     for (const b of report.budgets) {
       if (b.kind === 'na') {
