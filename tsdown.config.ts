@@ -19,6 +19,7 @@ export const entries = {
   './prometheus': 'src/prometheus/index.ts',
   './opentelemetry': 'src/opentelemetry/index.ts',
   './kinds': 'src/kinds/index.ts',
+  './workers': 'src/workers/index.ts',
 } as const satisfies Record<string, string>;
 
 /** `'.'` -> `index`, `'./testing'` -> `testing/index` (output path under dist/, no extension). */

@@ -3,3 +3,4 @@
  * @packageDocumentation
  */
 export { flushMicrotasks, ManualClock } from '../clock/ManualClock.js';
+export { SharedManualClock, type SharedManualClockState } from './SharedManualClock.js';

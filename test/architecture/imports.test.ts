@@ -19,7 +19,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['registry'],
   ['exporters'],
   ['decorators', 'index.ts'],
-  ['http', 'observability', 'prometheus', 'opentelemetry', 'redis', 'testing', 'kinds'],
+  ['http', 'observability', 'prometheus', 'opentelemetry', 'redis', 'testing', 'kinds', 'workers'],
 ];
 /** The folders behind optional subpath exports, which the core must never load. */
 const OPTIONAL = [
@@ -31,6 +31,7 @@ const OPTIONAL = [
   'redis',
   'testing',
   'kinds',
+  'workers',
 ];
 
 function sources(dir: string): string[] {

@@ -101,6 +101,8 @@ const LIBRARIES: Record<string, string[]> = {
   'adaptive-limit': ['breakwater'],
   'http-fetch': ['breakwater', 'undici'],
   'http-server': ['breakwater', 'express-rate-limit', '@fastify/under-pressure'],
+  workers: ['breakwater'],
+  'workers-contended': ['breakwater'],
 };
 
 /** Libraries a scenario reports absent by design, with the reason in the report. */
@@ -278,6 +280,7 @@ describe('npm run bench -- --quick --json FILE', () => {
       'protected-fetch-overhead',
       'service-guard-express',
       'service-guard-fastify',
+      'shared-limiter-contended',
     ]);
     for (const b of report.budgets) {
       if (b.kind === 'na') {

@@ -95,6 +95,7 @@ const UNUSED_FOLDERS = [
   'redis',
   'testing',
   'kinds',
+  'workers',
 ];
 /**
  * Modules that exist for the registry and the exporters: the list of kinds, the kind descriptor

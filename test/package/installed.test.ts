@@ -113,6 +113,16 @@ const uses: readonly Use[] = [
     use: `async (m) => [typeof m.POLICY_KIND, m.NEEDS_NOTHING.callSlot, typeof m.defineKind]`,
     expected: ['symbol', false, 'function'],
   },
+  {
+    specifier: 'breakwater/workers',
+    use: `async (m) => {
+      const here = new m.SharedRateLimiter({ limit: 1, period: 60_000 });
+      const there = new m.SharedRateLimiter(structuredClone(here.state));
+      // tryAcquire answers 0 when it took a permit, else the ms until the next one.
+      return [here.tryAcquire() === 0, there.tryAcquire() > 0];
+    }`,
+    expected: [true, true],
+  },
 ];
 
 /** The same program as an ES module or as CommonJS: it prints `{ specifier: result }`. */

@@ -10,13 +10,20 @@ import { build } from 'tsdown';
 /** The repository root, with a trailing slash. */
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Builds src/index.ts into test-artifacts/`name`/index.js and returns that file's path. */
-export async function buildLibrary(name: string): Promise<string> {
+/**
+ * Builds src/index.ts into test-artifacts/`name`/index.js and returns that file's path; with
+ * `entries` (output name -> source file), builds those instead (the code they share in one
+ * chunk) and returns the path of the first.
+ */
+export async function buildLibrary(
+  name: string,
+  entries: Readonly<Record<string, string>> = { index: 'src/index.ts' },
+): Promise<string> {
   const outDir = `${root}test-artifacts/${name}`;
   await rm(outDir, { recursive: true, force: true });
   await build({
     config: false,
-    entry: { index: 'src/index.ts' },
+    entry: { ...entries },
     outDir,
     format: ['esm'],
     platform: 'neutral',
@@ -25,5 +32,5 @@ export async function buildLibrary(name: string): Promise<string> {
     sourcemap: false,
     logLevel: 'silent',
   });
-  return `${outDir}/index.js`;
+  return `${outDir}/${Object.keys(entries)[0]}.js`;
 }

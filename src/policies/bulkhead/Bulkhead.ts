@@ -95,12 +95,13 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
   readonly mayWait: boolean;
   /** @internal True when queued calls need the time (a finite queue timeout). */
   needsQueueTime: boolean;
-  // Replaced as a whole by `reconfigure`; every call reads it as before.
-  private o: ResolvedBulkheadOptions;
+  /** @internal Replaced as a whole by `reconfigure`; every call reads it as before. */
+  protected o: ResolvedBulkheadOptions;
   /** The clock this policy reads. */
   readonly clock: Clock;
   private active = 0;
-  private nAdmitted = 0;
+  /** @internal */
+  protected nAdmitted = 0;
   private nRejectedFull = 0;
   private nRejectedTimeout = 0;
   private nRejectedCodel = 0;
@@ -169,7 +170,7 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     rejectedQueueTimeout: number;
     rejectedCodel: number;
   }): void {
-    sums.inFlight += this.active;
+    sums.inFlight += this.inFlight;
     sums.queueLength += this.queue.length;
     sums.admitted += this.nAdmitted;
     sums.rejectedFull += this.nRejectedFull;
@@ -203,7 +204,7 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
   /** Counters since the bulkhead was built, and what it holds now. */
   stats(): BulkheadStats {
     const stats: BulkheadStats = {
-      inFlight: this.active,
+      inFlight: this.inFlight,
       queueLength: this.queue.length,
       maxConcurrent: this.o.maxConcurrent,
       admitted: this.nAdmitted,
@@ -383,12 +384,13 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     return this.codelError;
   }
 
-  private emitRejected(reason: BulkheadRejection): void {
+  /** @internal Counts a refusal for `reason` and tells listeners and the channel. */
+  protected emitRejected(reason: BulkheadRejection): void {
     if (reason === 'full') this.nRejectedFull++;
     else if (reason === 'queue-timeout') this.nRejectedTimeout++;
     else this.nRejectedCodel++;
     if (this.rejected.size !== 0) {
-      this.rejected.emit({ reason, inFlight: this.active, queued: this.queue.length });
+      this.rejected.emit({ reason, inFlight: this.inFlight, queued: this.queue.length });
     }
     if (rejectedChannel.hasSubscribers) {
       rejectedChannel.publish({

@@ -107,7 +107,8 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
   readonly mayWait: boolean;
   /** The clock this policy reads. */
   readonly clock: Clock;
-  private o: ResolvedRateLimiterOptions;
+  /** @internal */
+  protected o: ResolvedRateLimiterOptions;
   private readonly coarse: CoarseTime | undefined;
   /** Theoretical arrival time, in µs of the clock. */
   private tat = Number.NEGATIVE_INFINITY;
@@ -115,7 +116,8 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
   private error: RateLimitedError;
   /** Clock time (ms) at which the reservation made by the last `acquire(now)` is due. */
   private reservedAt = 0;
-  private nAdmitted = 0;
+  /** @internal */
+  protected nAdmitted = 0;
   private nRejected = 0;
   /** @internal */ readonly limited = new Listeners<RateLimitedEvent>();
 
@@ -154,7 +156,9 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
   get available(): number {
     const now = this.nowUs(NO_TIME);
     const { intervalUs, burst } = this.o;
-    const free = Math.floor((now - (Math.max(this.tat, now) - burst * intervalUs)) / intervalUs);
+    const free = Math.floor(
+      (now - (Math.max(this.tatUs(), now) - burst * intervalUs)) / intervalUs,
+    );
     return Math.max(0, Math.min(burst, free));
   }
 
@@ -214,7 +218,7 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
     const nowUs = this.nowUs(NO_TIME);
     const wait = this.take(nowUs, permits);
     if (wait !== 0) this.refused(nowUs, wait, permits);
-    return gcraDecision(wait / 1_000, this.tat - nowUs, this.o.intervalUs, this.o.burst, false);
+    return gcraDecision(wait / 1_000, this.tatUs() - nowUs, this.o.intervalUs, this.o.burst, false);
   }
 
   /**
@@ -236,19 +240,17 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
       return Promise.reject(this.refused(nowUs, wait, permits));
     }
     const reservedTat = this.reserve(nowUs, permits);
+    const dueAt = (reservedTat - this.o.burst * this.o.intervalUs) / 1_000;
     return new Promise<void>((resolve, reject) => {
       const waiter = new Waiter(this, resolve, reject, signal, reservedTat, permits);
       signal?.addEventListener('abort', waiter);
-      waiter.stamp = this.queue.addAt(waiter, 0, (nowUs + wait) / 1_000, nowUs / 1_000);
+      waiter.stamp = this.queue.addAt(waiter, 0, dueAt, nowUs / 1_000);
     });
   }
 
   /** @internal A waiter left: its permits go back when no later reservation depends on them. */
   giveBack(waiter: Waiter): void {
-    if (this.tat === waiter.reservedTat) {
-      this.tat -= waiter.permits * this.o.intervalUs;
-      this.nAdmitted--;
-    }
+    if (this.untake(waiter.reservedTat, waiter.permits)) this.nAdmitted--;
     this.queue.prune();
   }
 
@@ -307,8 +309,9 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
     const wait = this.take(nowUs, permits);
     if (wait === 0) return 0;
     if (wait <= this.o.maxWait * 1_000) {
-      this.reserve(nowUs, permits);
-      this.reservedAt = (nowUs + wait) / 1_000;
+      // The turn is due when the TAT after it is a burst ahead: nowUs + wait here, later when
+      // another thread sharing the state reserved in between.
+      this.reservedAt = (this.reserve(nowUs, permits) - this.o.burst * this.o.intervalUs) / 1_000;
       return WAIT;
     }
     this.refused(nowUs, wait, permits);
@@ -348,15 +351,22 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
 
   // ---- GCRA ----------------------------------------------------------------------------------
 
-  /** The time in whole µs: `now` (ms) when the pipeline read it, else the (cached) clock. */
-  private nowUs(now: number): number {
+  /**
+   * @internal The time in whole µs: `now` (ms) when the pipeline read it, else the (cached)
+   * clock.
+   */
+  protected nowUs(now: number): number {
     const ms =
       now !== NO_TIME ? now : this.coarse !== undefined ? this.coarse.now() : this.clock.now();
     return Math.round(ms * 1_000);
   }
 
-  /** Takes `permits` at `nowUs`: 0, or the µs until they would be free (nothing taken). */
-  private take(nowUs: number, permits: number): number {
+  /**
+   * @internal Takes `permits` at `nowUs`: 0, or the µs until they would be free (nothing
+   * taken). A limiter whose TAT lives elsewhere overrides it with {@link reserve},
+   * {@link untake} and {@link tatUs}.
+   */
+  protected take(nowUs: number, permits: number): number {
     const { intervalUs, burst } = this.o;
     const wait = gcraWait(this.tat, nowUs, permits, intervalUs, burst);
     if (wait > 0) return wait;
@@ -365,10 +375,25 @@ export class RateLimiter extends RunsAlone implements WaitingGate {
     return 0;
   }
 
-  /** Takes `permits` ahead of time (they are due later); returns the TAT after it. */
-  private reserve(nowUs: number, permits: number): number {
+  /** @internal Takes `permits` ahead of time (they are due later); returns the TAT after it. */
+  protected reserve(nowUs: number, permits: number): number {
     this.tat = gcraTake(this.tat, nowUs, permits, this.o.intervalUs);
     this.nAdmitted++;
+    return this.tat;
+  }
+
+  /**
+   * @internal Gives back `permits` reserved by the reservation that left the TAT at
+   * `reservedTat`, if no later one depends on them; true when they were given back.
+   */
+  protected untake(reservedTat: number, permits: number): boolean {
+    if (this.tat !== reservedTat) return false;
+    this.tat -= permits * this.o.intervalUs;
+    return true;
+  }
+
+  /** @internal The theoretical arrival time, in µs of the clock. */
+  protected tatUs(): number {
     return this.tat;
   }
 
