@@ -15,14 +15,10 @@ import {
   writeHeader,
 } from './permitSlots.js';
 import {
-  isState,
-  newState,
-  openState,
+  openOrMake,
   type SharedLocalOptions,
   type SharedPolicyState,
   type StateFormat,
-  sharedClock,
-  withoutClock,
 } from './state.js';
 
 /** Options of a {@link SharedBulkhead}: those of `Bulkhead` without a queue, and its slots. */
@@ -131,31 +127,32 @@ export class SharedBulkhead extends Bulkhead {
     options?: number | SharedBulkheadOptions | SharedBulkheadState,
     local?: SharedLocalOptions,
   ) {
-    let state: SharedBulkheadState;
-    if (isState(options)) {
-      state = openState<SharedBulkheadState>(options, FORMAT);
-    } else {
-      const given: SharedBulkheadOptions =
-        typeof options === 'number'
-          ? { maxConcurrent: options }
-          : ((options as SharedBulkheadOptions | undefined) ?? {});
-      const { slots: s, layout: l, ...rest } = given as SharedBulkheadOptions;
-      const slots = integer(s, 'slots', DEFAULT_SLOTS, 1, MAX_SLOTS);
-      if (l !== undefined && l !== 'padded' && l !== 'packed') {
-        throw new OptionsError('layout', l, '"padded" or "packed"');
-      }
-      resolveBulkheadOptions(rest);
-      const layout = permitLayout(slots, l !== 'packed');
-      const buffer = new SharedArrayBuffer(layout.bytes);
-      writeHeader(new Int32Array(buffer), layout);
-      state = newState<SharedBulkheadState>(FORMAT, buffer, withoutClock(rest));
-      local = { clock: given.clock };
-    }
+    const { state, options: resolved } = openOrMake<SharedBulkheadState>(
+      options,
+      local,
+      FORMAT,
+      () => {
+        const given: SharedBulkheadOptions =
+          typeof options === 'number'
+            ? { maxConcurrent: options }
+            : ((options as SharedBulkheadOptions | undefined) ?? {});
+        const { slots: s, layout: l, ...rest } = given;
+        const slots = integer(s, 'slots', DEFAULT_SLOTS, 1, MAX_SLOTS);
+        if (l !== undefined && l !== 'padded' && l !== 'packed') {
+          throw new OptionsError('layout', l, '"padded" or "packed"');
+        }
+        resolveBulkheadOptions(rest);
+        const layout = permitLayout(slots, l !== 'packed');
+        const buffer = new SharedArrayBuffer(layout.bytes);
+        writeHeader(new Int32Array(buffer), layout);
+        return { buffer, options: rest };
+      },
+    );
     const maxQueue = (state.options as BulkheadOptions).maxQueue;
     if (maxQueue !== undefined && maxQueue !== 0) {
       throw new OptionsError('maxQueue', maxQueue, '0: a shared bulkhead has no queue yet');
     }
-    super({ ...state.options, clock: sharedClock(local?.clock, state.timeOrigin) });
+    super(resolved);
     const words = new Int32Array(state.buffer);
     const layout = readLayout(words);
     if (layout === undefined) {

@@ -7,14 +7,10 @@ import {
 import { RateLimiter } from '../policies/rate-limiter/RateLimiter.js';
 import { NO_TIME } from '../protocol/step.js';
 import {
-  isState,
-  newState,
-  openState,
+  openOrMake,
   type SharedLocalOptions,
   type SharedPolicyState,
   type StateFormat,
-  sharedClock,
-  withoutClock,
 } from './state.js';
 
 /** Options of a {@link SharedRateLimiter}: those of `RateLimiter`. */
@@ -81,18 +77,19 @@ export class SharedRateLimiter extends RateLimiter {
     options: SharedRateLimiterOptions | SharedRateLimiterState,
     local?: SharedLocalOptions,
   ) {
-    let state: SharedRateLimiterState;
-    if (isState(options)) {
-      state = openState<SharedRateLimiterState>(options, FORMAT);
-    } else {
-      const given = options as SharedRateLimiterOptions;
-      resolveRateLimiterOptions(given);
-      const buffer = new SharedArrayBuffer(BYTES);
-      new BigInt64Array(buffer)[0] = NEVER;
-      state = newState<SharedRateLimiterState>(FORMAT, buffer, withoutClock(given ?? {}));
-      local = { clock: given?.clock };
-    }
-    super({ ...state.options, clock: sharedClock(local?.clock, state.timeOrigin) });
+    const { state, options: resolved } = openOrMake<SharedRateLimiterState>(
+      options,
+      local,
+      FORMAT,
+      () => {
+        const given = (options as SharedRateLimiterOptions | undefined) ?? {};
+        resolveRateLimiterOptions(given);
+        const buffer = new SharedArrayBuffer(BYTES);
+        new BigInt64Array(buffer)[0] = NEVER;
+        return { buffer, options: given };
+      },
+    );
+    super(resolved);
     this.state = state;
     this.#tat = new BigInt64Array(state.buffer, 0, 1);
   }

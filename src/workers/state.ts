@@ -120,3 +120,26 @@ export function withoutClock<O extends { readonly clock?: unknown }>(options: O)
 export function isState(value: unknown): boolean {
   return typeof value === 'object' && value !== null && 'buffer' in value && 'kind' in value;
 }
+
+/**
+ * @internal What a shared policy's constructor works from: the state it was given (opened and
+ * checked), or a new one from `make` when given options (which checks them and lays out the
+ * buffer), and the options its in-process class is built with in this thread: the state's,
+ * with the clock given here or the one of the thread that made the state.
+ */
+export function openOrMake<S extends SharedPolicyState<string, object>>(
+  given: unknown,
+  local: SharedLocalOptions | undefined,
+  format: StateFormat<S['kind']>,
+  make: () => { buffer: SharedArrayBuffer; options: S['options'] & { readonly clock?: unknown } },
+): { state: S; options: S['options'] & { readonly clock: Clock } } {
+  let state: S;
+  let clock: unknown = local?.clock;
+  if (isState(given)) state = openState<S>(given, format);
+  else {
+    const made = make();
+    state = newState<S>(format, made.buffer, withoutClock(made.options));
+    clock = made.options.clock;
+  }
+  return { state, options: { ...state.options, clock: sharedClock(clock, state.timeOrigin) } };
+}
