@@ -1,16 +1,15 @@
 import type { KindChannel } from '../../protocol/kind.js';
 import { type Channel, diagnosticsChannel } from '../../telemetry/channels.js';
 
-/** @internal The channel of limit changes: a `LimitChangeEvent`. */
-export const LIMIT_CHANGE_CHANNEL = 'breakwater:adaptive-limit:change';
-
 /** @internal The channel of limit changes, as `diagnosticsChannels` and the docs list it. */
 export const limitChangeKindChannel: KindChannel = {
   key: 'limitChange',
-  channel: LIMIT_CHANGE_CHANNEL,
+  channel: 'breakwater:adaptive-limit:change',
   message:
     "`{ name, from, to, reason, latency, baseline, answered, dropped, maxInFlight }`: an adaptive limit's window changed its limit (`reason` `drop`, `latency`, `queue`, `increase`, `custom` or `reconfigure`); published from the call whose end closed the window",
 };
 
 /** @internal */
-export const limitChangeChannel: Channel = /* @__PURE__ */ diagnosticsChannel(LIMIT_CHANGE_CHANNEL);
+export const limitChangeChannel: Channel = /* @__PURE__ */ diagnosticsChannel(
+  limitChangeKindChannel.channel,
+);

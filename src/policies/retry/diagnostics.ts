@@ -1,26 +1,23 @@
 import type { KindChannel, KindSpanEvent, SpanEventAttributes } from '../../protocol/kind.js';
 import { type Channel, diagnosticsChannel } from '../../telemetry/channels.js';
 
-/** @internal The channel of retries, published before each wait. */
-export const RETRY_CHANNEL = 'breakwater:retry';
-
 /** @internal The channel of retries, as `diagnosticsChannels` and the docs list it. */
 export const retryKindChannel: KindChannel = {
   key: 'retry',
-  channel: RETRY_CHANNEL,
+  channel: 'breakwater:retry',
   message:
     '`{ name, attempt, delay, error }` (`error` is the result when a result caused the retry)',
 };
 
 /** @internal */
-export const retryChannel: Channel = /* @__PURE__ */ diagnosticsChannel(RETRY_CHANNEL);
+export const retryChannel: Channel = /* @__PURE__ */ diagnosticsChannel(retryKindChannel.channel);
 
 /** @internal The span event of a retry. */
 export const RETRY_EVENT = 'breakwater.retry';
 
 /** @internal A retry as a span event (see `traceBreakwaterEvents`). */
 export const retrySpanEvent: KindSpanEvent = {
-  channel: RETRY_CHANNEL,
+  channel: retryKindChannel.channel,
   name: RETRY_EVENT,
   key: 'retry',
   doc: '`breakwater.policy.name`, `breakwater.retry.attempt` (the attempt that failed, from 1), `breakwater.retry.delay_ms`; `exception.type` and `exception.message` when an error (not a result) caused the retry',

@@ -1,18 +1,14 @@
 import type { KindChannel } from '../../protocol/kind.js';
 import { type Channel, diagnosticsChannel } from '../../telemetry/channels.js';
 
-/**
- * @internal The channel of passed deadlines. It makes no span event: one timer serves all the
- * calls of a timeout, so it fires outside the async context of the call it ends.
- */
-export const TIMEOUT_CHANNEL = 'breakwater:timeout';
-
 /** @internal The channel of passed deadlines, as `diagnosticsChannels` and the docs list it. */
 export const timeoutKindChannel: KindChannel = {
   key: 'timeout',
-  channel: TIMEOUT_CHANNEL,
+  channel: 'breakwater:timeout',
   message: '`{ name, timeout }`',
 };
 
 /** @internal */
-export const timeoutChannel: Channel = /* @__PURE__ */ diagnosticsChannel(TIMEOUT_CHANNEL);
+export const timeoutChannel: Channel = /* @__PURE__ */ diagnosticsChannel(
+  timeoutKindChannel.channel,
+);
