@@ -39,8 +39,14 @@ export interface FlightHost {
  * value through the host's `shareValue`, once per caller). Nothing is kept after.
  */
 export class Flight implements InnerRun, ChildOwner {
-  /** The callers waiting, with the index of the coalescing step in each one's pipeline. */
-  private readonly callers = new Map<Execution, number>();
+  /**
+   * The first caller, while it waits, and the index of the coalescing step in its pipeline: a
+   * flight of one caller (the common case, no contention) makes no map.
+   */
+  private first: Execution | undefined = undefined;
+  private firstStep = 0;
+  /** The other callers waiting, with the index of the step in each one's pipeline. */
+  private others: Map<Execution, number> | undefined = undefined;
   private child: Execution | undefined = undefined;
   /** No caller will hear from it any more: it settled, or every caller left. */
   private over = false;
@@ -59,7 +65,7 @@ export class Flight implements InnerRun, ChildOwner {
 
   /** Callers waiting now. */
   get size(): number {
-    return this.callers.size;
+    return (this.first === undefined ? 0 : 1) + (this.others?.size ?? 0);
   }
 
   /**
@@ -103,7 +109,12 @@ export class Flight implements InnerRun, ChildOwner {
     // Each caller's gates outside time its own call.
     if (core.startedSlot !== NO_SLOT) exec.set(core.startedSlot, exec.attemptStart(now));
     exec.race = this;
-    this.callers.set(exec, step);
+    if (this.first === undefined && this.others === undefined) {
+      this.first = exec;
+      this.firstStep = step;
+    } else {
+      (this.others ??= new Map()).set(exec, step);
+    }
   }
 
   /**
@@ -111,11 +122,17 @@ export class Flight implements InnerRun, ChildOwner {
    * with `reason` at once. The last to leave takes the flight down with it.
    */
   cancel(reason: unknown, exec: Execution): void {
-    const step = this.callers.get(exec);
-    if (step === undefined) return;
-    this.callers.delete(exec);
+    let step: number | undefined;
+    if (exec === this.first) {
+      step = this.firstStep;
+      this.first = undefined;
+    } else {
+      step = this.others?.get(exec);
+      if (step === undefined) return;
+      this.others!.delete(exec);
+    }
     exec.race = undefined;
-    if (this.callers.size === 0) this.abandon(reason);
+    if (this.size === 0) this.abandon(reason);
     if (exec === this.starter) {
       this.settleEarly(false, reason);
       return;
@@ -145,23 +162,29 @@ export class Flight implements InnerRun, ChildOwner {
     this.over = true;
     // Dropped before any caller goes on: one that calls again starts a new flight.
     this.host.flightOver(this, false);
-    const callers = [...this.callers];
-    this.callers.clear();
-    for (const [caller, step] of callers) {
-      caller.race = undefined;
-      let callerOk = ok;
-      let callerValue = value;
-      if (ok) {
-        try {
-          callerValue = this.host.shareValue(value);
-        } catch (error) {
-          callerOk = false;
-          callerValue = error;
-        }
-      }
-      if (caller === this.starter) this.settleEarly(callerOk, callerValue);
-      else caller.finishOrChain(caller.unwind(step - 1, callerOk, callerValue, caller.endTime()));
+    const first = this.first;
+    const others = this.others;
+    this.first = undefined;
+    this.others = undefined;
+    if (first !== undefined) this.goOn(first, this.firstStep, ok, value);
+    if (others !== undefined) {
+      for (const [caller, step] of others) this.goOn(caller, step, ok, value);
     }
+  }
+
+  /** Caller `exec` goes on outward from the step before `step` with the flight's outcome. */
+  private goOn(exec: Execution, step: number, ok: boolean, value: unknown): void {
+    exec.race = undefined;
+    if (ok) {
+      try {
+        value = this.host.shareValue(value);
+      } catch (error) {
+        ok = false;
+        value = error;
+      }
+    }
+    if (exec === this.starter) this.settleEarly(ok, value);
+    else exec.finishOrChain(exec.unwind(step - 1, ok, value, exec.endTime()));
   }
 
   /** The starter's outcome came while it started: `start` goes on outward with it. */

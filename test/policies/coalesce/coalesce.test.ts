@@ -3,6 +3,8 @@
  * coalescer; callers leave on their own; nothing is kept once a run settles. All on a
  * ManualClock and promises the test settles by hand.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import {
   bulkhead,
@@ -12,6 +14,7 @@ import {
   coalesce,
   type ExecutionContext,
   hedge,
+  loadShedder,
   OptionsError,
   pipeline,
   Registry,
@@ -37,6 +40,12 @@ function byHand<T = string>() {
 
 const breaker = (clock: ManualClock, threshold = 1_000) =>
   new CircuitBreaker({ window: { kind: 'consecutive', threshold }, clock });
+
+/** A full garbage collection, as `--expose-gc` gives it, without that flag on the test run. */
+function collector(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
 
 /** Lets pending promise reactions run. */
 const flush = async (): Promise<void> => {
@@ -438,11 +447,60 @@ describe('coalesce: with other ways of running', () => {
   });
 });
 
+describe('coalesce: what the shared run is given', () => {
+  it('resolves tryExecute callers with the shared outcome, a failure as a failure', async () => {
+    const p = pipeline(coalesce());
+    const work = byHand();
+    const calls = [1, 2].map(() => p.tryExecute(work.fn, { key: 'k' }));
+    const down = new Error('down');
+    work.runs[0]!.answer.reject(down);
+    expect(await Promise.all(calls)).toEqual([
+      { ok: false, error: down, rejected: false },
+      { ok: false, error: down, rejected: false },
+    ]);
+  });
+
+  it('bounds the run by a timeout inside, whatever the callers’ deadlines', async () => {
+    const clock = new ManualClock();
+    const p = pipeline(coalesce({ clock }), timeout({ timeout: 50, clock }));
+    const work = byHand();
+    const calls = [1, 2].map(() => track(p.execute(work.fn, { key: 'k', timeout: 1_000 })));
+    clock.advance(50);
+    expect(work.runs[0]!.signal.aborted).toBe(true);
+    work.runs[0]!.answer.reject(work.runs[0]!.signal.reason);
+    await Promise.all(calls.map((t) => t.done));
+    expect(calls.every((t) => t.error instanceof TimeoutError)).toBe(true);
+  });
+
+  it('gives the run the criticality of the call that started it', async () => {
+    const seen: number[] = [];
+    const clock = new ManualClock();
+    const shedder = loadShedder({ clock });
+    const admit = shedder.admit.bind(shedder);
+    // A spy on the real shedder's admission: the level it is asked with.
+    shedder.admit = (now: number, level?: number) => {
+      seen.push(level ?? -1);
+      return admit(now, level);
+    };
+    const p = pipeline(coalesce(), shedder);
+    const work = byHand();
+    const calls = [
+      p.execute(work.fn, { key: 'k', criticality: 'sheddable' }),
+      p.execute(work.fn, { key: 'k', criticality: 'critical-plus' }),
+    ];
+    work.runs[0]!.answer.resolve('v');
+    await Promise.all(calls);
+    expect(seen).toEqual([0]);
+  });
+});
+
 describe('coalesce: nothing is left behind', () => {
-  it('leaves no key for a million distinct keys once they settled', async () => {
+  it('leaves nothing behind for a million distinct keys once they settled: no key, no heap', async () => {
+    const gc = collector();
     const c = coalesce();
     const p = pipeline(c);
     const batch = 10_000;
+    let heapAfterFirst = 0;
     for (let b = 0; b < 100; b++) {
       const calls: Promise<unknown>[] = [];
       const answers: ReturnType<typeof deferred>[] = [];
@@ -455,8 +513,18 @@ describe('coalesce: nothing is left behind', () => {
       for (const d of answers) d.resolve(1);
       await Promise.all(calls);
       expect(c.stats().inFlight).toBe(0);
+      if (b === 0) {
+        gc();
+        heapAfterFirst = process.memoryUsage().heapUsed;
+      }
     }
     expect(c.stats()).toMatchObject({ calls: 1_000_000, flights: 1_000_000, inFlight: 0 });
+    gc();
+    console.log(
+      `heap after a million keys: ${process.memoryUsage().heapUsed - heapAfterFirst} B more than after the first 10,000`,
+    );
+    // A flight kept per key would hold well over 100 bytes each: 100 MB for these keys.
+    expect(process.memoryUsage().heapUsed - heapAfterFirst).toBeLessThan(16 * 1024 * 1024);
   }, 300_000);
 
   it('checks its options: unknown keys and wrong types are named', () => {
