@@ -1,7 +1,7 @@
 /**
  * Two builds of the library in one process, on the per-call rows a hot-path change can move:
  * closed breaker, open breaker (a refusal through `tryExecute`), composed pipeline, retry (alone and with a retry budget: a build without
- * budgets runs the retry alone), cooperative timeout, bulkhead, rate limiter, hedge, adaptive
+ * budgets runs the retry alone), cooperative timeout, bulkhead, rate limiter, hedge, coalesce, adaptive
  * limit and load shedder (each as `pipeline(policy).execute(target)`), a bulkhead whose calls wait in its queue (FIFO, and CoDel
  * where the build has the `queue` option), and `tryAcquire()`. Each round times every row of the
  * old build and of the new one in alternating order, in batches of the same size, each loop
@@ -113,6 +113,13 @@ const rows = {
   'hedge, first attempt wins': (bw) => {
     const p = bw.pipeline(bw.hedge({ maxHedges: 1, delay: 2000 }));
     return () => p.execute(target);
+  },
+  // One caller of a key at a time (no one to share with): what a flight costs by itself.
+  // Builds from before coalescing have no `coalesce`: leave the row out with --filter.
+  'coalesce, one caller': (bw) => {
+    const p = bw.pipeline(bw.coalesce());
+    const options = { key: 'user:42' };
+    return () => p.execute(target, options);
   },
   // Builds from before the adaptive limit have no `adaptiveLimit`: leave the row out with --filter.
   'adaptive limit': (bw) => {

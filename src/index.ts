@@ -103,10 +103,16 @@ export {
 export type { CircuitBreakerSnapshot } from './policies/circuit-breaker/snapshot.js';
 export { CircuitState } from './policies/circuit-breaker/state.js';
 export type { CircuitBreakerStats } from './policies/circuit-breaker/stats.js';
+export { Coalescer, type CoalesceStats } from './policies/coalesce/Coalescer.js';
+export type { CoalesceConfig } from './policies/coalesce/config.js';
+export type { CoalesceAbandonedEvent } from './policies/coalesce/events.js';
+export { coalesceKind } from './policies/coalesce/kind.js';
+export { type CoalesceOptions, coalesceDefaults } from './policies/coalesce/options.js';
 export {
   adaptiveLimit,
   bulkhead,
   circuitBreaker,
+  coalesce,
   fallback,
   hedge,
   loadShedder,

@@ -1,6 +1,7 @@
 import type { Clock, TimerHandle } from '../clock/Clock.js';
 import { TimeoutError } from '../errors/TimeoutError.js';
 import {
+  type CoalescingStep,
   type DeadlineStep,
   type FallbackStep,
   type HedgingStep,
@@ -27,7 +28,34 @@ import { releaseCancelled, releaseFailed, releaseOk } from './release.js';
 import { failure, isThenable, success } from './result.js';
 
 /** A policy as the executor sees it: any policy a pipeline can hold. */
-export type Step = Gate | RetryingStep | DeadlineStep | FallbackStep | HedgingStep;
+export type Step = Gate | RetryingStep | DeadlineStep | FallbackStep | HedgingStep | CoalescingStep;
+
+/**
+ * @internal What a call waits on while a step that runs the steps inside it itself holds it (a
+ * hedge's race, a coalescing flight): the call's deadline or its caller's abort ends the wait.
+ */
+export interface InnerRun {
+  /** `exec`, which waits on this run, is cut with `reason` (its deadline, its caller's abort). */
+  cancel(reason: unknown, exec: Execution): void;
+}
+
+/**
+ * @internal What a child execution (one that runs the steps inside such a step) reports to
+ * instead of a caller: a hedge's race, a coalescing flight.
+ */
+export interface ChildOwner {
+  /** The child `exec` ended (its outcome in `ok`/`value`). */
+  childEnded(exec: Execution): void;
+  /** The deadline bounding the call around the step that runs the child (Infinity for none). */
+  outerBound(now: number): number;
+  /** The context of attempt `n` (`n` > 0: a hedge) of the child. */
+  contextOf(
+    attempt: number,
+    n: number,
+    limit: CallDeadline | undefined,
+    bounds: AttemptBounds,
+  ): AttemptContext;
+}
 
 /** @internal Marks a step that keeps no per-call number. */
 export const NO_SLOT = -1;
@@ -92,10 +120,16 @@ export interface PipelineCore {
    */
   readonly boundsInner: number;
   /**
-   * When the last step is a hedge: the pipeline of the steps inside it, which runs each of its
-   * attempts (the steps of this core end at the hedge).
+   * When the last step runs the steps inside it itself (a hedge, a coalescing step): the
+   * pipeline of those steps, which runs each of its attempts or flights (the steps of this core
+   * end at that step).
    */
   readonly inner: PipelineCore | undefined;
+  /**
+   * A coalescing step is here or inside: a call's `key` is kept for it (see `Detour.key`), and
+   * handed on to the children that run the steps inside.
+   */
+  readonly takesKey: boolean;
   /** Races of finished calls through the hedge, ready for the next call. */
   readonly races: HedgeRace[];
   /**
@@ -130,7 +164,10 @@ const F_TIMED = 16;
 const F_DEFERRED = 32;
 /** The call has a deadline of its own (`execute(fn, { timeout })`). */
 const F_DEADLINE = 64;
-/** @internal One attempt of a hedge's race: its end is reported to the race, not to a caller. */
+/**
+ * @internal One attempt of a hedge's race or a coalescing flight: its end is reported to its
+ * parent, not to a caller.
+ */
 export const F_CHILD = 128;
 
 /**
@@ -169,6 +206,8 @@ export class Detour {
   cutAt = UNCUT;
   /** The timer of the call's own deadline, until it fires or the call settles. */
   deadlineTimer: TimerHandle | undefined = undefined;
+  /** The call's `key`, kept in a pipeline with a coalescing step (see `PipelineCore.takesKey`). */
+  key: string | undefined = undefined;
 }
 
 let capturing: Detour | undefined;
@@ -232,10 +271,10 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
   /** The context of the attempt in flight, until it ends or is abandoned. */
   /** @internal */ context: AttemptContext | undefined = undefined;
   /** @internal */ detour: Detour | undefined = undefined;
-  /** @internal The race of the hedge this call waits on, while it runs. */
-  race: HedgeRace | undefined = undefined;
-  /** @internal A child attempt: the race it reports to, until it ended. */
-  parent: HedgeRace | undefined = undefined;
+  /** @internal The hedge's race or the coalescing flight this call waits on, while it runs. */
+  race: InnerRun | undefined = undefined;
+  /** @internal A child attempt: the race or flight it reports to, until it ended. */
+  parent: ChildOwner | undefined = undefined;
   /** @internal Which attempt of its race a child is (0 for the first, 1 for the first hedge...). */
   hedge = 0;
   /** @internal Deferred mode: the settle functions of the promise the caller awaits. */
@@ -474,6 +513,9 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
           const race = (core.races.pop() ?? (step as HedgingStep).newRace(core.races)) as HedgeRace;
           return race.begin(this, i, step as HedgingStep, now);
         }
+        case StepKind.Coalesce:
+          // The flight's code comes with the coalescing policy, as the race's with the hedge.
+          return (step as CoalescingStep).join(this, i, now) as Next;
       }
     }
     if (core.startedSlot !== NO_SLOT) {
@@ -766,7 +808,7 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
     d.cutAt = -1;
     this.abortAttempt(error);
     if (d.waitStep >= 0) this.cancelWait(error);
-    else if (this.race !== undefined) this.race.cancel(error);
+    else if (this.race !== undefined) this.race.cancel(error, this);
     else if (this.abandons(true)) this.abandon(-1, error);
   }
 
@@ -779,7 +821,7 @@ export class Execution implements TimedExecution, WaitingExecution, BoundedCall,
     d.cutAt = -1;
     this.abortAttempt(reason);
     if (d.waitStep >= 0) this.cancelWait(reason);
-    else if (this.race !== undefined) this.race.cancel(reason);
+    else if (this.race !== undefined) this.race.cancel(reason, this);
     else if (this.abandons(this.core.deferred)) this.abandon(-1, reason);
   }
 

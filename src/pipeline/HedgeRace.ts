@@ -5,12 +5,15 @@ import {
   NO_PUSHBACK,
 } from '../protocol/around.js';
 import { NO_TIME } from '../protocol/step.js';
+import { cancelChild } from './cancelChild.js';
 import { type AttemptBounds, AttemptContext, CallDeadline } from './context.js';
 import {
+  type ChildOwner,
   Execution,
   F_CHILD,
   F_DONE,
   F_OK,
+  type InnerRun,
   type Next,
   NO_SLOT,
   type PipelineCore,
@@ -55,7 +58,7 @@ const POOL_SIZE = 32;
  * Attempt `n`'s timer for hedge `n + 1` is armed on the hedge's one queue right after attempt
  * `n` starts; a race waits on at most one entry at a time.
  */
-export class HedgeRace implements HedgeTimerTarget, AttemptBounds {
+export class HedgeRace implements HedgeTimerTarget, AttemptBounds, InnerRun, ChildOwner {
   /** The hedge's index in the outer pipeline. */
   private step = 0;
   /** The outcome, when the race settled while it began. */
@@ -183,6 +186,11 @@ export class HedgeRace implements HedgeTimerTarget, AttemptBounds {
     exec.bound = outer.bound;
     exec.callDeadline = outer.callDeadline;
     exec.level = outer.level;
+    // A coalescing step inside shares by the call's key.
+    if (core.takesKey) {
+      const key = outer.detour?.key;
+      if (key !== undefined) exec.d.key = key;
+    }
     this.attempts[n] = exec;
     if (core.deferred) exec.defer();
     if (exec.enter(0, core.needsStartTime ? core.clock.now() : NO_TIME) === SYNC) {
@@ -201,23 +209,6 @@ export class HedgeRace implements HedgeTimerTarget, AttemptBounds {
     // A record with an abandoned attempt (an aggressive timeout inside) still hears from it.
     if (d?.abandoned === undefined || d.abandoned.length === 0) exec.recycle();
     this.ended(n, ok, value, d?.callerAborted === true);
-  }
-
-  /**
-   * Gives up on child attempt `exec` (another won, or the call ended): its signal aborts with
-   * `reason` and a wait or a race inside it ends, but an attempt in flight runs on, holding its
-   * permits, until its work ends; a failure with `reason` then counts for no policy inside
-   * (see `isCallerAbort`).
-   */
-  private cancelChild(exec: Execution, reason: unknown): void {
-    if ((exec.flags & F_DONE) !== 0) return;
-    const d = exec.d;
-    d.callerAborted = true;
-    d.cutAt = -1;
-    exec.abortAttempt(reason);
-    if (d.waitStep >= 0) exec.cancelWait(reason);
-    // A hedge inside the hedge: its race and all its attempts.
-    else if (exec.race !== undefined) exec.race.cancel(reason);
   }
 
   /** Runs direct attempt `n`: the function, with a signal of its own. */
@@ -392,7 +383,7 @@ export class HedgeRace implements HedgeTimerTarget, AttemptBounds {
         context.abort(reason);
       } else {
         const exec = this.attempts[i];
-        if (exec !== undefined) this.cancelChild(exec, reason);
+        if (exec !== undefined) cancelChild(exec, reason);
       }
     }
     this.ending = false;

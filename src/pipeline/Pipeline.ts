@@ -558,5 +558,8 @@ function applyCallOptions(exec: Execution, options: ExecuteOptions): OptionsErro
     exec.level = level;
   }
   if (ms !== Number.POSITIVE_INFINITY) exec.limit(ms);
+  // Only a pipeline with a coalescing step keeps the key (a keyed pipeline gives one per call);
+  // the coalescer checks it.
+  if (exec.core.takesKey && options.key !== undefined) exec.d.key = options.key;
   return undefined;
 }

@@ -66,6 +66,12 @@ export interface ExecuteOptions {
    * @default "critical"
    */
   readonly criticality?: Criticality;
+  /**
+   * The call's key. A coalescing step shares one run of the steps inside it among the calls in
+   * flight with the same key (a call without one runs alone); through a `KeyedPipeline`, the
+   * keyed steps use the instances of this key. Other policies ignore it.
+   */
+  readonly key?: string;
 }
 
 /**

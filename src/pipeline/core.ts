@@ -32,7 +32,8 @@ export interface PipelinePlan {
 
 /**
  * @internal The plan of a pipeline of `steps`, outermost first. A hedge makes the steps inside
- * it a pipeline of their own ({@link PipelineCore.inner}), which runs each of its attempts.
+ * it a pipeline of their own ({@link PipelineCore.inner}), which runs each of its attempts; a
+ * coalescing step does the same, and runs it once per flight.
  */
 export function planPipeline(steps: readonly Step[]): PipelinePlan {
   const { core, waits } = buildCore(steps);
@@ -71,13 +72,12 @@ export function checkPolicies(policies: readonly unknown[]): void {
  * which times every call reads, whether a call may wait, settle early or need a signal of its
  * own, and each step's slots in the execution record. `waits`: some step may make a call wait.
  */
-function buildCore(
-  all: readonly Step[],
-  forAttempts = false,
-): { core: PipelineCore; waits: boolean } {
-  // The steps inside a hedge run once per attempt, as a pipeline of their own.
-  const h = all.findIndex((s) => s.needs().concurrentAttempts);
-  const inner = h < 0 ? undefined : buildCore(all.slice(h + 1), true).core;
+function buildCore(all: readonly Step[], parent = -1): { core: PipelineCore; waits: boolean } {
+  // The steps inside a hedge run once per attempt, and those inside a coalescing step once per
+  // flight, as a pipeline of their own; `parent` is the kind of the step that runs them.
+  const h = all.findIndex((s) => s.stepKind === StepKind.Coalesce || s.needs().concurrentAttempts);
+  const hedged = h >= 0 && all[h]!.stepKind !== StepKind.Coalesce;
+  const inner = h < 0 ? undefined : buildCore(all.slice(h + 1), all[h]!.stepKind).core;
   const steps = h < 0 ? all : all.slice(0, h + 1);
   let needsStartTime = false;
   let needsEndTime = false;
@@ -88,8 +88,9 @@ function buildCore(
   let sampleEvery = Number.POSITIVE_INFINITY;
   let boundedLatency = false;
   // Timeouts before the last gate that reads the call's deadline note it for that gate.
+  // A flight is shared by calls with deadlines of their own: none of them bounds it.
   let boundsGates =
-    h >= 0 && all.slice(h + 1).some((s) => s.needs().deadline === true) ? steps.length : 0;
+    hedged && all.slice(h + 1).some((s) => s.needs().deadline === true) ? steps.length : 0;
   let clock: Clock = systemClock;
   for (const s of steps) {
     // A gate from outside may declare a `clock` property left undefined.
@@ -134,14 +135,16 @@ function buildCore(
     ...assignSlots(steps, needsEndTime || sampler !== undefined || boundedSampler !== undefined),
     deferred,
     deferredWhenUnheard: deferredWhenUnheard && !deferred,
-    // An attempt of a hedge may be cancelled when another wins: it needs a signal of its own.
-    ownSignal: ownSignal || forAttempts,
+    // An attempt of a hedge may be cancelled when another wins, and a flight when its every
+    // caller left: either needs a signal of its own.
+    ownSignal: ownSignal || parent >= 0,
     listensToCaller: waits || ownSignal || deferred,
     boundsRetries,
     boundsInner: Math.max(boundsRetries, boundsGates),
     inner,
-    races: h < 0 ? NO_RACES : [],
-    timeoutsBound: forAttempts || steps.some((s) => s.stepKind === StepKind.Timeout),
+    takesKey: (h >= 0 && !hedged) || inner?.takesKey === true,
+    races: hedged ? [] : NO_RACES,
+    timeoutsBound: parent === StepKind.Hedge || steps.some((s) => s.stepKind === StepKind.Timeout),
   };
   return { core, waits };
 }
@@ -176,8 +179,8 @@ const NO_RACES: HedgeRace[] = [];
 
 /**
  * @internal A step a pipeline can hold: a gate of any kind (known by the protocol it
- * implements, from any copy of the library or from outside it), or a retry, timeout or
- * fallback, which the executor runs itself.
+ * implements, from any copy of the library or from outside it), or a retry, timeout, fallback,
+ * hedge or coalescing step, which the executor runs itself.
  */
 export function isPolicy(p: unknown): p is Step {
   // A policy of another version of the library speaks another protocol, whatever its shape.
@@ -202,12 +205,8 @@ export function isPolicy(p: unknown): p is Step {
           typeof (p as WaitingGate).leave === 'function'))
     );
   }
-  // The around-step protocol is not public yet: only the library's own steps speak it.
-  return (
-    isOwnCopy(p) &&
-    (step.stepKind === StepKind.Retry ||
-      step.stepKind === StepKind.Timeout ||
-      step.stepKind === StepKind.Fallback ||
-      step.stepKind === StepKind.Hedge)
-  );
+  // The around-step protocol is not public yet: only the library's own steps speak it (their
+  // kinds run from Retry to Coalesce).
+  const kind = (p as { readonly stepKind?: unknown }).stepKind as number;
+  return isOwnCopy(p) && kind >= StepKind.Retry && kind <= StepKind.Coalesce;
 }

@@ -29,6 +29,6 @@ export function deadlinePassed(timed: TimedExecution, step: number, policy: Dead
   const error = policy.rejection();
   exec.abortAttempt(error);
   if (d.waitStep > step) exec.cancelWait(error);
-  else if (exec.race !== undefined) exec.race.cancel(error);
+  else if (exec.race !== undefined) exec.race.cancel(error, exec);
   else if (exec.abandons(policy.aggressive)) exec.abandon(step, error);
 }

@@ -6,6 +6,8 @@ import { Bulkhead } from './bulkhead/Bulkhead.js';
 import type { BulkheadOptions } from './bulkhead/options.js';
 import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
 import type { CircuitBreakerOptions } from './circuit-breaker/options.js';
+import { Coalescer } from './coalesce/Coalescer.js';
+import type { CoalesceOptions } from './coalesce/options.js';
 import { Fallback } from './fallback/Fallback.js';
 import type { FallbackOptions } from './fallback/options.js';
 import { Hedge } from './hedge/Hedge.js';
@@ -85,6 +87,16 @@ export function rateLimiter(options: RateLimiterOptions): RateLimiter {
 export function loadShedder<T = unknown>(options?: LoadShedderOptions<T>): LoadShedder<T> {
   onlyArguments(arguments, 1, 'loadShedder()');
   return new LoadShedder(options);
+}
+
+/**
+ * A new {@link Coalescer}, typed by the result of the calls it shares when `T` is given or
+ * inferred from an annotated `share`.
+ * @example `pipeline(coalesce({ share: (r: Response) => r.clone() }), timeout(2_000))`
+ */
+export function coalesce<T = unknown>(options?: CoalesceOptions<T>): Coalescer<T> {
+  onlyArguments(arguments, 1, 'coalesce()');
+  return new Coalescer(options);
 }
 
 /**

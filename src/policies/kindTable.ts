@@ -19,6 +19,11 @@ import { circuitBreakerKind } from './circuit-breaker/kind.js';
 import type { CircuitBreakerOptions } from './circuit-breaker/options.js';
 import type { CircuitState } from './circuit-breaker/state.js';
 import type { CircuitBreakerStats } from './circuit-breaker/stats.js';
+import type { CoalesceStats } from './coalesce/Coalescer.js';
+import { Coalescer } from './coalesce/Coalescer.js';
+import type { CoalesceConfig } from './coalesce/config.js';
+import { coalesceKind } from './coalesce/kind.js';
+import type { CoalesceOptions } from './coalesce/options.js';
 import type { HedgeConfig } from './hedge/config.js';
 import type { HedgeStats } from './hedge/Hedge.js';
 import { Hedge } from './hedge/Hedge.js';
@@ -137,6 +142,13 @@ export interface LibraryKindTypes<T = unknown> {
     step: true;
     settlesLater: true;
   };
+  readonly coalesce: {
+    policy: Coalescer<T>;
+    options: CoalesceOptions<T> | undefined;
+    keyed: false;
+    step: true;
+    settlesLater: true;
+  };
 }
 
 /**
@@ -181,6 +193,10 @@ export interface LibraryKindData {
   readonly hedge: {
     config: KindConfigTypes<'hedges', HedgeConfig>;
     snapshot: { readonly stats: HedgeStats };
+  };
+  readonly coalesce: {
+    config: KindConfigTypes<'coalescers', CoalesceConfig>;
+    snapshot: { readonly stats: CoalesceStats };
   };
 }
 
@@ -266,6 +282,7 @@ export const LIBRARY_KINDS: {
   loadShedder: { kind: loadShedderKind, step: true },
   adaptiveLimit: { kind: adaptiveLimitKind, step: true },
   hedge: { kind: hedgeKind, step: true },
+  coalesce: { kind: coalesceKind, step: true },
 };
 
 /**
@@ -286,6 +303,7 @@ export const STEP_CLASSES: {
   loadShedder: LoadShedder,
   adaptiveLimit: AdaptiveLimit,
   hedge: Hedge,
+  coalesce: Coalescer,
 };
 
 /**

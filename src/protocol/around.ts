@@ -221,3 +221,23 @@ export interface HedgingStep {
   /** @internal */
   dispose(): void;
 }
+
+/**
+ * A step that runs the steps inside it itself, once for every concurrent call with the same
+ * key: a coalescing step. The executor hands it the call at its step ({@link join}); the step
+ * runs (or shares) an execution of the inner steps and goes on outward with the call when that
+ * ends or the call leaves (see `Flight`).
+ */
+export interface CoalescingStep {
+  readonly stepKind: typeof StepKind.Coalesce;
+  /**
+   * @internal The execution `exec` reached this step, at index `step` of its pipeline: joins
+   * the flight of its key, or starts one. Returns what the step walk returns. The code comes
+   * with the coalescing policy, so that only programs with one carry it.
+   */
+  join(exec: object, step: number, now: number): unknown;
+  /** @internal */
+  needs(): StepNeeds;
+  /** @internal */
+  dispose(): void;
+}

@@ -4,7 +4,14 @@
  */
 
 /** Step kinds the executor switches on. */
-export const StepKind = { Gate: 0, Retry: 1, Timeout: 2, Fallback: 3, Hedge: 4 } as const;
+export const StepKind = {
+  Gate: 0,
+  Retry: 1,
+  Timeout: 2,
+  Fallback: 3,
+  Hedge: 4,
+  Coalesce: 5,
+} as const;
 export type StepKind = (typeof StepKind)[keyof typeof StepKind];
 
 /** Outcome codes handed to {@link Gate.release}. */

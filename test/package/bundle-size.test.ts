@@ -38,7 +38,9 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * its transitions: +1.06 kB; refusing arguments a factory or constructor does not take:
  * +0.3 kB; counting listener errors: +0.2 kB; a coarse deadline queue whose timer keeps its
  * hold until it fires when it ticks often: +0.1 kB; a gate answering a call with a value of its
- * own, on every path of the executor: +0.41 kB; 80.73 kB).
+ * own, on every path of the executor: +0.41 kB; 80.73 kB; a step that runs the steps inside it
+ * itself generalised from the hedge to coalescing, the executor's coalescing case and the call's
+ * `key` kept for it, whose flight code stays with the coalescing policy: +0.20 kB).
  *
  * Executor code that belongs to one kind comes with that kind, reached through its step rather
  * than carried by every pipeline (the hedge's race already did): the retry's wait before its
@@ -81,7 +83,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * What the bytes are spent on is logged by area on every run.
  */
 const TARGET_BYTES = 60_000;
-const CEILING_BYTES = 83_700;
+const CEILING_BYTES = 83_600;
 
 /** Folders of src/ that a program using only policies and pipelines must not pay for. */
 const UNUSED_FOLDERS = [

@@ -82,6 +82,11 @@ export const SCENARIO_SERIES: readonly [string, Record<string, string>, number][
   ['breakwater_hedge_hedges_total', { name: 'fetch-hedge', key: '' }, 1],
   ['breakwater_hedge_won_total', { name: 'fetch-hedge', key: '' }, 1],
   ['breakwater_hedge_refused_total', { name: 'fetch-hedge', key: '' }, 0],
+  ['breakwater_coalesce_calls_total', { name: 'user-load', key: '' }, 4],
+  ['breakwater_coalesce_flights_total', { name: 'user-load', key: '' }, 2],
+  ['breakwater_coalesce_coalesced_total', { name: 'user-load', key: '' }, 2],
+  ['breakwater_coalesce_abandoned_total', { name: 'user-load', key: '' }, 1],
+  ['breakwater_coalesce_in_flight', { name: 'user-load', key: '' }, 0],
 ];
 
 /** Default bucket bounds of `breakwater_call_duration_seconds`. */

@@ -3,6 +3,7 @@ import {
   adaptiveLimit,
   bulkhead,
   circuitBreaker,
+  coalesce,
   hedge,
   loadShedder,
   pipeline,
@@ -58,6 +59,9 @@ export function useScenario(): () => Promise<Scenario> {
  *   to 2), and one call refused while it ran.
  * - hedge `fetch-hedge` (delay 10 ms): one call whose first attempt answers after 30 ms and
  *   whose hedge, started at 10 ms, after 5 ms: 1 call, 1 hedge, won by the hedge.
+ * - coalescer `user-load`: three calls of key `u1`, one of which leaves (its signal aborts),
+ *   and one of key `u2` whose only caller leaves: 4 calls, 2 flights, 2 coalesced, 1
+ *   abandoned, none in flight after.
  */
 export async function runScenario(): Promise<Scenario> {
   const clock = new ManualClock();
@@ -160,6 +164,22 @@ export async function runScenario(): Promise<Scenario> {
   );
   await clock.runAll();
   await hedged;
+
+  const users = coalesce({ name: 'user-load' });
+  registry.register('user-load', users);
+  const cp = pipeline(users);
+  const leave = [new AbortController(), new AbortController()];
+  const shared = [
+    cp.tryExecute(() => new Promise((resolve) => clock.setTimer(() => resolve('u1'), 5)), {
+      key: 'u1',
+    }),
+    cp.tryExecute(() => 'unused', { key: 'u1' }),
+    cp.tryExecute(() => 'unused', { key: 'u1', signal: leave[0]!.signal }),
+    cp.tryExecute(untilAborted, { key: 'u2', signal: leave[1]!.signal }),
+  ];
+  for (const ac of leave) ac.abort(new Error('left'));
+  await clock.runAll();
+  await Promise.all(shared);
 
   return {
     clock,

@@ -1,25 +1,25 @@
 import type { KindChannel, KindSpanEvent, SpanEventAttributes } from '../../protocol/kind.js';
 import { type Channel, diagnosticsChannel } from '../../telemetry/channels.js';
 
+const CHANNEL = 'breakwater:circuit-breaker:state-change';
+
 /** @internal The channel of state changes, as `diagnosticsChannels` and the docs list it. */
 export const stateChangeKindChannel: KindChannel = {
   key: 'stateChange',
-  channel: 'breakwater:circuit-breaker:state-change',
+  channel: CHANNEL,
   message:
     '`{ name, from, to, reason, generation, failureRate, slowCallRate, callsInWindow, breakDuration }`',
 };
 
 /** @internal */
-export const stateChangeChannel: Channel = /* @__PURE__ */ diagnosticsChannel(
-  stateChangeKindChannel.channel,
-);
+export const stateChangeChannel: Channel = /* @__PURE__ */ diagnosticsChannel(CHANNEL);
 
 /** @internal The span event of a breaker's state change. */
 export const STATE_CHANGE_EVENT = 'breakwater.circuit_breaker.state_change';
 
 /** @internal A state change as a span event (see `traceBreakwaterEvents`). */
 export const stateChangeSpanEvent: KindSpanEvent = {
-  channel: stateChangeKindChannel.channel,
+  channel: CHANNEL,
   name: STATE_CHANGE_EVENT,
   key: 'stateChange',
   doc: "`breakwater.policy.name`, `breakwater.circuit_breaker.from`, `.to`, `.reason` (`failure-rate`, `slow-call-rate`, `consecutive-failures`, `consecutive-slow-calls`, `break-elapsed`, `probes-succeeded`, `probes-failed`, `half-open-timeout`, `manual`, `shared-open`), `.generation`; on opening from closed `.calls_in_window` (a consecutive window's failures or slow calls in a row), with a count or time window `.failure_rate`, `.slow_call_rate` (0 to 1); on opening `.break_duration_ms`",
