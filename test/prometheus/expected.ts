@@ -82,6 +82,11 @@ export const SCENARIO_SERIES: readonly [string, Record<string, string>, number][
   ['breakwater_hedge_hedges_total', { name: 'fetch-hedge', key: '' }, 1],
   ['breakwater_hedge_won_total', { name: 'fetch-hedge', key: '' }, 1],
   ['breakwater_hedge_refused_total', { name: 'fetch-hedge', key: '' }, 0],
+  ['breakwater_chaos_calls_total', { name: 'api-chaos', key: '' }, 4],
+  ['breakwater_chaos_injections_total', { name: 'api-chaos', key: '', strategy: 'fault' }, 2],
+  ['breakwater_chaos_capped_total', { name: 'api-chaos', key: '' }, 0],
+  ['breakwater_chaos_real_failures_total', { name: 'api-chaos', key: '' }, 1],
+  ['breakwater_chaos_active', { name: 'api-chaos', key: '' }, 0],
 ];
 
 /** Default bucket bounds of `breakwater_call_duration_seconds`. */

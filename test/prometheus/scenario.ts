@@ -2,6 +2,7 @@ import { afterEach } from 'vitest';
 import {
   adaptiveLimit,
   bulkhead,
+  chaos,
   circuitBreaker,
   hedge,
   loadShedder,
@@ -58,6 +59,8 @@ export function useScenario(): () => Promise<Scenario> {
  *   to 2), and one call refused while it ran.
  * - hedge `fetch-hedge` (delay 10 ms): one call whose first attempt answers after 30 ms and
  *   whose hedge, started at 10 ms, after 5 ms: 1 call, 1 hedge, won by the hedge.
+ * - chaos step `api-chaos` (fault, rate 0.5, draws 0.1, 0.9, 0.2, 0.7): 4 calls, 2 faults
+ *   injected, 2 let through of which 1 fails (a real failure).
  */
 export async function runScenario(): Promise<Scenario> {
   const clock = new ManualClock();
@@ -160,6 +163,21 @@ export async function runScenario(): Promise<Scenario> {
   );
   await clock.runAll();
   await hedged;
+
+  const draws = [0.1, 0.9, 0.2, 0.7];
+  const apiChaos = chaos({
+    name: 'api-chaos',
+    strategy: 'fault',
+    rate: 0.5,
+    enabled: true,
+    random: () => draws.shift() ?? 1,
+    clock,
+  });
+  registry.register('api-chaos', apiChaos);
+  const cp = pipeline(apiChaos);
+  for (const fail of [false, true, false, false]) {
+    await cp.tryExecute(() => (fail ? Promise.reject(new Error('down')) : 'ok'));
+  }
 
   return {
     clock,

@@ -67,6 +67,7 @@ describe('a kind added to a copy of the kind list', () => {
       'loadShedder',
       'adaptiveLimit',
       'hedge',
+      'chaos',
       'stub',
     ]);
   });

@@ -245,6 +245,7 @@ describe('config data of the library kinds', () => {
       loadShedder: 'loadShedders',
       adaptiveLimit: 'adaptiveLimits',
       hedge: 'hedges',
+      chaos: 'chaosSteps',
     };
     expect(sections).toEqual(Object.fromEntries(POLICY_KINDS.map((k) => [k.name, k.section])));
     const config: RegistryConfig = {
@@ -395,12 +396,12 @@ describe('config data of a kind defined outside the library', () => {
       {
         path: 'defaults.backup',
         message:
-          'is not a known policy kind; known policy kinds are `circuitBreaker`, `retry`, `retryBudget`, `timeout`, `bulkhead`, `rateLimiter`, `loadShedder`, `adaptiveLimit`, `hedge`',
+          'is not a known policy kind; known policy kinds are `circuitBreaker`, `retry`, `retryBudget`, `timeout`, `bulkhead`, `rateLimiter`, `loadShedder`, `adaptiveLimit`, `hedge`, `chaos`',
       },
       {
         path: 'backups',
         message:
-          'is not a known key; known keys are `defaults`, `circuitBreakers`, `retries`, `retryBudgets`, `timeouts`, `bulkheads`, `rateLimiters`, `loadShedders`, `adaptiveLimits`, `hedges`, `keys`',
+          'is not a known key; known keys are `defaults`, `circuitBreakers`, `retries`, `retryBudgets`, `timeouts`, `bulkheads`, `rateLimiters`, `loadShedders`, `adaptiveLimits`, `hedges`, `chaosSteps`, `keys`',
       },
     ]);
   });
