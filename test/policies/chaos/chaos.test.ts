@@ -235,7 +235,7 @@ describe('outcome', () => {
     clock = new ManualClock();
     const oops = new Error('oops');
     const p = pipeline(
-      chaos({
+      chaos<string>({
         strategy: 'outcome',
         rate: 1,
         enabled: true,
