@@ -2,6 +2,7 @@ import type { Clock } from '../../clock/Clock.js';
 import { stackless } from '../../errors/BreakwaterError.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import { ask, type Disposer, Listeners } from '../../events/Listeners.js';
+import { PassiveWatchers, type Replanning } from '../../pipeline/passive.js';
 import { RunsAlone } from '../../pipeline/RunsAlone.js';
 import { brand } from '../../protocol/brand.js';
 import { CRITICALITY_LEVELS, DEFAULT_LEVEL } from '../../protocol/criticality.js';
@@ -60,7 +61,8 @@ export interface ChaosStats {
  * A chaos step (Polly's chaos strategies, Envoy's fault filter): injects a fault, a latency,
  * an outcome or a side action into a share of the calls through it, so a team sees how the
  * policies around it and the application behave when the dependency fails, slows or refuses.
- * It is off until `enabled`; a step switched off costs one branch per call. Place it innermost,
+ * It is off until `enabled`; while off, pipelines leave it out, so it costs their calls nothing
+ * (switched on by `reconfigure` or a registry reload, it joins them again). Place it innermost,
  * next to the call, so the retries, breakers and timeouts outside react to what it injects
  * as they would to the dependency. What it injects is counted apart from real failures
  * (`breakwater_chaos_injections_total`, `isInjectedFault`).
@@ -88,10 +90,13 @@ export class Chaos<T = unknown> extends RunsAlone implements AnsweringGate, Wait
   readonly metrics: ResolvedMetrics;
   private o: ResolvedChaosOptions;
   /**
-   * True while it cannot inject: the one field a call reads then, so a step switched off
-   * costs a branch (`enabled` false or `rate` 0; a function of the call keeps it on).
+   * True while it cannot inject (`enabled` false or `rate` 0; a function of the call keeps it
+   * on). The pipelines that hold it then leave it out of their plan, so a step switched off
+   * costs their calls nothing; a call that reaches it anyway (one planned before) passes.
    */
   private off: boolean;
+  /** The pipelines that hold it, told when it switches on or off. */
+  private readonly watchers = new PassiveWatchers();
   private nCalls = 0;
   private nInjected = 0;
   private nCapped = 0;
@@ -190,8 +195,19 @@ export class Chaos<T = unknown> extends RunsAlone implements AnsweringGate, Wait
 
   /** @internal Swaps in options that passed {@link checkOptions}. */
   applyOptions(o: ResolvedChaosOptions): void {
+    const was = this.off;
     this.o = o;
     this.off = isOff(o);
+    if (this.off !== was) this.watchers.notify();
+  }
+
+  /**
+   * @internal True while it is off: `pipeline`, which holds it, leaves it out of its plan, and
+   * is told to plan again when it switches on or off.
+   */
+  passive(pipeline: Replanning): boolean {
+    this.watchers.add(pipeline);
+    return this.off;
   }
 
   /** Lets the calls it delays go on at once and removes all listeners. Still usable after. */

@@ -17,6 +17,7 @@ import {
   pipeline,
   retry,
   timeout,
+  UsageError,
 } from '../../../src/index.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { deferred, track } from '../../support/async.js';
@@ -129,6 +130,33 @@ describe('a chaos step that is off', () => {
     await expect(p.execute(() => 'real')).rejects.toBeInstanceOf(ChaosFaultError);
     step.reconfigure({ rate: 1 });
     await expect(p.execute(() => 'real')).resolves.toBe('real');
+  });
+});
+
+describe('a pipeline holding a chaos step', () => {
+  it('leaves it out while it is off, and takes it in again when it is switched on', async () => {
+    clock = new ManualClock();
+    const step = chaos({ strategy: 'latency', latency: 100, rate: 1, clock });
+    const p = pipeline(circuitBreaker({ clock }), step);
+    // Off, the latency step is not planned: the pipeline never waits, so executeSync is allowed.
+    expect(p.executeSync(() => 'sync')).toBe('sync');
+    step.reconfigure({ latency: 100, rate: 1, enabled: true });
+    expect(() => p.executeSync(() => 'sync')).toThrow(UsageError);
+    const call = track(p.execute(() => 'delayed'));
+    await clock.advanceAsync(100);
+    await call.done;
+    expect([call.value, step.stats().injected]).toEqual(['delayed', 1]);
+    step.reconfigure({ latency: 100, rate: 0, enabled: true });
+    expect(p.executeSync(() => 'sync')).toBe('sync');
+  });
+
+  it('runs a call by itself as an empty pipeline while off', async () => {
+    clock = new ManualClock();
+    const step = chaos({ rate: 1, clock });
+    await expect(step.execute(() => 'real')).resolves.toBe('real');
+    expect(step.executeSync(() => 'sync')).toBe('sync');
+    step.reconfigure({ rate: 1, enabled: true });
+    await expect(step.execute(() => 'real')).rejects.toBeInstanceOf(ChaosFaultError);
   });
 });
 
