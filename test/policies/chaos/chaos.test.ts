@@ -150,6 +150,29 @@ describe('a pipeline holding a chaos step', () => {
     expect(p.executeSync(() => 'sync')).toBe('sync');
   });
 
+  it('releases the gates of an executeSync call on the plan it started with', async () => {
+    clock = new ManualClock();
+    const step = chaos({ rate: 0.5, enabled: true, random: () => 0.9, clock });
+    const breaker = circuitBreaker({ clock });
+    const p = pipeline(step, breaker);
+    // Switched off during a call: the pipeline plans again once the call is over.
+    expect(
+      p.executeSync(() => {
+        step.reconfigure({ rate: 0.5 });
+        return 'during';
+      }),
+    ).toBe('during');
+    step.reconfigure({ rate: 0.5, enabled: true, random: () => 0.9 });
+    await Promise.resolve();
+    // Switched off while the promise of a call is pending: it settles on its own plan.
+    const late = deferred<string>();
+    const pending = p.executeSync(() => late.promise);
+    step.reconfigure({ rate: 0.5 });
+    late.resolve('late');
+    await expect(pending).resolves.toBe('late');
+    expect(breaker.stats().successes).toBe(2);
+  });
+
   it('runs a call by itself as an empty pipeline while off', async () => {
     clock = new ManualClock();
     const step = chaos({ rate: 1, clock });
