@@ -99,6 +99,7 @@ const LIBRARIES: Record<string, string[]> = {
   'load-shedder': ['breakwater'],
   'shared-breaker': ['breakwater'],
   'adaptive-limit': ['breakwater'],
+  chaos: ['breakwater'],
   'http-fetch': ['breakwater', 'undici'],
   'http-server': ['breakwater', 'express-rate-limit', '@fastify/under-pressure'],
 };
@@ -278,6 +279,9 @@ describe('npm run bench -- --quick --json FILE', () => {
       'protected-fetch-overhead',
       'service-guard-express',
       'service-guard-fastify',
+      'chaos-off-breaker',
+      'chaos-off-composed',
+      'chaos-off-bytes',
     ]);
     for (const b of report.budgets) {
       if (b.kind === 'na') {
