@@ -76,6 +76,22 @@ export {
   type BulkheadQueue,
   bulkheadDefaults,
 } from './policies/bulkhead/options.js';
+export { Chaos, type ChaosStats } from './policies/chaos/Chaos.js';
+export type { ChaosConfig } from './policies/chaos/config.js';
+export { ChaosFaultError, isInjectedFault } from './policies/chaos/errors.js';
+export type { ChaosInjectionEvent } from './policies/chaos/events.js';
+export { chaosKind } from './policies/chaos/kind.js';
+export {
+  type ChaosBehaviorOptions,
+  type ChaosCall,
+  type ChaosCommonOptions,
+  type ChaosFaultOptions,
+  type ChaosLatencyOptions,
+  type ChaosOptions,
+  type ChaosOutcomeOptions,
+  type ChaosStrategy,
+  chaosDefaults,
+} from './policies/chaos/options.js';
 export { CircuitBreaker } from './policies/circuit-breaker/CircuitBreaker.js';
 export type { CircuitBreakerConfig, WindowConfig } from './policies/circuit-breaker/config.js';
 export {
@@ -111,6 +127,7 @@ export { type CoalesceOptions, coalesceDefaults } from './policies/coalesce/opti
 export {
   adaptiveLimit,
   bulkhead,
+  chaos,
   circuitBreaker,
   coalesce,
   fallback,

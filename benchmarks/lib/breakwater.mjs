@@ -21,6 +21,7 @@ export const {
   diagnosticsChannels,
   adaptiveLimit,
   bulkhead,
+  chaos,
   circuitBreaker,
   hedge,
   isBrokenCircuitError,

@@ -104,6 +104,12 @@ export const adaptiveLimit: LibraryDecorator<'adaptiveLimit'> = decoratorOf('ada
  */
 export const hedge: LibraryDecorator<'hedge'> = decoratorOf('hedge');
 
+/**
+ * A chaos step on a method: chaos options (a new step, off until `enabled`), a registry name,
+ * or a `Chaos`. An injected fault fails the call as the options say.
+ */
+export const chaos: LibraryDecorator<'chaos'> = decoratorOf('chaos');
+
 /** Fallbacks are kept by no registry, so `@fallback` takes no registry name. */
 const fallbackKind: UnregisteredKind = {
   unregistered: true,

@@ -1,6 +1,6 @@
 /**
  * Method decorators: `@circuitBreaker`, `@retry`, `@timeout`, `@bulkhead`, `@rateLimit`,
- * `@loadShedder`, `@adaptiveLimit`, `@hedge` (one per library kind that is a step),
+ * `@loadShedder`, `@adaptiveLimit`, `@hedge`, `@chaos` (one per library kind that is a step),
  * `@fallback` and `@usePipeline`; `kindDecorator(kind)` makes the decorator of a policy kind
  * defined outside the library. They work as TC39 decorators and as legacy
  * `experimentalDecorators` ones; stacked on one method they make one pipeline, outermost (top)

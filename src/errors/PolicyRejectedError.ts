@@ -11,6 +11,7 @@ export type PolicyKind =
   | 'timeout'
   | 'retry'
   | 'fallback'
+  | 'chaos'
   // A kind defined outside the library.
   | (string & {});
 

@@ -13,6 +13,7 @@ import type { KeyedPipeline } from './KeyedPipeline.js';
 import type { KeyedStep } from './KeyedStep.js';
 import { COMPOSE_KEYED, isKeyedStep } from './keyedMark.js';
 import { notAFunction, signalError } from './misuse.js';
+import type { PassiveStep } from './passive.js';
 import { releaseFailed, releaseOk, releaseRefused } from './release.js';
 import { type ExecutionResult, type Failure, failure, isThenable, success } from './result.js';
 import { trackLate } from './syncLate.js';
@@ -68,32 +69,53 @@ type WithKeyedStep<P extends readonly unknown[]> = [Extract<P[number], KeyedStep
 export class Pipeline<R = unknown, F = never> {
   /** The policies, outermost first. */
   readonly policies: readonly Policy[];
-  private readonly core: PipelineCore;
+  // Replaced when a step it may leave out changes (see `plan`): not readonly.
+  /** @internal */ core!: PipelineCore;
   /** Only gates that never wait or time calls: the allocation-light path applies. */
-  private readonly gatesOnly: boolean;
+  private gatesOnly!: boolean;
   /** Only gates that never wait, and fallbacks: `executeSync` is allowed. */
-  private readonly syncCapable: boolean;
-  private readonly gates: readonly Gate[];
+  private syncCapable!: boolean;
+  private gates!: readonly Gate[];
   /**
    * The gate of a gates-only pipeline of one gate that times no call, else undefined: such a
    * pipeline goes straight to {@link executeSoleGate}.
    */
-  private readonly soleGate: Gate | undefined;
-  private handlers: GateHandlers | undefined = undefined;
-  private readonly tokens: number[];
+  private soleGate: Gate | undefined;
+  private handlers: GateHandlers | undefined;
+  private tokens!: number[];
   /** Made at the first refusal a `tryExecute` answers (a pipeline per key may never see one). */
+  // Kept when it plans again: a result is reused only for the very error it was made for.
   private rejectionErrors: (Error | undefined)[] | undefined = undefined;
   private rejectionResults: (Promise<Failure> | undefined)[] | undefined = undefined;
   /** @internal */ syncDepth = 0;
   /** @internal Sized for one call at a time: assigned past its end, it would grow to 17. */
-  syncTokens: number[];
+  syncTokens!: number[];
 
   constructor(policies: readonly Policy[]) {
     checkPolicies(policies);
     this.policies = Object.freeze([...policies]);
+    this.plan();
+  }
+
+  /**
+   * @internal Plans its calls from its policies, leaving out the passive ones (a chaos step
+   * switched off, which then costs a call nothing); asked, such a step notes the pipeline and
+   * calls this again when that changes (`pipeline/passive.ts`). Calls in flight finish on the
+   * plan they started with.
+   */
+  plan(): void {
     // A copy that is not frozen: V8 does not inline element loads from frozen arrays, and the
     // executor reads a step per policy on every call.
-    const plan = planPipeline([...policies]);
+    // Sliced: an array grown by `filter` holds room for 17 steps, which the plan would keep.
+    // A gate from outside the library may have a `passive` member of its own that is no method.
+    const plan = planPipeline(
+      this.policies
+        .filter((p) => {
+          const passive = (p as Partial<PassiveStep>).passive;
+          return typeof passive !== 'function' || !passive.call(p, this);
+        })
+        .slice(),
+    );
     this.core = plan.core;
     this.gates = plan.gates;
     this.gatesOnly = plan.gatesOnly;
@@ -101,6 +123,8 @@ export class Pipeline<R = unknown, F = never> {
     this.syncCapable = plan.syncCapable;
     this.tokens = new Array(this.gates.length).fill(0);
     this.syncTokens = new Array(this.core.steps.length).fill(0);
+    // Handlers made for another plan's gates would release those, with their tokens.
+    this.handlers = undefined;
   }
 
   /**
@@ -260,8 +284,14 @@ export class Pipeline<R = unknown, F = never> {
   }
 
   /** @internal Releases the gates of steps `from`..0 and runs their fallbacks on an outcome. */
-  unwindSync(from: number, ok: boolean, value: unknown, base: number, elapsed: number): unknown {
-    const steps = this.core.steps;
+  unwindSync(
+    from: number,
+    ok: boolean,
+    value: unknown,
+    base: number,
+    elapsed: number,
+    steps: readonly Step[] = this.core.steps,
+  ): unknown {
     const tokens = this.syncTokens;
     for (let i = from; i >= 0; i--) {
       const step = steps[i]!;

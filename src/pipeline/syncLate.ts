@@ -1,3 +1,4 @@
+import type { Step } from './Execution.js';
 import type { Pipeline } from './Pipeline.js';
 
 /**
@@ -13,14 +14,17 @@ export function trackLate(
   started: number,
 ): Promise<unknown> {
   const saved = p.syncTokens.slice(base, base + n);
+  // The steps too: the pipeline may plan again before the promise settles (see `replan`).
+  const steps = p.core.steps;
   return Promise.resolve(promise).then(
-    (value) => unwindSaved(p, saved, true, value, started),
-    (error) => unwindSaved(p, saved, false, error, started),
+    (value) => unwindSaved(p, steps, saved, true, value, started),
+    (error) => unwindSaved(p, steps, saved, false, error, started),
   );
 }
 
 function unwindSaved(
   p: Pipeline,
+  steps: readonly Step[],
   saved: number[],
   ok: boolean,
   value: unknown,
@@ -30,7 +34,7 @@ function unwindSaved(
   const base = depth * saved.length;
   for (let i = 0; i < saved.length; i++) p.syncTokens[base + i] = saved[i]!;
   try {
-    return p.unwindSync(saved.length - 1, ok, value, base, p.elapsedSince(started));
+    return p.unwindSync(saved.length - 1, ok, value, base, p.elapsedSince(started), steps);
   } finally {
     p.syncDepth--;
   }

@@ -12,7 +12,7 @@ import {
 /**
  * Builds a {@link Pipeline} step by step; each call adds a policy inside the ones before it
  * (outer-to-inner in the order written). Each kind's method (`retry`, `circuitBreaker`,
- * `timeout`, `bulkhead`, `rateLimiter`, `loadShedder`, `adaptiveLimit`, `hedge`, `fallback`)
+ * `timeout`, `bulkhead`, `rateLimiter`, `loadShedder`, `adaptiveLimit`, `hedge`, `chaos`, `fallback`)
  * takes options (a new policy, as its factory builds it) or an existing policy object (shared
  * with other pipelines). `F` is what its fallbacks may give instead of a function's value
  * (`never` without one), which the built pipeline's calls resolve with besides.

@@ -3,6 +3,10 @@ import { onlyArguments } from '../validation/validate.js';
 import { AdaptiveLimit } from './adaptive-limit/AdaptiveLimit.js';
 import type { AdaptiveLimitOptions } from './adaptive-limit/options.js';
 import { Bulkhead } from './bulkhead/Bulkhead.js';
+
+/** The chaos kind's factory lives in its folder; the factories of every kind are here too. */
+export { chaos } from './chaos/Chaos.js';
+
 import type { BulkheadOptions } from './bulkhead/options.js';
 import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
 import type { CircuitBreakerOptions } from './circuit-breaker/options.js';

@@ -12,6 +12,12 @@ import type { BulkheadConfig } from './bulkhead/config.js';
 import { bulkheadCodes } from './bulkhead/errors.js';
 import { bulkheadKind } from './bulkhead/kind.js';
 import type { BulkheadOptions } from './bulkhead/options.js';
+import type { ChaosStats } from './chaos/Chaos.js';
+import { Chaos } from './chaos/Chaos.js';
+import type { ChaosConfig } from './chaos/config.js';
+import { chaosCodes } from './chaos/errors.js';
+import { chaosKind } from './chaos/kind.js';
+import type { ChaosOptions } from './chaos/options.js';
 import { CircuitBreaker } from './circuit-breaker/CircuitBreaker.js';
 import type { CircuitBreakerConfig } from './circuit-breaker/config.js';
 import { circuitBreakerCodes } from './circuit-breaker/errors.js';
@@ -149,6 +155,13 @@ export interface LibraryKindTypes<T = unknown> {
     step: true;
     settlesLater: true;
   };
+  readonly chaos: {
+    policy: Chaos<T>;
+    options: ChaosOptions<T> | undefined;
+    keyed: false;
+    step: true;
+    settlesLater: false;
+  };
 }
 
 /**
@@ -198,6 +211,10 @@ export interface LibraryKindData {
     config: KindConfigTypes<'coalescers', CoalesceConfig>;
     snapshot: { readonly stats: CoalesceStats };
   };
+  readonly chaos: {
+    config: KindConfigTypes<'chaosSteps', ChaosConfig>;
+    snapshot: { readonly state: 'injecting' | 'off'; readonly stats: ChaosStats };
+  };
 }
 
 /** The channels of the library's kinds, by key (each kind's descriptor names its own). */
@@ -223,6 +240,8 @@ export interface DiagnosticsChannels {
   readonly limitChange: string;
   /** A hedge policy started a hedge: `{ name, hedge, reason }`. */
   readonly hedge: string;
+  /** A chaos step injected into a call: `{ name, strategy }`. */
+  readonly chaos: string;
 }
 
 /** The span events of the library's kinds, by key. */
@@ -283,6 +302,7 @@ export const LIBRARY_KINDS: {
   adaptiveLimit: { kind: adaptiveLimitKind, step: true },
   hedge: { kind: hedgeKind, step: true },
   coalesce: { kind: coalesceKind, step: true },
+  chaos: { kind: chaosKind, step: true },
 };
 
 /**
@@ -304,6 +324,7 @@ export const STEP_CLASSES: {
   adaptiveLimit: AdaptiveLimit,
   hedge: Hedge,
   coalesce: Coalescer,
+  chaos: Chaos,
 };
 
 /**
@@ -318,5 +339,6 @@ export const KIND_CODES = {
   adaptiveLimit: adaptiveLimitCodes,
   timeout: timeoutCodes,
   retry: retryCodes,
+  chaos: chaosCodes,
   core: coreCodes,
 } as const satisfies { readonly [K in LibraryKindName | 'core']?: Record<string, ErrorCode> };

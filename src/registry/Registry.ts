@@ -77,7 +77,7 @@ export interface KeyedStepOptions {
  * - `registry.circuitBreaker('payments')` returns the same breaker every time, built from
  *   `defaults.circuitBreaker` with `circuitBreakers.payments` on top (or the defaults alone for
  *   a name without an entry). Every library kind has its accessor (`retry`, `retryBudget`,
- *   `timeout`, `bulkhead`, `rateLimiter`, `loadShedder`, `adaptiveLimit`, `hedge`), and
+ *   `timeout`, `bulkhead`, `rateLimiter`, `loadShedder`, `adaptiveLimit`, `hedge`, `chaos`), and
  *   `get(kind, name)` serves any kind; each kind has its own names.
  * - `registry.keyedCircuitBreaker('api', host)` gives each key its own breaker, built from the
  *   config of name `api` on first use. Each keyed name keeps at most `keys.maxKeys` keys: the

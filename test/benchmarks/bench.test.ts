@@ -99,6 +99,7 @@ const LIBRARIES: Record<string, string[]> = {
   'load-shedder': ['breakwater'],
   'shared-breaker': ['breakwater'],
   'adaptive-limit': ['breakwater'],
+  chaos: ['breakwater'],
   'http-fetch': ['breakwater', 'undici'],
   'http-server': ['breakwater', 'express-rate-limit', '@fastify/under-pressure'],
   workers: ['breakwater'],
@@ -281,6 +282,9 @@ describe('npm run bench -- --quick --json FILE', () => {
       'service-guard-express',
       'service-guard-fastify',
       'shared-limiter-contended',
+      'chaos-off-breaker',
+      'chaos-off-composed',
+      'chaos-off-bytes',
     ]);
     for (const b of report.budgets) {
       if (b.kind === 'na') {

@@ -17,6 +17,7 @@ describe('ErrorCode', () => {
       ['DeadlineTooShort', 'ERR_BREAKWATER_DEADLINE_TOO_SHORT'],
       ['Timeout', 'ERR_BREAKWATER_TIMEOUT'],
       ['RetryExhausted', 'ERR_BREAKWATER_RETRY_EXHAUSTED'],
+      ['ChaosFault', 'ERR_BREAKWATER_CHAOS_FAULT'],
       ['StoreTimeout', 'ERR_BREAKWATER_STORE_TIMEOUT'],
       ['StoreUnavailable', 'ERR_BREAKWATER_STORE_UNAVAILABLE'],
       ['InvalidOption', 'ERR_BREAKWATER_INVALID_OPTION'],

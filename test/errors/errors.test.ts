@@ -3,6 +3,7 @@ import {
   BreakwaterError,
   BrokenCircuitError,
   BulkheadRejectedError,
+  ChaosFaultError,
   CircuitBreaker,
   ConcurrencyLimitError,
   ConfigError,
@@ -46,6 +47,7 @@ const classes = [
   ConcurrencyLimitError,
   TimeoutError,
   RetryExhaustedError,
+  ChaosFaultError,
   OptionsError,
   UsageError,
   ConfigError,
@@ -67,6 +69,8 @@ const expectedClasses: Record<string, readonly (typeof classes)[number][]> = {
   [ErrorCode.DeadlineTooShort]: [BreakwaterError, PolicyRejectedError, ConcurrencyLimitError],
   [ErrorCode.Timeout]: [BreakwaterError, PolicyRejectedError, TimeoutError],
   [ErrorCode.RetryExhausted]: [BreakwaterError, PolicyRejectedError, RetryExhaustedError],
+  // Every copy with this code marks its rejections: the unmarked one `foreign` makes is none.
+  [ErrorCode.ChaosFault]: [BreakwaterError, ChaosFaultError],
   // Their classes live in breakwater/redis (test/redis/errors.test.ts).
   [ErrorCode.StoreTimeout]: [BreakwaterError],
   [ErrorCode.StoreUnavailable]: [BreakwaterError],
@@ -87,6 +91,7 @@ describe('ErrorCode', () => {
       DeadlineTooShort: 'ERR_BREAKWATER_DEADLINE_TOO_SHORT',
       Timeout: 'ERR_BREAKWATER_TIMEOUT',
       RetryExhausted: 'ERR_BREAKWATER_RETRY_EXHAUSTED',
+      ChaosFault: 'ERR_BREAKWATER_CHAOS_FAULT',
       StoreTimeout: 'ERR_BREAKWATER_STORE_TIMEOUT',
       StoreUnavailable: 'ERR_BREAKWATER_STORE_UNAVAILABLE',
       InvalidOption: 'ERR_BREAKWATER_INVALID_OPTION',

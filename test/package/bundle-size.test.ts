@@ -80,10 +80,13 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  *   member a user can write: +2.97 kB, the forwarding methods and getters between the parts;
  *   the refusal errors of the breaker and the bulkhead made in methods of their own, so that a
  *   refusal allocates nothing: +0.26 kB.
+ * - a pipeline's plan made again when one of its steps stops or starts passing every call (a
+ *   chaos step switched off or on), so that a step switched off costs the calls nothing (2 ns
+ *   budget of benchmarks/scenarios/chaos.mjs): +0.09 kB.
  * What the bytes are spent on is logged by area on every run.
  */
 const TARGET_BYTES = 60_000;
-const CEILING_BYTES = 83_600;
+const CEILING_BYTES = 83_700;
 
 /** Folders of src/ that a program using only policies and pipelines must not pay for. */
 const UNUSED_FOLDERS = [

@@ -87,6 +87,11 @@ export const SCENARIO_SERIES: readonly [string, Record<string, string>, number][
   ['breakwater_coalesce_coalesced_total', { name: 'user-load', key: '' }, 2],
   ['breakwater_coalesce_abandoned_total', { name: 'user-load', key: '' }, 1],
   ['breakwater_coalesce_in_flight', { name: 'user-load', key: '' }, 0],
+  ['breakwater_chaos_calls_total', { name: 'api-chaos', key: '' }, 4],
+  ['breakwater_chaos_injections_total', { name: 'api-chaos', key: '', strategy: 'fault' }, 2],
+  ['breakwater_chaos_capped_total', { name: 'api-chaos', key: '' }, 0],
+  ['breakwater_chaos_real_failures_total', { name: 'api-chaos', key: '' }, 1],
+  ['breakwater_chaos_active', { name: 'api-chaos', key: '' }, 0],
 ];
 
 /** Default bucket bounds of `breakwater_call_duration_seconds`. */

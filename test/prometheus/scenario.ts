@@ -2,6 +2,7 @@ import { afterEach } from 'vitest';
 import {
   adaptiveLimit,
   bulkhead,
+  chaos,
   circuitBreaker,
   coalesce,
   hedge,
@@ -62,6 +63,8 @@ export function useScenario(): () => Promise<Scenario> {
  * - coalescer `user-load`: three calls of key `u1`, one of which leaves (its signal aborts),
  *   and one of key `u2` whose only caller leaves: 4 calls, 2 flights, 2 coalesced, 1
  *   abandoned, none in flight after.
+ * - chaos step `api-chaos` (fault, rate 0.5, draws 0.1, 0.9, 0.2, 0.7): 4 calls, 2 faults
+ *   injected, 2 let through of which 1 fails (a real failure).
  */
 export async function runScenario(): Promise<Scenario> {
   const clock = new ManualClock();
@@ -180,6 +183,21 @@ export async function runScenario(): Promise<Scenario> {
   for (const ac of leave) ac.abort(new Error('left'));
   await clock.runAll();
   await Promise.all(shared);
+
+  const draws = [0.1, 0.9, 0.2, 0.7];
+  const apiChaos = chaos({
+    name: 'api-chaos',
+    strategy: 'fault',
+    rate: 0.5,
+    enabled: true,
+    random: () => draws.shift() ?? 1,
+    clock,
+  });
+  registry.register('api-chaos', apiChaos);
+  const xp = pipeline(apiChaos);
+  for (const fail of [false, true, false, false]) {
+    await xp.tryExecute(() => (fail ? Promise.reject(new Error('down')) : 'ok'));
+  }
 
   return {
     clock,

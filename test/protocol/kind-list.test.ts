@@ -68,6 +68,7 @@ describe('a kind added to a copy of the kind list', () => {
       'adaptiveLimit',
       'hedge',
       'coalesce',
+      'chaos',
       'stub',
     ]);
   });

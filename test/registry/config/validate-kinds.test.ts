@@ -246,6 +246,7 @@ describe('config data of the library kinds', () => {
       adaptiveLimit: 'adaptiveLimits',
       hedge: 'hedges',
       coalesce: 'coalescers',
+      chaos: 'chaosSteps',
     };
     expect(sections).toEqual(Object.fromEntries(POLICY_KINDS.map((k) => [k.name, k.section])));
     const config: RegistryConfig = {
@@ -396,12 +397,12 @@ describe('config data of a kind defined outside the library', () => {
       {
         path: 'defaults.backup',
         message:
-          'is not a known policy kind; known policy kinds are `circuitBreaker`, `retry`, `retryBudget`, `timeout`, `bulkhead`, `rateLimiter`, `loadShedder`, `adaptiveLimit`, `hedge`, `coalesce`',
+          'is not a known policy kind; known policy kinds are `circuitBreaker`, `retry`, `retryBudget`, `timeout`, `bulkhead`, `rateLimiter`, `loadShedder`, `adaptiveLimit`, `hedge`, `coalesce`, `chaos`',
       },
       {
         path: 'backups',
         message:
-          'is not a known key; known keys are `defaults`, `circuitBreakers`, `retries`, `retryBudgets`, `timeouts`, `bulkheads`, `rateLimiters`, `loadShedders`, `adaptiveLimits`, `hedges`, `coalescers`, `keys`',
+          'is not a known key; known keys are `defaults`, `circuitBreakers`, `retries`, `retryBudgets`, `timeouts`, `bulkheads`, `rateLimiters`, `loadShedders`, `adaptiveLimits`, `hedges`, `coalescers`, `chaosSteps`, `keys`',
       },
     ]);
   });
