@@ -1,25 +1,19 @@
 import type { Clock } from '../../clock/Clock.js';
-import { systemClock } from '../../clock/systemClock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import { CRITICALITY_LEVELS, type Criticality } from '../../protocol/criticality.js';
 import type { DurationString } from '../../protocol/kind.js';
-import {
-  type MetricsOptions,
-  type ResolvedMetrics,
-  resolveMetrics,
-} from '../../telemetry/metrics.js';
+import type { MetricsOptions } from '../../telemetry/metrics.js';
 import {
   boolean,
   checkOptionsObject,
-  clockOption,
   duration,
   fn,
   integer,
   join,
   numberIn,
   oneOf,
-  string,
 } from '../../validation/validate.js';
+import { MEASURED_KEYS, type ResolvedMeasured, resolveMeasured } from '../shared/commonOptions.js';
 import {
   QUEUE_OPTION_KEYS,
   type QueueOptions,
@@ -192,7 +186,7 @@ export type ResolvedAlgorithm =
   | { readonly kind: 'custom'; readonly decide: LimitFunction };
 
 /** The options after defaults and checks, as the policy keeps them; not exported by name. */
-export interface ResolvedAdaptiveLimitOptions extends ResolvedQueueOptions {
+export interface ResolvedAdaptiveLimitOptions extends ResolvedQueueOptions, ResolvedMeasured {
   algorithm: ResolvedAlgorithm;
   initialLimit: number;
   minLimit: number;
@@ -205,10 +199,6 @@ export interface ResolvedAdaptiveLimitOptions extends ResolvedQueueOptions {
   /** Shares of the limit by criticality, or undefined for one pool. */
   partitions: ResolvedPartitions | undefined;
   deadlineRefusal: boolean;
-  name: string;
-  clock: Clock;
-  debug: boolean;
-  metrics: ResolvedMetrics;
 }
 
 const KEYS = [
@@ -224,10 +214,7 @@ const KEYS = [
   'partitions',
   'deadlineRefusal',
   ...QUEUE_OPTION_KEYS,
-  'name',
-  'clock',
-  'debug',
-  'metrics',
+  ...MEASURED_KEYS,
 ];
 
 const MAX_INT32 = 2_147_483_647;
@@ -271,10 +258,7 @@ export function resolveAdaptiveLimitOptions<T>(
     partitions: resolvePartitions(o.partitions),
     deadlineRefusal: boolean(o.deadlineRefusal, 'deadlineRefusal', d.deadlineRefusal),
     ...queue,
-    name: string(o.name, 'name', d.name),
-    clock: clockOption(o.clock, 'clock', systemClock),
-    debug: boolean(o.debug, 'debug', false),
-    metrics: resolveMetrics(o.metrics),
+    ...resolveMeasured(o, d.name),
   };
 }
 

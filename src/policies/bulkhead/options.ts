@@ -1,17 +1,7 @@
 import type { Clock } from '../../clock/Clock.js';
-import { systemClock } from '../../clock/systemClock.js';
-import {
-  type MetricsOptions,
-  type ResolvedMetrics,
-  resolveMetrics,
-} from '../../telemetry/metrics.js';
-import {
-  boolean,
-  checkOptionsObject,
-  clockOption,
-  integer,
-  string,
-} from '../../validation/validate.js';
+import type { MetricsOptions } from '../../telemetry/metrics.js';
+import { checkOptionsObject, integer } from '../../validation/validate.js';
+import { MEASURED_KEYS, type ResolvedMeasured, resolveMeasured } from '../shared/commonOptions.js';
 import {
   QUEUE_OPTION_KEYS,
   type QueueDiscipline,
@@ -54,12 +44,8 @@ export const bulkheadDefaults = Object.freeze({
 });
 
 /** The options after defaults and checks, as the policy keeps them; not exported by name. */
-export interface ResolvedBulkheadOptions extends ResolvedQueueOptions {
+export interface ResolvedBulkheadOptions extends ResolvedQueueOptions, ResolvedMeasured {
   maxConcurrent: number;
-  name: string;
-  clock: Clock;
-  debug: boolean;
-  metrics: ResolvedMetrics;
 }
 
 const MAX_INT32 = 2_147_483_647;
@@ -71,19 +57,12 @@ export function resolveBulkheadOptions(
   const o =
     typeof options === 'number'
       ? { maxConcurrent: options }
-      : checkOptionsObject(
-          options,
-          ['maxConcurrent', ...QUEUE_OPTION_KEYS, 'name', 'clock', 'debug', 'metrics'],
-          '',
-        );
+      : checkOptionsObject(options, ['maxConcurrent', ...QUEUE_OPTION_KEYS, ...MEASURED_KEYS], '');
   const d = bulkheadDefaults;
   const queue = resolveQueueOptions(o);
   return {
     maxConcurrent: integer(o.maxConcurrent, 'maxConcurrent', d.maxConcurrent, 1, MAX_INT32),
     ...queue,
-    name: string(o.name, 'name', d.name),
-    clock: clockOption(o.clock, 'clock', systemClock),
-    debug: boolean(o.debug, 'debug', false),
-    metrics: resolveMetrics(o.metrics),
+    ...resolveMeasured(o, d.name),
   };
 }

@@ -1,5 +1,4 @@
 import type { Clock } from '../../clock/Clock.js';
-import { systemClock } from '../../clock/systemClock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import type { Criticality } from '../../protocol/criticality.js';
 import type { DurationString } from '../../protocol/kind.js';
@@ -10,15 +9,14 @@ import {
 } from '../../telemetry/metrics.js';
 import {
   checkOptionsObject,
-  clockOption,
   duration,
   fn,
   integer,
   MAX_DURATION_MS,
   numberIn,
   oneOf,
-  string,
 } from '../../validation/validate.js';
+import { resolveNamed } from '../shared/commonOptions.js';
 
 /**
  * What a chaos step injects into the calls it picks: a `fault` (the call fails without being
@@ -214,8 +212,7 @@ export function resolveChaosOptions<T>(options: ChaosOptions<T> | undefined): Re
         ? (fn<(call: ChaosCall) => unknown>(o.behavior, 'behavior', undefined) ??
           required('behavior'))
         : undefined,
-    name: string(o.name, 'name', d.name),
-    clock: clockOption(o.clock, 'clock', systemClock),
+    ...resolveNamed(o, d.name),
     metrics: resolveMetrics(o.metrics),
   };
 }

@@ -1,24 +1,17 @@
 import type { Clock } from '../../clock/Clock.js';
-import { systemClock } from '../../clock/systemClock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import type { DurationString } from '../../protocol/kind.js';
+import type { MetricsOptions } from '../../telemetry/metrics.js';
 import {
-  type MetricsOptions,
-  type ResolvedMetrics,
-  resolveMetrics,
-} from '../../telemetry/metrics.js';
-import {
-  boolean,
   checkOptionsObject,
-  clockOption,
   duration,
   fn,
   integer,
   numberIn,
   oneOf,
   positiveDuration,
-  string,
 } from '../../validation/validate.js';
+import { type ResolvedMeasured, resolveMeasured } from '../shared/commonOptions.js';
 import type { CircuitBreakerSnapshot } from './snapshot.js';
 
 /** Opens after `threshold` failures in a row (or slow calls in a row). */
@@ -149,8 +142,7 @@ export interface CircuitBreakerOptions<T = unknown> {
 }
 
 /** Options after defaults and validation. */
-export interface ResolvedBreakerOptions {
-  name: string;
+export interface ResolvedBreakerOptions extends ResolvedMeasured {
   windowKind: 'consecutive' | 'count' | 'time';
   threshold: number;
   size: number;
@@ -174,9 +166,6 @@ export interface ResolvedBreakerOptions {
   handle: (error: unknown) => boolean;
   handleResult: ((result: unknown) => boolean) | undefined;
   initialState: CircuitBreakerSnapshot | undefined;
-  clock: Clock;
-  debug: boolean;
-  metrics: ResolvedMetrics;
 }
 
 /** Defaults of {@link CircuitBreakerOptions}, exported so tests and docs can pin them. */
@@ -286,7 +275,6 @@ export function resolveBreakerOptions<T>(
     o.halfOpen === undefined ? NONE : checkOptionsObject(o.halfOpen, HALF_OPEN_KEYS, 'halfOpen');
   const probes = integer(half.probes, 'halfOpen.probes', d.probes, 1, 1_000_000);
   return shareEqual({
-    name: string(o.name, 'name', d.name),
     windowKind,
     threshold: integer(w.threshold, 'window.threshold', d.consecutiveThreshold, 1, 1_000_000),
     size,
@@ -345,9 +333,7 @@ export function resolveBreakerOptions<T>(
     handle: fn(o.handle, 'handle', allErrors),
     handleResult: fn(o.handleResult, 'handleResult', undefined),
     initialState: o.initialState as CircuitBreakerSnapshot | undefined,
-    clock: clockOption(o.clock, 'clock', systemClock),
-    debug: boolean(o.debug, 'debug', false),
-    metrics: resolveMetrics(o.metrics),
+    ...resolveMeasured(o, d.name),
   });
 }
 

@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock/Clock.js';
-import { systemClock } from '../../clock/systemClock.js';
-import { boolean, checkOptionsObject, clockOption, fn, string } from '../../validation/validate.js';
+import { boolean, checkOptionsObject, fn } from '../../validation/validate.js';
+import { NAMED_KEYS, type ResolvedNamed, resolveNamed } from '../shared/commonOptions.js';
 
 /**
  * Options of {@link Coalescer}. `T` is the result type of the calls it shares, which `share`
@@ -33,22 +33,19 @@ export interface CoalesceOptions<T = unknown> {
 export const coalesceDefaults = Object.freeze({ enabled: true, name: 'coalesce' });
 
 /** The options after defaults and checks, as the policy keeps them; not exported by name. */
-export interface ResolvedCoalesceOptions<T = unknown> {
+export interface ResolvedCoalesceOptions<T = unknown> extends ResolvedNamed {
   enabled: boolean;
   share: ((value: T) => T) | undefined;
-  name: string;
-  clock: Clock;
 }
 
 /** @internal Validates `options` and fills in defaults; throws `OptionsError` naming the field. */
 export function resolveCoalesceOptions<T>(
   options: CoalesceOptions<T> | undefined,
 ): ResolvedCoalesceOptions<T> {
-  const o = checkOptionsObject(options, ['enabled', 'share', 'name', 'clock'], '');
+  const o = checkOptionsObject(options, ['enabled', 'share', ...NAMED_KEYS], '');
   return {
     enabled: boolean(o.enabled, 'enabled', coalesceDefaults.enabled),
     share: fn(o.share, 'share', undefined) as ((value: T) => T) | undefined,
-    name: string(o.name, 'name', coalesceDefaults.name),
-    clock: clockOption(o.clock, 'clock', systemClock),
+    ...resolveNamed(o, coalesceDefaults.name),
   };
 }

@@ -1,18 +1,10 @@
 import type { Clock } from '../../clock/Clock.js';
-import { systemClock } from '../../clock/systemClock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import type { AttemptBudget } from '../../protocol/budget.js';
 import type { DurationString } from '../../protocol/kind.js';
-import {
-  checkOptionsObject,
-  clockOption,
-  duration,
-  fn,
-  integer,
-  numberIn,
-  string,
-} from '../../validation/validate.js';
+import { checkOptionsObject, duration, fn, integer, numberIn } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
+import { NAMED_KEYS, type ResolvedNamed, resolveNamed } from '../shared/commonOptions.js';
 import type { AttemptFailure, Pushback } from '../shared/pushback.js';
 
 /** What a `delay` function is told: which hedge it delays, in which attempt of the call. */
@@ -135,7 +127,7 @@ export type ResolvedDelay =
     };
 
 /** The options after defaults and checks, as the policy keeps them; not exported by name. */
-export interface ResolvedHedgeOptions {
+export interface ResolvedHedgeOptions extends ResolvedNamed {
   maxHedges: number;
   delay: ResolvedDelay;
   handle: (error: unknown) => boolean;
@@ -143,8 +135,6 @@ export interface ResolvedHedgeOptions {
   budget: AttemptBudget | undefined;
   retryAfter: ((failure: AttemptFailure) => Pushback) | undefined;
   maxPushback: number;
-  name: string;
-  clock: Clock;
 }
 
 const KEYS = [
@@ -155,8 +145,7 @@ const KEYS = [
   'budget',
   'retryAfter',
   'maxPushback',
-  'name',
-  'clock',
+  ...NAMED_KEYS,
 ];
 const PERCENTILE_KEYS = ['percentile', 'minSamples', 'window'];
 const BUDGET_METHODS = [
@@ -180,8 +169,7 @@ export function resolveHedgeOptions<T>(options: HedgeOptions<T> | undefined): Re
     budget: budgetOption(o.budget),
     retryAfter: fn(o.retryAfter, 'retryAfter', undefined),
     maxPushback: duration(o.maxPushback, 'maxPushback', hedgeDefaults.maxPushback),
-    name: string(o.name, 'name', hedgeDefaults.name),
-    clock: clockOption(o.clock, 'clock', systemClock),
+    ...resolveNamed(o, hedgeDefaults.name),
   };
 }
 

@@ -1,22 +1,9 @@
 import type { Clock } from '../../clock/Clock.js';
-import { systemClock } from '../../clock/systemClock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import type { DurationString } from '../../protocol/kind.js';
-import {
-  type MetricsOptions,
-  type ResolvedMetrics,
-  resolveMetrics,
-} from '../../telemetry/metrics.js';
-import {
-  boolean,
-  checkOptionsObject,
-  clockOption,
-  duration,
-  fn,
-  integer,
-  numberIn,
-  string,
-} from '../../validation/validate.js';
+import type { MetricsOptions } from '../../telemetry/metrics.js';
+import { checkOptionsObject, duration, fn, integer, numberIn } from '../../validation/validate.js';
+import { MEASURED_KEYS, type ResolvedMeasured, resolveMeasured } from '../shared/commonOptions.js';
 import type { LoadSignal } from './eventLoopLoad.js';
 
 /** Options of {@link LoadShedder}. */
@@ -83,7 +70,7 @@ export const loadShedderDefaults = Object.freeze({
 });
 
 /** The options after defaults and checks, as the policy keeps them; not exported by name. */
-export interface ResolvedLoadShedderOptions {
+export interface ResolvedLoadShedderOptions extends ResolvedMeasured {
   k: number;
   window: number;
   maxRefusalRate: number;
@@ -92,10 +79,6 @@ export interface ResolvedLoadShedderOptions {
   handleResult: ((result: unknown) => boolean) | undefined;
   signal: LoadSignal | undefined;
   random: () => number;
-  name: string;
-  clock: Clock;
-  debug: boolean;
-  metrics: ResolvedMetrics;
 }
 
 const KEYS = [
@@ -107,10 +90,7 @@ const KEYS = [
   'handleResult',
   'signal',
   'random',
-  'name',
-  'clock',
-  'debug',
-  'metrics',
+  ...MEASURED_KEYS,
 ];
 
 /** @internal */
@@ -136,10 +116,7 @@ export function resolveLoadShedderOptions<T>(
     handleResult: fn(o.handleResult, 'handleResult', undefined),
     signal: signalOption(o.signal),
     random: fn(o.random, 'random', Math.random),
-    name: string(o.name, 'name', d.name),
-    clock: clockOption(o.clock, 'clock', systemClock),
-    debug: boolean(o.debug, 'debug', false),
-    metrics: resolveMetrics(o.metrics),
+    ...resolveMeasured(o, d.name),
   };
 }
 

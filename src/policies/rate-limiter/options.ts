@@ -1,17 +1,14 @@
 import type { Clock } from '../../clock/Clock.js';
-import { systemClock } from '../../clock/systemClock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import type { DurationString } from '../../protocol/kind.js';
 import {
-  boolean,
   checkOptionsObject,
-  clockOption,
   duration,
   integer,
   MAX_DURATION_MS,
   numberIn,
-  string,
 } from '../../validation/validate.js';
+import { DEBUGGED_KEYS, type ResolvedDebugged, resolveDebugged } from '../shared/commonOptions.js';
 
 /**
  * Options of {@link RateLimiter}: a rate as `limit` calls per `period` with a `burst`, or as a
@@ -61,15 +58,12 @@ export const rateLimiterDefaults = Object.freeze({
 });
 
 /** The options after defaults and checks, as the policy keeps them; not exported by name. */
-export interface ResolvedRateLimiterOptions {
+export interface ResolvedRateLimiterOptions extends ResolvedDebugged {
   /** Microseconds between two permits (the GCRA emission interval), an integer >= 1. */
   intervalUs: number;
   burst: number;
   permits: number;
   maxWait: number;
-  name: string;
-  clock: Clock;
-  debug: boolean;
 }
 
 const MAX_INT32 = 2_147_483_647;
@@ -81,9 +75,7 @@ const KEYS = [
   'refillRate',
   'permits',
   'maxWait',
-  'name',
-  'clock',
-  'debug',
+  ...DEBUGGED_KEYS,
 ];
 
 /** @internal */
@@ -150,8 +142,6 @@ export function resolveRateLimiterOptions(
     burst,
     permits: integer(o.permits, 'permits', rateLimiterDefaults.permits, 1, burst),
     maxWait: duration(o.maxWait, 'maxWait', rateLimiterDefaults.maxWait, 0),
-    name: string(o.name, 'name', rateLimiterDefaults.name),
-    clock: clockOption(o.clock, 'clock', systemClock),
-    debug: boolean(o.debug, 'debug', false),
+    ...resolveDebugged(o, rateLimiterDefaults.name),
   };
 }

@@ -1,16 +1,14 @@
 import type { Clock } from '../../clock/Clock.js';
-import { systemClock } from '../../clock/systemClock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import type { DurationString } from '../../protocol/kind.js';
 import {
   checkOptionsObject,
-  clockOption,
   duration,
   integer,
   numberIn,
   oneOf,
-  string,
 } from '../../validation/validate.js';
+import { NAMED_KEYS, type ResolvedNamed, resolveNamed } from '../shared/commonOptions.js';
 
 /**
  * How a {@link RetryBudget} decides:
@@ -82,7 +80,7 @@ export const retryBudgetDefaults = Object.freeze({
 });
 
 /** The options after defaults and checks, as the policy keeps them; not exported by name. */
-export interface ResolvedRetryBudgetOptions {
+export interface ResolvedRetryBudgetOptions extends ResolvedNamed {
   model: RetryBudgetModel;
   window: number;
   ratio: number;
@@ -90,8 +88,6 @@ export interface ResolvedRetryBudgetOptions {
   maxTokens: number;
   tokenRatio: number;
   minRetryConcurrency: number;
-  name: string;
-  clock: Clock;
 }
 
 /** The options that apply to some models only. */
@@ -103,7 +99,7 @@ const MODEL_KEYS = [
   'tokenRatio',
   'minRetryConcurrency',
 ];
-const KEYS = ['model', ...MODEL_KEYS, 'name', 'clock'];
+const KEYS = ['model', ...MODEL_KEYS, ...NAMED_KEYS];
 
 /** @internal The options each model takes besides `model`, `name` and `clock`. */
 export const MODEL_OPTIONS: ReadonlyMap<RetryBudgetModel, readonly string[]> = new Map([
@@ -173,7 +169,6 @@ export function resolveRetryBudgetOptions(
     maxTokens,
     tokenRatio,
     minRetryConcurrency,
-    name: string(o.name, 'name', d.name),
-    clock: clockOption(o.clock, 'clock', systemClock),
+    ...resolveNamed(o, d.name),
   };
 }

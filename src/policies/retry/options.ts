@@ -1,18 +1,15 @@
 import type { Clock } from '../../clock/Clock.js';
-import { systemClock } from '../../clock/systemClock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import { isBranded, otherCopyNote } from '../../protocol/brand.js';
 import type { AttemptBudget } from '../../protocol/budget.js';
 import type { DurationString } from '../../protocol/kind.js';
 import {
   checkOptionsObject,
-  clockOption,
   duration,
   fn,
   integer,
   numberIn,
   oneOf,
-  string,
 } from '../../validation/validate.js';
 import { isCountedError } from '../shared/classify.js';
 import type { Pushback } from '../shared/pushback.js';
@@ -23,6 +20,7 @@ export type BackoffKind = 'constant' | 'linear' | 'exponential' | 'decorrelated'
 /** How the delay is randomised. */
 export type JitterKind = 'none' | 'full' | 'equal' | 'decorrelated';
 
+import { NAMED_KEYS, type ResolvedNamed, resolveNamed } from '../shared/commonOptions.js';
 import type { AttemptFailure } from '../shared/pushback.js';
 
 export type { AttemptFailure };
@@ -134,7 +132,7 @@ export const retryDefaults = Object.freeze({
 });
 
 /** The options after defaults and checks, as the policy keeps them; not exported by name. */
-export interface ResolvedRetryOptions {
+export interface ResolvedRetryOptions extends ResolvedNamed {
   maxAttempts: number;
   maxDuration: number;
   backoff: BackoffKind;
@@ -148,8 +146,6 @@ export interface ResolvedRetryOptions {
   lastResult: LastResult;
   retryAfter: ((failure: AttemptFailure) => Pushback) | undefined;
   budget: AttemptBudget | undefined;
-  name: string;
-  clock: Clock;
 }
 
 const KEYS = [
@@ -166,8 +162,7 @@ const KEYS = [
   'lastResult',
   'retryAfter',
   'budget',
-  'name',
-  'clock',
+  ...NAMED_KEYS,
 ];
 
 /** @internal */
@@ -210,8 +205,7 @@ export function resolveRetryOptions<T>(options: RetryOptions<T> | undefined): Re
     lastResult: oneOf(o.lastResult, 'lastResult', d.lastResult, ['resolve', 'reject']),
     retryAfter: fn(o.retryAfter, 'retryAfter', undefined),
     budget: budgetOption(o.budget),
-    name: string(o.name, 'name', d.name),
-    clock: clockOption(o.clock, 'clock', systemClock),
+    ...resolveNamed(o, d.name),
   };
 }
 

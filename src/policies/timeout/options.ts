@@ -1,17 +1,14 @@
 import type { Clock } from '../../clock/Clock.js';
-import { systemClock } from '../../clock/systemClock.js';
 import { OptionsError } from '../../errors/OptionsError.js';
 import type { DurationString } from '../../protocol/kind.js';
 import {
-  boolean,
   checkOptionsObject,
-  clockOption,
   duration,
   MAX_DURATION_MS,
   oneOf,
   STRING_FORM,
-  string,
 } from '../../validation/validate.js';
+import { DEBUGGED_KEYS, type ResolvedDebugged, resolveDebugged } from '../shared/commonOptions.js';
 
 /**
  * - `cooperative`: at the deadline the signal handed to the function is aborted and the
@@ -52,12 +49,9 @@ export const timeoutDefaults = Object.freeze({
 });
 
 /** The options after defaults and checks, as the policy keeps them; not exported by name. */
-export interface ResolvedTimeoutOptions {
+export interface ResolvedTimeoutOptions extends ResolvedDebugged {
   timeout: number;
   strategy: TimeoutStrategy;
-  name: string;
-  clock: Clock;
-  debug: boolean;
 }
 
 /** @internal */
@@ -79,7 +73,7 @@ export function resolveTimeoutOptions(
   }
   const o = shortcut
     ? { timeout: options }
-    : checkOptionsObject(options, ['timeout', 'strategy', 'name', 'clock', 'debug'], '');
+    : checkOptionsObject(options, ['timeout', 'strategy', ...DEBUGGED_KEYS], '');
   if (o.timeout === undefined) {
     throw new OptionsError(
       'timeout',
@@ -102,8 +96,6 @@ export function resolveTimeoutOptions(
       'cooperative',
       'aggressive',
     ]),
-    name: string(o.name, 'name', timeoutDefaults.name),
-    clock: clockOption(o.clock, 'clock', systemClock),
-    debug: boolean(o.debug, 'debug', false),
+    ...resolveDebugged(o, timeoutDefaults.name),
   };
 }
