@@ -48,6 +48,7 @@ export type SharedBulkheadState = SharedPolicyState<
 /** A worker as {@link SharedBulkhead.watch} needs it: a `Worker` of `node:worker_threads`. */
 export interface ExitingThread {
   readonly threadId: number;
+  /** Calls `listener` once the thread has exited. */
   once(event: 'exit', listener: () => void): unknown;
 }
 

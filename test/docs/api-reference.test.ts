@@ -1,8 +1,8 @@
 /**
  * The API reference (`npm run docs:api`, TypeDoc over every entry point in package.json
- * "exports") builds with no warning: typedoc.json treats warnings as errors and validates links
- * and exports, so a broken `{@link}` or a public type that refers to one the reference cannot
- * show fails this test.
+ * "exports") builds with no warning: typedoc.json treats warnings as errors and validates links,
+ * exports and documentation, so a broken `{@link}`, a public type that refers to one the
+ * reference cannot show, or an export or method signature without a comment fails this test.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
