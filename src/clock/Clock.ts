@@ -4,7 +4,7 @@ export type TimerHandle = unknown;
 /**
  * The source of time for every policy: a monotonic reading in milliseconds and a way to
  * schedule callbacks. Policies never call `performance.now()` or `setTimeout` directly, so a
- * {@link ManualClock} from `breakwater/testing` can drive them without real sleeps.
+ * `ManualClock` from `breakwater/testing` can drive them without real sleeps.
  */
 export interface Clock {
   /** Monotonic milliseconds; only differences between readings are meaningful. */

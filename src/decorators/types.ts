@@ -54,10 +54,12 @@ export interface KeyedDecoratorOptions<A extends unknown[] = never[]>
  * wait); `A` the leading parameters a `key` function reads.
  */
 export interface PolicyDecorator<R = unknown, A extends unknown[] = never[]> {
+  /** As a standard decorator. @typeParam F the decorated method's type */
   <This, F extends (this: This, ...args: [...A, ...never[]]) => R>(
     value: F,
     context: ClassMethodDecoratorContext<This, F>,
   ): F;
+  /** As a legacy decorator. @typeParam F the decorated method's type */
   <F extends (...args: [...A, ...never[]]) => R>(
     target: object,
     propertyKey: string | symbol,
@@ -98,10 +100,12 @@ export type AdmitsFallback<F, T> = unknown extends T
  * `@fallback({ value: null })`. (`A` is as for {@link PolicyDecorator}.)
  */
 export interface FallbackDecorator<T, A extends unknown[] = never[]> {
+  /** As a standard decorator. @typeParam F the decorated method's type */
   <This, F extends (this: This, ...args: [...A, ...never[]]) => unknown>(
     value: F & AdmitsFallback<F, T>,
     context: ClassMethodDecoratorContext<This, F>,
   ): F;
+  /** As a legacy decorator. @typeParam F the decorated method's type */
   <F extends (...args: [...A, ...never[]]) => unknown>(
     target: object,
     propertyKey: string | symbol,

@@ -26,6 +26,10 @@ export class BreakwaterError extends Error {
     Object.defineProperty(this, BRAND, { value: true });
   }
 
+  /**
+   * `instanceof` by brand and code, so an error made by another copy of the library (its
+   * CommonJS or ESM build) is recognised too.
+   */
   static [Symbol.hasInstance](value: unknown): boolean {
     if (typeof value !== 'object' || value === null || (value as Branded)[BRAND] !== true) {
       return false;

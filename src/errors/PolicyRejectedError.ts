@@ -86,6 +86,7 @@ export class PolicyRejectedError extends BreakwaterError {
     Object.defineProperty(this, REJECTION, { value: reachedDependency });
   }
 
+  /** `instanceof` for any policy's refusal, from any copy of the library; subclasses go by code. */
   static override [Symbol.hasInstance](value: unknown): boolean {
     // Every rejection carries the mark, whatever policy kind made it; subclasses go by code.
     if (this !== PolicyRejectedError) return super[Symbol.hasInstance](value);

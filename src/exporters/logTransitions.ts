@@ -29,7 +29,9 @@ export interface TransitionLogContext {
  * adapted with `{ warn: (m, c) => log.warn(c, m), info: (m, c) => log.info(c, m) }`.
  */
 export interface TransitionLogger {
+  /** Logs an opening or a refusal for good (open, half-open, forced-open). */
   warn(message: string, context: TransitionLogContext): void;
+  /** Logs the other transitions (closed, disabled, metrics-only). */
   info(message: string, context: TransitionLogContext): void;
 }
 

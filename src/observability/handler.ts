@@ -78,11 +78,11 @@ type Route = (res: ServerResponse, head: boolean) => void;
  *   ops(req, res, () => app(req, res)); // paths it does not serve go to the application
  * });
  * ```
- * @example Express: the mount path is stripped from `req.url`, so no `basePath`
+ * @example Express: the mount path is stripped from req.url, so no basePath
  * ```ts
  * app.use('/ops', requireOperator, createObservabilityHandler(registry));
  * ```
- * @example Fastify: a raw route; the handler sees the full URL, so give it `basePath`
+ * @example Fastify: a raw route; the handler sees the full URL, so give it basePath
  * ```ts
  * const ops = createObservabilityHandler(registry, { basePath: '/ops' });
  * fastify.all('/ops/*', { onRequest: requireOperator }, (req, reply) => {

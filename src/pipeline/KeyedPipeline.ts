@@ -18,6 +18,9 @@ export interface KeyedExecuteOptions extends ExecuteOptions {
   readonly key?: string;
 }
 
+/** Pipelines a keyed pipeline of one keyed step keeps for reuse. */
+const SOLE_CACHE = 1024;
+
 /**
  * A pipeline holding keyed steps (`registry.keyed(...)`): each call finds the current instance
  * of its key for each of them through the registry, when it starts, then runs as a pipeline of
@@ -40,9 +43,6 @@ export interface KeyedExecuteOptions extends ExecuteOptions {
  * await api.execute(() => fetch(`https://${host}/v1/items`), { key: host });
  * ```
  */
-/** Pipelines a keyed pipeline of one keyed step keeps for reuse. */
-const SOLE_CACHE = 1024;
-
 export class KeyedPipeline<R = unknown, F = never> {
   /** The policies and keyed steps, outermost first. */
   readonly policies: readonly (Policy | KeyedStep)[];

@@ -37,6 +37,7 @@ export class PipelineBuilder<F = never> {
     return this;
   }
 
+  /** Adds a {@link Fallback}, from options or an instance; `T` joins what calls may give. */
   fallback<T, R>(options: FallbackOptions<T, R> | Fallback<T, R>): PipelineBuilder<F | T> {
     return this.add(options instanceof Fallback ? options : new Fallback(options));
   }

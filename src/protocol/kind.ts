@@ -362,6 +362,7 @@ export interface PolicyKindDescriptor<P extends object = object, R = unknown, C 
    * the function that applies them.
    */
   reconfigure(policy: P, options: R): () => void;
+  /** Releases what `policy` holds, when the registry disposes of it or evicts its key. */
   dispose(policy: P): void;
   /** How an instance shows in snapshots. */
   view(policy: P): InstanceView;

@@ -14,7 +14,7 @@ export const StepKind = {
 } as const;
 export type StepKind = (typeof StepKind)[keyof typeof StepKind];
 
-/** Outcome codes handed to {@link Gate.release}. */
+/** Outcome codes handed to `Gate.release`. */
 export const Outcome = {
   /** The call succeeded (or failed in a way the policy does not count). */
   Success: 0,
@@ -25,12 +25,12 @@ export const Outcome = {
 } as const;
 export type Outcome = (typeof Outcome)[keyof typeof Outcome];
 
-/** Returned by {@link Gate.admit} when the call is refused. */
+/** Returned by `Gate.admit` when the call is refused. */
 export const REJECTED = -1;
-/** Returned by {@link Gate.admit} when the call must wait for a permit (see {@link WaitingGate}). */
+/** Returned by `Gate.admit` when the call must wait for a permit (see {@link WaitingGate}). */
 export const WAIT = -2;
 /**
- * Returned by {@link Gate.admit} when the gate answers the call itself (a cache hit, an injected
+ * Returned by `Gate.admit` when the gate answers the call itself (a cache hit, an injected
  * outcome, a stub): the call never reaches the steps inside the gate nor its function, and
  * ends with the value the executor then reads from {@link AnsweringGate.answer}. Only a gate
  * whose `needs().mayAnswer` is true may answer it.

@@ -374,15 +374,15 @@ export class RedisRateLimiter extends RunsAlone implements WaitingGate {
   /** A rate limiter does not count outcomes. */
   release(): void {}
 
-  /** Gate protocol ({@link Gate.releaseSuccess}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.releaseSuccess`): called by a pipeline's executor, not by users. */
   releaseSuccess(): void {}
 
-  /** Gate protocol ({@link Gate.classifyError}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.classifyError`): called by a pipeline's executor, not by users. */
   classifyError(): Outcome {
     return Outcome.Success;
   }
 
-  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.classifyResult`): called by a pipeline's executor, not by users. */
   classifyResult(): Outcome {
     return Outcome.Success;
   }

@@ -24,16 +24,22 @@ export interface RedisClientAdapter {
 
 /** The members of an ioredis client (`new Redis()`, `new Cluster()`) the adapter uses. */
 export interface IoredisLikeClient {
+  /** Runs a loaded script by its SHA1 (`EVALSHA`). */
   evalsha(sha: string, numKeys: number, ...keysAndArgs: string[]): PromiseLike<unknown>;
+  /** Runs a script from its source (`EVAL`). */
   eval(script: string, numKeys: number, ...keysAndArgs: string[]): PromiseLike<unknown>;
+  /** Loads a script (`SCRIPT LOAD`), answering its SHA1. */
   script(subcommand: 'LOAD', script: string): PromiseLike<unknown>;
   readonly options?: { readonly enableOfflineQueue?: boolean | undefined };
 }
 
 /** The members of a node-redis v4+ client (`createClient()`) the adapter uses. */
 export interface NodeRedisLikeClient {
+  /** Runs a loaded script by its SHA1 (`EVALSHA`). */
   evalSha(sha: string, options: { keys: string[]; arguments: string[] }): PromiseLike<unknown>;
+  /** Runs a script from its source (`EVAL`). */
   eval(script: string, options: { keys: string[]; arguments: string[] }): PromiseLike<unknown>;
+  /** Loads a script (`SCRIPT LOAD`), answering its SHA1. */
   scriptLoad(script: string): PromiseLike<unknown>;
   readonly options?: { readonly disableOfflineQueue?: boolean | undefined } | undefined;
 }

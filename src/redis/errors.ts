@@ -1,7 +1,7 @@
 import { BreakwaterError, nameErrorClass } from '../errors/BreakwaterError.js';
 import { coreCodes } from '../errors/codes.js';
 
-/** Stable codes of the errors a store rejects a decision with (also in {@link ErrorCode}). */
+/** Stable codes of the errors a store rejects a decision with (also in `ErrorCode`). */
 export const StoreErrorCode = {
   StoreTimeout: coreCodes.StoreTimeout,
   StoreUnavailable: coreCodes.StoreUnavailable,

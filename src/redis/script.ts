@@ -12,7 +12,7 @@ import { integerOf } from './integerReply.js';
  * Returns { taken, aheadUs }: `taken` is the permits granted (>= 1) or, when refused, minus
  * the microseconds until the request would be granted; `aheadUs` is how far the TAT was ahead
  * of now before the decision. Everything else follows from these two (see
- * {@link decisionOf}): a reply of two integers is what keeps a decision's client work small.
+ * `decisionOf`): a reply of two integers is what keeps a decision's client work small.
  *
  * The key holds the theoretical arrival time (TAT). Keys and values only ever arrive as
  * KEYS/ARGV, never in the script text, so the script (and its SHA1) never changes.

@@ -41,7 +41,7 @@ export interface LatencySnapshot {
 
 /**
  * Latency of the recent calls: those recorded since the histogram noted its counts at a
- * reading at least {@link RECENT_WINDOW} (60 s) ago, or since its oldest noted reading when
+ * reading at least 60 s ago, or since its oldest noted reading when
  * none is that old.
  */
 export interface RecentLatencySnapshot {
@@ -106,7 +106,7 @@ function lowerBound(i: number): number {
  * ```
  */
 export class LatencyHistogram {
-  /** Counts per bucket; read {@link bucketBounds} for their bounds. */
+  /** Counts per bucket; read `bucketBounds` for their bounds. */
   readonly counts = new Float64Array(BUCKETS);
   count = 0;
   /** Sum of recorded durations in ms. */

@@ -48,6 +48,7 @@ export type SharedBulkheadState = SharedPolicyState<
 /** A worker as {@link SharedBulkhead.watch} needs it: a `Worker` of `node:worker_threads`. */
 export interface ExitingThread {
   readonly threadId: number;
+  /** Calls `listener` once the thread has exited. */
   once(event: 'exit', listener: () => void): unknown;
 }
 
@@ -181,7 +182,7 @@ export class SharedBulkhead extends Bulkhead {
     return Atomics.load(this.#words, this.#held);
   }
 
-  /** Gate protocol ({@link Gate.admit}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.admit`): called by a pipeline's executor, not by users. */
   override admit(_now: number): number {
     const words = this.#words;
     // Add, then undo past the limit. With sequentially consistent atomics, of the calls that
@@ -196,7 +197,7 @@ export class SharedBulkhead extends Bulkhead {
     return REJECTED;
   }
 
-  /** Gate protocol ({@link Gate.release}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.release`): called by a pipeline's executor, not by users. */
   override release(_token: number, _outcome: Outcome, elapsed: number): void {
     if (elapsed >= 0 && this.latency !== undefined) this.latency.record(elapsed);
     if (Atomics.sub(this.#words, this.#held, 1) === 1 && this.#disposed) this.#freeSlot();

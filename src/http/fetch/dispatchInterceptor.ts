@@ -10,8 +10,11 @@ type DispatchHeaders = Record<string, string | string[] | undefined>;
 
 /** What undici gives a handler to steer its request (undici 7's `DispatchController`). */
 export interface DispatchController {
+  /** Ends the request with `reason`. */
   abort(reason: Error): void;
+  /** Stops the flow of response data until {@link resume}. */
   pause(): void;
+  /** Lets response data flow again after {@link pause}. */
   resume(): void;
   readonly aborted?: boolean;
   readonly paused?: boolean;
@@ -20,15 +23,20 @@ export interface DispatchController {
 
 /** The handler an interceptor is given (undici 7's `DispatchHandler`), the members used here. */
 export interface DispatchHandler {
+  /** The request is about to be sent. */
   onRequestStart?(controller: DispatchController, context: unknown): void;
+  /** The status line and headers have arrived. */
   onResponseStart?(
     controller: DispatchController,
     statusCode: number,
     headers: DispatchHeaders,
     statusMessage?: string,
   ): void;
+  /** A chunk of the response body has arrived. */
   onResponseData?(controller: DispatchController, chunk: Uint8Array): void;
+  /** The response ended, with its trailers. */
   onResponseEnd?(controller: DispatchController, trailers: DispatchHeaders): void;
+  /** The request failed before its response ended. */
   onResponseError?(controller: DispatchController, error: Error): void;
 }
 
@@ -48,14 +56,16 @@ export interface DispatchOptions {
  * parameters compare both ways: undici's own, stricter types are accepted without a cast.
  */
 export type Dispatch = {
+  /** Sends a request with `options`, reporting to `handler`; false asks the caller to wait for drain. */
   dispatch(options: DispatchOptions, handler: DispatchHandler): boolean;
 }['dispatch'];
 
 /** An interceptor for `dispatcher.compose(...)`, with the protected fetch's `stats` and `dispose`. */
 export interface ProtectedDispatchInterceptor {
   (dispatch: Dispatch): Dispatch;
-  /** The figures of one origin, or of every origin held. */
+  /** The figures of one origin (any URL of it), or undefined when none is held. */
   stats(origin: string | URL): OriginStats | undefined;
+  /** The figures of every origin held. */
   stats(): OriginStats[];
   /** Drops every origin's policies; later requests fail with a `UsageError`. */
   dispose(): void;

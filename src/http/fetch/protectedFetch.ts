@@ -22,6 +22,7 @@ export interface ProtectedFetch {
   (input: FetchInput, init?: ProtectedInit): Promise<Response>;
   /** The figures of one origin (`https://api.example`, or any URL of it), or of every origin held. */
   stats(origin: string | URL): OriginStats | undefined;
+  /** The figures of every origin held. */
   stats(): OriginStats[];
   /** Drops every origin's policies and timers; later calls reject with a `UsageError`. */
   dispose(): void;

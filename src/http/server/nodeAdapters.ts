@@ -20,9 +20,13 @@ export interface NodeResponseLike {
   readonly headersSent: boolean;
   readonly writableEnded: boolean;
   readonly writableFinished: boolean;
+  /** Sets a response header. */
   setHeader(name: string, value: string): unknown;
+  /** Ends the response, with `body` if given. */
   end(body?: string): unknown;
+  /** Calls `listener` once the response finishes or its connection closes. */
   once(event: 'finish' | 'close', listener: () => void): unknown;
+  /** Destroys the response's stream (the connection), with `error` if given. */
   destroy(error?: Error): unknown;
 }
 
@@ -217,6 +221,7 @@ export function connectAdapter(core: GuardCore): ConnectMiddleware {
 
 /** The parts of a Fastify 5 instance (and its request) the guard uses. */
 export interface FastifyLike {
+  /** Adds the guard's `onRequest` hook. */
   addHook(
     name: 'onRequest',
     hook: (
@@ -227,6 +232,7 @@ export interface FastifyLike {
   ): unknown;
   /** The error handler of the instance's scope: Fastify's `defaultErrorHandler` until one is set. */
   readonly errorHandler?: { readonly name: string };
+  /** Sets the error handler of the instance's scope. */
   setErrorHandler?(handler: FastifyErrorHandler): unknown;
 }
 
@@ -245,8 +251,11 @@ export type FastifyErrorHandler = (
 /** The parts of a Fastify 5 reply the guard uses. */
 export interface FastifyReplyLike {
   readonly raw: NodeResponseLike;
+  /** Sets a response header. */
   header(name: string, value: string): unknown;
+  /** Sets the status code. */
   code(status: number): unknown;
+  /** Sends the body and ends the response. */
   send(body: string): unknown;
 }
 

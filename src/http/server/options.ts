@@ -29,6 +29,7 @@ export interface InboundRequest {
  * `RedisRateLimiter` (shared), or a store of your own.
  */
 export interface RateLimitStore {
+  /** Takes `permits` (default 1) for `key` if it may, and says what is left either way. */
   decide(key: string, permits?: number): RateLimitDecision | PromiseLike<RateLimitDecision>;
 }
 

@@ -90,7 +90,7 @@ export interface ServiceGuard {
  * when the client goes away, so the pipelines and the protected fetch it calls take them. No
  * timer or I/O runs before the first request; the event loop sampling stops with `dispose()`.
  *
- * Throws {@link OptionsError} for an invalid option, naming it.
+ * Throws `OptionsError` (from `breakwater`) for an invalid option, naming it.
  *
  * @example
  * ```ts

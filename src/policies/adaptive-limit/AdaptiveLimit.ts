@@ -345,7 +345,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     this.changed.clear();
   }
 
-  /** Gate protocol ({@link Gate.admit}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.admit`): called by a pipeline's executor, not by users. */
   admit(now: number, level = DEFAULT_LEVEL, call?: BoundedCall): number {
     if (
       call !== undefined &&
@@ -393,7 +393,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     this.queue!.leave();
   }
 
-  /** Gate protocol ({@link Gate.release}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.release`): called by a pipeline's executor, not by users. */
   release(token: number, outcome: Outcome, elapsed: number): void {
     const coarse = this.coarse;
     // A real reading costs an allocation: the cache goes stale with its timer's tick, or, when
@@ -419,7 +419,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     if (this.queue !== undefined && this.queue.length > 0 && this.active < this.lim) this.serve();
   }
 
-  /** Gate protocol ({@link Gate.releaseSuccess}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.releaseSuccess`): called by a pipeline's executor, not by users. */
   releaseSuccess(token: number, value: unknown): void {
     this.release(
       token,
@@ -436,7 +436,7 @@ export class AdaptiveLimit<T = unknown> extends RunsAlone implements WaitingGate
     return h !== undefined && ask(h, error, false) ? Outcome.Failure : Outcome.Success;
   }
 
-  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.classifyResult`): called by a pipeline's executor, not by users. */
   classifyResult(value: unknown): Outcome {
     const h = this.o.handleResult;
     return h !== undefined && ask(h, value, false) ? Outcome.Failure : Outcome.Success;

@@ -288,7 +288,7 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     return this.rejected.add(listener);
   }
 
-  /** Gate protocol ({@link Gate.admit}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.admit`): called by a pipeline's executor, not by users. */
   admit(now: number): number {
     if (this.active < this.o.maxConcurrent) {
       this.active++;
@@ -311,7 +311,7 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     this.queue.leave();
   }
 
-  /** Gate protocol ({@link Gate.release}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.release`): called by a pipeline's executor, not by users. */
   release(_token: number, _outcome: Outcome, elapsed: number): void {
     // NaN (the call was not timed) fails the comparison.
     if (elapsed >= 0 && this.latency !== undefined) this.latency.record(elapsed);
@@ -347,22 +347,22 @@ export class Bulkhead extends RunsAlone implements WaitingGate {
     this.rejected.clear();
   }
 
-  /** Gate protocol ({@link Gate.releaseSuccess}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.releaseSuccess`): called by a pipeline's executor, not by users. */
   releaseSuccess(): void {
     this.release(0, Outcome.Success, Number.NaN);
   }
 
-  /** Gate protocol ({@link Gate.classifyError}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.classifyError`): called by a pipeline's executor, not by users. */
   classifyError(): Outcome {
     return Outcome.Success;
   }
 
-  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.classifyResult`): called by a pipeline's executor, not by users. */
   classifyResult(): Outcome {
     return Outcome.Success;
   }
 
-  /** Gate protocol ({@link Gate.rejection}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.rejection`): called by a pipeline's executor, not by users. */
   rejection(): BulkheadRejectedError {
     return this.error('full');
   }

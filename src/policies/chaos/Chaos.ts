@@ -216,7 +216,7 @@ export class Chaos<T = unknown> extends RunsAlone implements AnsweringGate, Wait
     this.injections.clear();
   }
 
-  /** Gate protocol ({@link Gate.admit}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.admit`): called by a pipeline's executor, not by users. */
   admit(_now: number, level = DEFAULT_LEVEL): number {
     if (this.off) return 0;
     return this.draw(level);
@@ -330,20 +330,20 @@ export class Chaos<T = unknown> extends RunsAlone implements AnsweringGate, Wait
     this.delays?.leave();
   }
 
-  /** Gate protocol ({@link Gate.release}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.release`): called by a pipeline's executor, not by users. */
   release(_token: number, outcome: Outcome): void {
     if (outcome === Outcome.Failure) this.nFailures++;
   }
 
-  /** Gate protocol ({@link Gate.releaseSuccess}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.releaseSuccess`): called by a pipeline's executor, not by users. */
   releaseSuccess(): void {}
 
-  /** Gate protocol ({@link Gate.classifyError}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.classifyError`): called by a pipeline's executor, not by users. */
   classifyError(error: unknown): Outcome {
     return isCountedError(error) ? Outcome.Failure : Outcome.Ignored;
   }
 
-  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.classifyResult`): called by a pipeline's executor, not by users. */
   classifyResult(): Outcome {
     return Outcome.Success;
   }

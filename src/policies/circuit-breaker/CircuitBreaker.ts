@@ -160,12 +160,12 @@ export class CircuitBreaker<T = unknown> extends RunsAlone implements Gate {
 
   // ---- the gate protocol ----------------------------------------------------------------------
 
-  /** Gate protocol ({@link Gate.admit}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.admit`): called by a pipeline's executor, not by users. */
   admit(now: number): number {
     return this.#c.admit(now);
   }
 
-  /** Gate protocol ({@link Gate.release}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.release`): called by a pipeline's executor, not by users. */
   release(token: number, outcome: Outcome, elapsed: number, detail?: unknown): void {
     this.#c.release(token, outcome, elapsed, detail);
   }
@@ -178,12 +178,12 @@ export class CircuitBreaker<T = unknown> extends RunsAlone implements Gate {
     this.#c.releaseSuccess(token, value);
   }
 
-  /** Gate protocol ({@link Gate.classifyError}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.classifyError`): called by a pipeline's executor, not by users. */
   classifyError(error: unknown): Outcome {
     return this.#c.classifyError(error);
   }
 
-  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.classifyResult`): called by a pipeline's executor, not by users. */
   classifyResult(value: unknown): Outcome {
     return this.#c.classifyResult(value);
   }

@@ -41,6 +41,7 @@ export interface TimeWindowOptions {
   readonly minimumCalls?: number;
 }
 
+/** How a breaker counts failures: the `kind` picks a consecutive, count or time window. */
 export type WindowOptions = ConsecutiveWindowOptions | CountWindowOptions | TimeWindowOptions;
 
 /** How probe calls are admitted while half-open. */

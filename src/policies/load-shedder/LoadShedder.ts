@@ -232,26 +232,26 @@ export class LoadShedder<T = unknown> extends RunsAlone implements Gate {
     return false;
   }
 
-  /** Gate protocol ({@link Gate.release}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.release`): called by a pipeline's executor, not by users. */
   release(level: number, outcome: Outcome): void {
     if (outcome === Outcome.Success) this.window.accept();
     else if (outcome === Outcome.Ignored) this.window.forget(level);
   }
 
-  /** Gate protocol ({@link Gate.releaseSuccess}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.releaseSuccess`): called by a pipeline's executor, not by users. */
   releaseSuccess(level: number, value: unknown): void {
     if (this.o.handleResult === undefined) this.window.accept();
     else this.release(level, this.classifyResult(value));
   }
 
-  /** Gate protocol ({@link Gate.classifyError}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.classifyError`): called by a pipeline's executor, not by users. */
   classifyError(error: unknown): Outcome {
     if (!isCountedError(error)) return Outcome.Ignored;
     const h = this.o.handle;
     return h === undefined || ask(h, error, true) ? Outcome.Failure : Outcome.Success;
   }
 
-  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.classifyResult`): called by a pipeline's executor, not by users. */
   classifyResult(value: unknown): Outcome {
     const h = this.o.handleResult;
     return h !== undefined && ask(h, value, true) ? Outcome.Failure : Outcome.Success;

@@ -324,7 +324,7 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
 
   // ---- the gate protocol ----------------------------------------------------------------------
 
-  /** Gate protocol ({@link Gate.needs}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.needs`): called by a pipeline's executor, not by users. */
   needs(): StepNeeds {
     return { ...NEEDS_NOTHING, mayWait: true, callSlot: true };
   }
@@ -365,22 +365,22 @@ export class RedisBulkhead extends RunsAlone implements WaitingGate {
     if (permit !== undefined) this.admission.releasePermit(permit);
   }
 
-  /** Gate protocol ({@link Gate.releaseSuccess}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.releaseSuccess`): called by a pipeline's executor, not by users. */
   releaseSuccess(): void {
     this.release();
   }
 
-  /** Gate protocol ({@link Gate.classifyError}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.classifyError`): called by a pipeline's executor, not by users. */
   classifyError(): 0 {
     return 0;
   }
 
-  /** Gate protocol ({@link Gate.classifyResult}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.classifyResult`): called by a pipeline's executor, not by users. */
   classifyResult(): 0 {
     return 0;
   }
 
-  /** Gate protocol ({@link Gate.rejection}): called by a pipeline's executor, not by users. */
+  /** Gate protocol (`Gate.rejection`): called by a pipeline's executor, not by users. */
   rejection(): BulkheadRejectedError {
     return this.error('full');
   }

@@ -185,5 +185,7 @@ return flags
  * returns anyway).
  */
 export const BULKHEAD_ACQUIRE_SCRIPT_SHA = '1b2784e6c13bfa7b778f5064be3e9d4edf1e3ae6';
+/** SHA1 of {@link BULKHEAD_RENEW_SCRIPT}. */
 export const BULKHEAD_RENEW_SCRIPT_SHA = 'd6e1c21fbf532be633b630fdae8dbbcf08eca398';
+/** SHA1 of {@link BULKHEAD_RELEASE_SCRIPT}. */
 export const BULKHEAD_RELEASE_SCRIPT_SHA = 'c1fe909b688974e033ad1952c7fadf4e5e8fcbd0';
