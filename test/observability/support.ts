@@ -159,3 +159,16 @@ async function run(
     await pipeline(breaker).tryExecute(call);
   }
 }
+
+/** The dashboard's first `snapshot` frame from `url` (its events stream), parsed; the stream is closed. */
+export async function firstSnapshot(url: string): Promise<{
+  kinds: Record<string, string>;
+  instances: { name: string; row?: { detail: string } }[];
+}> {
+  const stream = await openStream(url);
+  try {
+    return JSON.parse((await stream.next('snapshot')).data);
+  } finally {
+    stream.close();
+  }
+}

@@ -26,7 +26,7 @@ import { createObservabilityHandler, type HealthReport } from '../../src/observa
 import { traceBreakwaterEvents } from '../../src/opentelemetry/index.js';
 import { registerBreakwaterMetrics } from '../../src/prometheus/index.js';
 import { ManualClock } from '../../src/testing/index.js';
-import { openStream, serve } from '../observability/support.js';
+import { firstSnapshot, serve } from '../observability/support.js';
 import { startTracing } from '../opentelemetry/tracing.js';
 import {
   InjectedFaultError,
@@ -369,12 +369,7 @@ describe('the stub kind on every surface', () => {
       ]);
       const metrics = await (await fetch(`${served.url}/metrics`)).text();
       expect(metrics).toContain(`${stubFamilies.answered.name}{name="cache",key=""} 1`);
-      const stream = await openStream(`${served.url}/events`);
-      const frame = JSON.parse((await stream.next('snapshot')).data) as {
-        kinds: Record<string, string>;
-        instances: { name: string; row?: { detail: string } }[];
-      };
-      stream.close();
+      const frame = await firstSnapshot(`${served.url}/events`);
       expect(frame.kinds.stub).toBe('stub');
       expect(frame.instances.find((i) => i.name === 'cache')?.row?.detail).toBe(
         '1 answered, 0 faulted, 0 waiting',

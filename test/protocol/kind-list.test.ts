@@ -7,7 +7,7 @@
  * OpenTelemetry instruments, `/health`, the channel and span-event lists, and the error codes.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openStream, serve } from '../observability/support.js';
+import { firstSnapshot, serve } from '../observability/support.js';
 import { startTracing } from '../opentelemetry/tracing.js';
 import { stubFamilies, stubKind } from '../support/answeringKind.js';
 
@@ -111,12 +111,7 @@ describe('a kind added to a copy of the kind list', () => {
         ['cache', 'answering'],
         ['flaky', 'faulting'],
       ]);
-      const stream = await openStream(`${served.url}/events`);
-      const frame = JSON.parse((await stream.next('snapshot')).data) as {
-        kinds: Record<string, string>;
-        instances: { name: string; row?: { detail: string } }[];
-      };
-      stream.close();
+      const frame = await firstSnapshot(`${served.url}/events`);
       expect(frame.kinds.stub).toBe('stub');
       expect(frame.instances.find((i) => i.name === 'cache')?.row?.detail).toBe(
         '1 answered, 0 faulted, 0 waiting',
